@@ -1,0 +1,12 @@
+//! eraflow: verify Ethereum chain archives (era1, era), export them to Parquet, and build prune manifests.
+//!
+//! Layers depend one way, left to right:
+//!
+//! ```text
+//! formats -> execution / consensus -> verify -> datasets -> sink -> pipeline -> cli (main.rs)
+//! (bytes)    (typed views, roots)     (checks)   (arrow)      (files)  (jobs)
+//!                crypto (keccak, sha256, the one signature algorithm) serves the middle layers
+//! ```
+
+pub mod crypto;
+pub mod network;

@@ -1,0 +1,161 @@
+//! Network presets: chain id, fork blocks, the merge, consensus fork epochs, the signature algorithm.
+//!
+//! Presets live in `configs/networks/*.toml` and are embedded into the binary at build time, so eraflow runs
+//! anywhere without its source tree; `Network::from_file` loads a custom one (a private network).
+
+use serde::Deserialize;
+use std::path::Path;
+
+/// Execution-layer fork blocks that change how eraflow decodes or verifies data.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub struct ForkBlocks {
+    /// EIP-2: signatures with high `s` are invalid from here on (older ones must still recover).
+    pub homestead: u64,
+    /// EIP-155: replay-protected legacy signatures become possible.
+    pub spurious_dragon: u64,
+    /// EIP-658: receipts carry a status byte instead of an intermediate state root.
+    pub byzantium: u64,
+    /// EIP-2718/2930: typed transactions.
+    pub berlin: u64,
+    /// EIP-1559: headers gain `base_fee_per_gas`.
+    pub london: u64,
+}
+
+/// Consensus-layer facts needed to read era files.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub struct ConsensusConfig {
+    /// Hex root naming era 0 files (`<network>-00000-<hash8>.era`).
+    pub genesis_validators_root: String,
+    pub altair_epoch: u64,
+    pub bellatrix_epoch: u64,
+    pub capella_epoch: u64,
+    pub deneb_epoch: u64,
+    pub electra_epoch: u64,
+    pub fulu_epoch: u64,
+}
+
+/// One network preset, as read from `configs/networks/<name>.toml`.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub struct Network {
+    pub name: String,
+    pub chain_id: u64,
+    /// Hex hash of block 0; checked when an archive starts at genesis.
+    pub genesis_hash: String,
+    /// The first proof-of-stake block: everything before it is pre-merge history (era1 territory).
+    pub first_pos_block: u64,
+    /// `secp256k1` or `secp256r1`.
+    #[serde(default = "default_signature_algorithm")]
+    pub signature_algorithm: String,
+    pub forks: ForkBlocks,
+    pub consensus: ConsensusConfig,
+}
+
+fn default_signature_algorithm() -> String {
+    "secp256k1".into()
+}
+
+/// Why a network preset could not be had.
+#[derive(Debug, thiserror::Error)]
+pub enum NetworkError {
+    #[error("unknown network '{0}': known networks are {known}; or pass a preset file", known = PRESETS.iter().map(|p| p.0).collect::<Vec<_>>().join(", "))]
+    Unknown(String),
+    #[error("network preset {path}: {source}")]
+    Io { path: String, source: std::io::Error },
+    #[error("network preset {path}: {message}")]
+    Parse { path: String, message: String },
+}
+
+/// The presets compiled into the binary: (name, TOML text).
+const PRESETS: &[(&str, &str)] = &[
+    ("mainnet", include_str!("../configs/networks/mainnet.toml")),
+    ("sepolia", include_str!("../configs/networks/sepolia.toml")),
+    ("synthnet", include_str!("../configs/networks/synthnet.toml")),
+    ("synthnet-r1", include_str!("../configs/networks/synthnet-r1.toml")),
+];
+
+impl Network {
+    /// A preset by name (`mainnet`, `sepolia`, `synthnet`, `synthnet-r1`).
+    pub fn by_name(name: &str) -> Result<Network, NetworkError> {
+        let (_, text) = PRESETS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .ok_or_else(|| NetworkError::Unknown(name.to_string()))?;
+        Self::parse(text, &format!("<embedded {name}>"))
+    }
+
+    /// A preset by name, or a path to a preset TOML file when `name_or_path` ends in `.toml`.
+    pub fn resolve(name_or_path: &str) -> Result<Network, NetworkError> {
+        if name_or_path.ends_with(".toml") {
+            Self::from_file(Path::new(name_or_path))
+        } else {
+            Self::by_name(name_or_path)
+        }
+    }
+
+    /// A custom preset from a TOML file with the same keys as `configs/networks/mainnet.toml`.
+    pub fn from_file(path: &Path) -> Result<Network, NetworkError> {
+        let text = std::fs::read_to_string(path).map_err(|source| NetworkError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Self::parse(&text, &path.display().to_string())
+    }
+
+    fn parse(text: &str, origin: &str) -> Result<Network, NetworkError> {
+        toml::from_str(text).map_err(|e| NetworkError::Parse {
+            path: origin.to_string(),
+            message: e.to_string(),
+        })
+    }
+
+    /// Names of every embedded preset.
+    pub fn preset_names() -> impl Iterator<Item = &'static str> {
+        PRESETS.iter().map(|p| p.0)
+    }
+
+    /// Receipts of this block carry a status code (EIP-658) rather than a post-state root.
+    pub fn is_byzantium(&self, block: u64) -> bool {
+        block >= self.forks.byzantium
+    }
+
+    /// Headers of this block carry `base_fee_per_gas` (EIP-1559).
+    pub fn is_london(&self, block: u64) -> bool {
+        block >= self.forks.london
+    }
+
+    /// Typed transactions (EIP-2718) may appear in this block.
+    pub fn is_berlin(&self, block: u64) -> bool {
+        block >= self.forks.berlin
+    }
+
+    /// High-`s` signatures are invalid from this block on (EIP-2).
+    pub fn is_homestead(&self, block: u64) -> bool {
+        block >= self.forks.homestead
+    }
+
+    /// EIP-155 replay-protected signatures may appear in this block.
+    pub fn is_spurious_dragon(&self, block: u64) -> bool {
+        block >= self.forks.spurious_dragon
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_parses() {
+        for name in Network::preset_names() {
+            let n = Network::by_name(name).unwrap();
+            assert_eq!(n.name, name);
+        }
+        assert_eq!(Network::by_name("mainnet").unwrap().first_pos_block, 15537394);
+        assert_eq!(Network::by_name("sepolia").unwrap().first_pos_block, 1450409);
+    }
+
+    #[test]
+    fn unknown_network_lists_known_ones() {
+        let e = Network::by_name("goerli").unwrap_err().to_string();
+        assert!(e.contains("goerli") && e.contains("mainnet"), "{e}");
+    }
+}
