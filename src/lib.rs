@@ -10,3 +10,4 @@
 
 pub mod crypto;
 pub mod network;
+pub mod testdata;
