@@ -11,3 +11,7 @@
 pub mod crypto;
 pub mod network;
 pub mod testdata;
+pub mod execution;
+pub mod formats;
+pub mod verify;
+pub mod inputs;

@@ -1,0 +1,10 @@
+//! Execution-layer data as zero-copy RLP views: headers, bodies, receipts and logs, plus the roots that
+//! commit to them (ordered tries, the logs bloom).
+
+pub mod accumulator;
+pub mod bloom;
+pub mod body;
+pub mod header;
+pub mod receipt;
+pub mod rlp;
+pub mod trie;
