@@ -27,7 +27,10 @@ pub enum InputError {
     #[error("{0}: no such file or directory")]
     Missing(String),
     #[error("{path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("bad glob pattern '{pattern}': {message}")]
     Pattern { pattern: String, message: String },
     #[error("no .era1 or .era files found in {0}")]
@@ -41,10 +44,16 @@ pub fn expand(inputs: &[impl AsRef<str>]) -> Result<Vec<PathBuf>, InputError> {
     for input in inputs {
         let s = input.as_ref();
         if s.contains(['*', '?', '[']) {
-            let paths = glob::glob(s).map_err(|e| InputError::Pattern { pattern: s.into(), message: e.to_string() })?;
+            let paths = glob::glob(s).map_err(|e| InputError::Pattern {
+                pattern: s.into(),
+                message: e.to_string(),
+            })?;
             let mut any = false;
             for p in paths {
-                let p = p.map_err(|e| InputError::Io { path: e.path().display().to_string(), source: e.into() })?;
+                let p = p.map_err(|e| InputError::Io {
+                    path: e.path().display().to_string(),
+                    source: e.into(),
+                })?;
                 any = true;
                 add(&p, &mut out)?;
             }
@@ -70,9 +79,15 @@ pub fn expand(inputs: &[impl AsRef<str>]) -> Result<Vec<PathBuf>, InputError> {
 
 fn add(p: &Path, out: &mut Vec<PathBuf>) -> Result<(), InputError> {
     if p.is_dir() {
-        let rd = std::fs::read_dir(p).map_err(|source| InputError::Io { path: p.display().to_string(), source })?;
+        let rd = std::fs::read_dir(p).map_err(|source| InputError::Io {
+            path: p.display().to_string(),
+            source,
+        })?;
         for entry in rd {
-            let entry = entry.map_err(|source| InputError::Io { path: p.display().to_string(), source })?;
+            let entry = entry.map_err(|source| InputError::Io {
+                path: p.display().to_string(),
+                source,
+            })?;
             let path = entry.path();
             if path.is_dir() {
                 add(&path, out)?;

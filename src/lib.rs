@@ -9,9 +9,10 @@
 //! ```
 
 pub mod crypto;
-pub mod network;
-pub mod testdata;
 pub mod execution;
 pub mod formats;
-pub mod verify;
+pub mod fsutil;
 pub mod inputs;
+pub mod network;
+pub mod testdata;
+pub mod verify;

@@ -18,7 +18,11 @@ mod exit {
 }
 
 #[derive(Parser)]
-#[command(name = "eraflow", version, about = "Verify Ethereum chain archives (era1, era), export them to Parquet, build prune manifests")]
+#[command(
+    name = "eraflow",
+    version,
+    about = "Verify Ethereum chain archives (era1, era), export them to Parquet, build prune manifests"
+)]
 struct Cli {
     /// Worker threads (default: all cores).
     #[arg(long, global = true)]
@@ -57,19 +61,31 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
-            let code = if e.use_stderr() { exit::USAGE } else { exit::OK };
+            let code = if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            };
             let _ = e.print();
             return ExitCode::from(code);
         }
     };
     if let Some(n) = cli.threads {
-        if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global() {
+        if let Err(e) = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+        {
             eprintln!("error: --threads {n}: {e}");
             return ExitCode::from(exit::USAGE);
         }
     }
     let code = match cli.command {
-        Command::Verify { json, network, checksum, paths } => cmd_verify(&paths, network.as_deref(), checksum, json),
+        Command::Verify {
+            json,
+            network,
+            checksum,
+            paths,
+        } => cmd_verify(&paths, network.as_deref(), checksum, json),
         Command::Inspect { file, network } => cmd_inspect(&file, network.as_deref()),
     };
     ExitCode::from(code)
@@ -93,9 +109,14 @@ fn cmd_verify(paths: &[String], network: Option<&str>, checksum: bool, json: boo
         Ok(f) => f,
         Err(e) => return usage(e),
     };
-    let (era1_files, other): (Vec<_>, Vec<_>) = files.into_iter().partition(|p| ArchiveKind::of(p) != Some(ArchiveKind::Era));
+    let (era1_files, other): (Vec<_>, Vec<_>) = files
+        .into_iter()
+        .partition(|p| ArchiveKind::of(p) != Some(ArchiveKind::Era));
     if !other.is_empty() {
-        eprintln!("warning: era (beacon) files are not verified yet; skipped {}", other.len());
+        eprintln!(
+            "warning: era (beacon) files are not verified yet; skipped {}",
+            other.len()
+        );
     }
     let opts = verify::era1::VerifyOptions { network, checksum };
     let reports = verify::era1::verify_files(&era1_files, &opts);
@@ -128,7 +149,12 @@ fn cmd_verify(paths: &[String], network: Option<&str>, checksum: bool, json: boo
         }
     }
     if !json {
-        println!("{} files, {} verified, {} failed", reports.len(), reports.len() - failed, failed);
+        println!(
+            "{} files, {} verified, {} failed",
+            reports.len(),
+            reports.len() - failed,
+            failed
+        );
     }
     if failed > 0 {
         exit::DATA
@@ -145,14 +171,24 @@ fn cmd_inspect(file: &std::path::Path, network: Option<&str>) -> u8 {
     if !file.exists() {
         return usage(format!("{}: no such file", file.display()));
     }
-    let opts = verify::era1::VerifyOptions { network, checksum: true };
+    let opts = verify::era1::VerifyOptions {
+        network,
+        checksum: true,
+    };
     let r = verify::era1::verify_file(file, &opts);
     let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "?".into());
     println!("file:              {}", r.file);
     println!("kind:              {}", r.kind);
     println!("network:           {}", r.network);
-    println!("era:               {}", r.era.map_or("?".into(), |e| e.to_string()));
-    println!("size:              {} bytes, sha256 {}", r.file_size, opt(&r.sha256));
+    println!(
+        "era:               {}",
+        r.era.map_or("?".into(), |e| e.to_string())
+    );
+    println!(
+        "size:              {} bytes, sha256 {}",
+        r.file_size,
+        opt(&r.sha256)
+    );
     println!(
         "blocks:            {}..={} ({})",
         r.first_block.map_or("?".into(), |b| b.to_string()),
@@ -160,15 +196,27 @@ fn cmd_inspect(file: &std::path::Path, network: Option<&str>) -> u8 {
         r.blocks
     );
     println!("records:           {}", fmt_map(&r.record_counts));
-    println!("transactions:      {} ({})", r.transactions, fmt_map(&r.tx_kinds));
-    println!("receipts:          {} ({})", r.receipts, fmt_map(&r.receipt_forms));
+    println!(
+        "transactions:      {} ({})",
+        r.transactions,
+        fmt_map(&r.tx_kinds)
+    );
+    println!(
+        "receipts:          {} ({})",
+        r.receipts,
+        fmt_map(&r.receipt_forms)
+    );
     println!("logs:              {}", r.logs);
     println!("ommers:            {}", r.ommers);
     println!("header fields:     {}", fmt_map(&r.header_field_counts));
     println!("accumulator root:  {}", opt(&r.accumulator_root));
     println!("first block hash:  {}", opt(&r.first_block_hash));
     println!("last block hash:   {}", opt(&r.last_block_hash));
-    println!("total difficulty:  {} -> {}", opt(&r.initial_total_difficulty), opt(&r.final_total_difficulty));
+    println!(
+        "total difficulty:  {} -> {}",
+        opt(&r.initial_total_difficulty),
+        opt(&r.final_total_difficulty)
+    );
     println!("verified:          {}", if r.ok { "yes" } else { "NO" });
     for e in &r.errors {
         println!("  error: {e}");
@@ -184,5 +232,8 @@ fn fmt_map(m: &std::collections::BTreeMap<String, u64>) -> String {
     if m.is_empty() {
         return "none".into();
     }
-    m.iter().map(|(k, v)| format!("{k}: {v}")).collect::<Vec<_>>().join(", ")
+    m.iter()
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

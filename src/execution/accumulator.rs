@@ -18,7 +18,9 @@ pub struct HeaderRecords {
 impl HeaderRecords {
     /// Room for `n` records.
     pub fn with_capacity(n: usize) -> Self {
-        HeaderRecords { bytes: Vec::with_capacity(64 * n) }
+        HeaderRecords {
+            bytes: Vec::with_capacity(64 * n),
+        }
     }
 
     /// Appends one record.
@@ -90,7 +92,10 @@ mod tests {
             .collect();
         layer.resize(8192, [0u8; 32]);
         while layer.len() > 1 {
-            layer = layer.chunks(2).map(|p| sha256::hash_pair(&p[0], &p[1])).collect();
+            layer = layer
+                .chunks(2)
+                .map(|p| sha256::hash_pair(&p[0], &p[1]))
+                .collect();
         }
         let mut len_chunk = [0u8; 32];
         len_chunk[..8].copy_from_slice(&(records.len() as u64).to_le_bytes());
@@ -100,7 +105,9 @@ mod tests {
     #[test]
     fn matches_naive_for_many_lengths() {
         for n in [0usize, 1, 2, 3, 5, 8, 100, 1023, 8191, 8192] {
-            let recs: Vec<_> = (0..n).map(|i| ([i as u8; 32], [(i * 3) as u8; 32])).collect();
+            let recs: Vec<_> = (0..n)
+                .map(|i| ([i as u8; 32], [(i * 3) as u8; 32]))
+                .collect();
             let mut hr = HeaderRecords::with_capacity(n);
             for (h, td) in &recs {
                 hr.push(h, td);

@@ -19,8 +19,12 @@ impl<'a> BodyView<'a> {
     pub fn decode(raw: &'a [u8]) -> Result<Self, RlpError> {
         let list = rlp::single_list(raw, "body")?;
         let mut it = ListIter::new(list.payload, "body");
-        let transactions = it.next().ok_or_else(|| RlpError::new("body", "missing transaction list"))??;
-        let ommers = it.next().ok_or_else(|| RlpError::new("body", "missing ommers list"))??;
+        let transactions = it
+            .next()
+            .ok_or_else(|| RlpError::new("body", "missing transaction list"))??;
+        let ommers = it
+            .next()
+            .ok_or_else(|| RlpError::new("body", "missing ommers list"))??;
         let withdrawals = it.next().transpose()?;
         if let Some(extra) = it.next() {
             extra?;
@@ -34,7 +38,12 @@ impl<'a> BodyView<'a> {
                 return Err(RlpError::new(name, "expected a list, found a string"));
             }
         }
-        Ok(BodyView { raw, transactions, ommers, withdrawals })
+        Ok(BodyView {
+            raw,
+            transactions,
+            ommers,
+            withdrawals,
+        })
     }
 
     /// The whole RLP encoding.
@@ -49,7 +58,8 @@ impl<'a> BodyView<'a> {
 
     /// The canonical encoding of each transaction: the transactions-trie value and the pre-image of its hash.
     pub fn transaction_encodings(&self) -> impl Iterator<Item = Result<&'a [u8], RlpError>> {
-        self.transactions().map(|r| r.map(|it| envelope_canonical(&it)))
+        self.transactions()
+            .map(|r| r.map(|it| envelope_canonical(&it)))
     }
 
     /// Each ommer header's RLP encoding.
@@ -64,7 +74,8 @@ impl<'a> BodyView<'a> {
 
     /// Each withdrawal's RLP encoding, from Shanghai on.
     pub fn withdrawals(&self) -> Option<ListIter<'a>> {
-        self.withdrawals.map(|w| ListIter::new(w.payload, "withdrawal"))
+        self.withdrawals
+            .map(|w| ListIter::new(w.payload, "withdrawal"))
     }
 }
 

@@ -46,13 +46,20 @@ impl<'a> HeaderView<'a> {
     /// Decodes a header from its RLP encoding (exactly one list, no trailing bytes).
     pub fn decode(raw: &'a [u8]) -> Result<Self, RlpError> {
         let list = rlp::single_list(raw, "header")?;
-        let empty = Item { raw: &[], payload: &[], is_list: false };
+        let empty = Item {
+            raw: &[],
+            payload: &[],
+            is_list: false,
+        };
         let mut fields = [empty; MAX_FIELDS];
         let mut count = 0;
         for item in ListIter::new(list.payload, "header field") {
             let item = item?;
             if count == MAX_FIELDS {
-                return Err(RlpError::new("header", format!("more than {MAX_FIELDS} fields")));
+                return Err(RlpError::new(
+                    "header",
+                    format!("more than {MAX_FIELDS} fields"),
+                ));
             }
             fields[count] = item;
             count += 1;
@@ -89,7 +96,11 @@ impl<'a> HeaderView<'a> {
         if count > field::EXCESS_BLOB_GAS {
             rlp::as_u64(&fields[field::BLOB_GAS_USED], "blob_gas_used")?;
             rlp::as_u64(&fields[field::EXCESS_BLOB_GAS], "excess_blob_gas")?;
-            h.check_len(field::PARENT_BEACON_BLOCK_ROOT, 32, "parent_beacon_block_root")?;
+            h.check_len(
+                field::PARENT_BEACON_BLOCK_ROOT,
+                32,
+                "parent_beacon_block_root",
+            )?;
         }
         if count > field::REQUESTS_HASH {
             h.check_len(field::REQUESTS_HASH, 32, "requests_hash")?;
@@ -102,7 +113,14 @@ impl<'a> HeaderView<'a> {
         if f.is_list || f.payload.len() != n {
             return Err(RlpError::new(
                 name,
-                format!("expected {n} bytes, found {}", if f.is_list { "a list".into() } else { f.payload.len().to_string() }),
+                format!(
+                    "expected {n} bytes, found {}",
+                    if f.is_list {
+                        "a list".into()
+                    } else {
+                        f.payload.len().to_string()
+                    }
+                ),
             ));
         }
         Ok(())
@@ -114,7 +132,10 @@ impl<'a> HeaderView<'a> {
     }
 
     fn int(&self, i: usize) -> u64 {
-        self.fields[i].payload.iter().fold(0u64, |a, b| (a << 8) | *b as u64)
+        self.fields[i]
+            .payload
+            .iter()
+            .fold(0u64, |a, b| (a << 8) | *b as u64)
     }
 
     /// The whole RLP encoding.
@@ -270,7 +291,11 @@ impl HeaderFields {
 /// Wraps an already-encoded list payload in its list header.
 pub fn wrap_list(payload: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(payload.len() + 9);
-    alloy_rlp::Header { list: true, payload_length: payload.len() }.encode(&mut out);
+    alloy_rlp::Header {
+        list: true,
+        payload_length: payload.len(),
+    }
+    .encode(&mut out);
     out.extend_from_slice(payload);
     out
 }
@@ -281,7 +306,11 @@ mod tests {
 
     #[test]
     fn round_trip_every_field_count() {
-        let mut h = HeaderFields { number: 1234, difficulty: U256::from(131072u64), ..Default::default() };
+        let mut h = HeaderFields {
+            number: 1234,
+            difficulty: U256::from(131072u64),
+            ..Default::default()
+        };
         for (count, step) in [(15, 0), (16, 1), (17, 2), (20, 3), (21, 4)] {
             if step >= 1 {
                 h.base_fee_per_gas = Some(U256::from(7u64));

@@ -40,13 +40,17 @@ impl<'a> ReceiptView<'a> {
             Some(&b) if b >= 0xc0 => (0u8, canonical),
             Some(&t) if t <= 0x7f => (t, &canonical[1..]),
             Some(&b) => {
-                return Err(RlpError::new("receipt", format!("expected a list or a type byte, found {b:#04x}")))
+                return Err(RlpError::new(
+                    "receipt",
+                    format!("expected a list or a type byte, found {b:#04x}"),
+                ))
             }
         };
         let list = rlp::single_list(body, "receipt")?;
         let mut it = ListIter::new(list.payload, "receipt field");
         let mut next = |name: &str| {
-            it.next().ok_or_else(|| RlpError::new("receipt", format!("missing field {name}")))?
+            it.next()
+                .ok_or_else(|| RlpError::new("receipt", format!("missing field {name}")))?
         };
         let first = next("status")?;
         let outcome = match rlp::string_payload(&first, "status")? {
@@ -56,11 +60,15 @@ impl<'a> ReceiptView<'a> {
             p => {
                 return Err(RlpError::new(
                     "status",
-                    format!("expected empty, 0x01 or a 32-byte state root, found {} bytes", p.len()),
+                    format!(
+                        "expected empty, 0x01 or a 32-byte state root, found {} bytes",
+                        p.len()
+                    ),
                 ))
             }
         };
-        let cumulative_gas_used = rlp::as_u64(&next("cumulative_gas_used")?, "cumulative_gas_used")?;
+        let cumulative_gas_used =
+            rlp::as_u64(&next("cumulative_gas_used")?, "cumulative_gas_used")?;
         let bloom = rlp::as_fixed::<256>(&next("logs_bloom")?, "logs_bloom")?;
         let logs = next("logs")?;
         if !logs.is_list {
@@ -69,7 +77,14 @@ impl<'a> ReceiptView<'a> {
         if it.next().is_some() {
             return Err(RlpError::new("receipt", "more than 4 fields"));
         }
-        Ok(ReceiptView { canonical, tx_type, outcome, cumulative_gas_used, bloom, logs })
+        Ok(ReceiptView {
+            canonical,
+            tx_type,
+            outcome,
+            cumulative_gas_used,
+            bloom,
+            logs,
+        })
     }
 
     /// Canonical encoding: the receipts-trie value.
@@ -109,11 +124,17 @@ impl<'a> LogView<'a> {
             return Err(RlpError::new("log", "expected a list, found a string"));
         }
         let mut it = ListIter::new(item.payload, "log field");
-        let mut next = |name: &str| it.next().ok_or_else(|| RlpError::new("log", format!("missing {name}")))?;
+        let mut next = |name: &str| {
+            it.next()
+                .ok_or_else(|| RlpError::new("log", format!("missing {name}")))?
+        };
         let address = rlp::as_fixed::<20>(&next("address")?, "log address")?;
         let topics = next("topics")?;
         if !topics.is_list || topics.payload.len() % 33 != 0 {
-            return Err(RlpError::new("log topics", "expected a list of 32-byte topics"));
+            return Err(RlpError::new(
+                "log topics",
+                "expected a list of 32-byte topics",
+            ));
         }
         for t in ListIter::new(topics.payload, "topic") {
             rlp::as_fixed::<32>(&t?, "topic")?;
@@ -122,13 +143,21 @@ impl<'a> LogView<'a> {
         if it.next().is_some() {
             return Err(RlpError::new("log", "more than 3 fields"));
         }
-        Ok(LogView { address, topics: topics.payload, data })
+        Ok(LogView {
+            address,
+            topics: topics.payload,
+            data,
+        })
     }
 
     /// The topics (each 32 bytes; at most 4 in valid EVM output, not enforced here).
     pub fn topics(&self) -> impl Iterator<Item = &'a [u8; 32]> {
         // Each topic is 0xa0 followed by 32 bytes, validated in `decode`.
-        self.topics.as_chunks::<33>().0.iter().filter_map(|c| c.last_chunk::<32>())
+        self.topics
+            .as_chunks::<33>()
+            .0
+            .iter()
+            .filter_map(|c| c.last_chunk::<32>())
     }
 
     /// Number of topics.
@@ -138,7 +167,10 @@ impl<'a> LogView<'a> {
 }
 
 /// Iterates the receipts of a block's receipt list (the era1 `CompressedReceipts` payload).
-pub fn decode_list(raw: &[u8]) -> Result<impl Iterator<Item = Result<ReceiptView<'_>, RlpError>>, RlpError> {
+pub fn decode_list(
+    raw: &[u8],
+) -> Result<impl Iterator<Item = Result<ReceiptView<'_>, RlpError>>, RlpError> {
     let list = rlp::single_list(raw, "receipt list")?;
-    Ok(ListIter::new(list.payload, "receipt").map(|r| r.and_then(|it| ReceiptView::decode_item(&it))))
+    Ok(ListIter::new(list.payload, "receipt")
+        .map(|r| r.and_then(|it| ReceiptView::decode_item(&it))))
 }

@@ -18,7 +18,10 @@ pub struct RlpError {
 impl RlpError {
     /// An error about `context`.
     pub fn new(context: impl Into<String>, message: impl Into<String>) -> Self {
-        RlpError { context: context.into(), message: message.into() }
+        RlpError {
+            context: context.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -38,12 +41,20 @@ pub fn next_item<'a>(buf: &mut &'a [u8], context: &str) -> Result<Item<'a>, RlpE
     if buf.len() < header.payload_length {
         return Err(RlpError::new(
             context,
-            format!("declares {} payload bytes, only {} remain", header.payload_length, buf.len()),
+            format!(
+                "declares {} payload bytes, only {} remain",
+                header.payload_length,
+                buf.len()
+            ),
         ));
     }
     let payload = &buf[..header.payload_length];
     *buf = &buf[header.payload_length..];
-    Ok(Item { raw: &start[..header_len + header.payload_length], payload, is_list: header.list })
+    Ok(Item {
+        raw: &start[..header_len + header.payload_length],
+        payload,
+        is_list: header.list,
+    })
 }
 
 /// Decodes `bytes` as exactly one list item (no trailing bytes) and returns it.
@@ -54,7 +65,10 @@ pub fn single_list<'a>(bytes: &'a [u8], context: &str) -> Result<Item<'a>, RlpEr
         return Err(RlpError::new(context, "expected a list, found a string"));
     }
     if !b.is_empty() {
-        return Err(RlpError::new(context, format!("{} trailing bytes after the list", b.len())));
+        return Err(RlpError::new(
+            context,
+            format!("{} trailing bytes after the list", b.len()),
+        ));
     }
     Ok(it)
 }
@@ -69,7 +83,10 @@ pub struct ListIter<'a> {
 impl<'a> ListIter<'a> {
     /// Iterates the items of `payload` (the payload of a list item).
     pub fn new(payload: &'a [u8], context: &'static str) -> Self {
-        ListIter { rest: payload, context }
+        ListIter {
+            rest: payload,
+            context,
+        }
     }
 }
 
@@ -91,7 +108,10 @@ impl<'a> Iterator for ListIter<'a> {
 pub fn as_u64(item: &Item<'_>, field: &str) -> Result<u64, RlpError> {
     let p = string_payload(item, field)?;
     if p.len() > 8 {
-        return Err(RlpError::new(field, format!("integer of {} bytes does not fit u64", p.len())));
+        return Err(RlpError::new(
+            field,
+            format!("integer of {} bytes does not fit u64", p.len()),
+        ));
     }
     check_canonical_int(p, field)?;
     Ok(p.iter().fold(0u64, |acc, b| (acc << 8) | *b as u64))
@@ -101,7 +121,10 @@ pub fn as_u64(item: &Item<'_>, field: &str) -> Result<u64, RlpError> {
 pub fn as_u256(item: &Item<'_>, field: &str) -> Result<U256, RlpError> {
     let p = string_payload(item, field)?;
     if p.len() > 32 {
-        return Err(RlpError::new(field, format!("integer of {} bytes does not fit u256", p.len())));
+        return Err(RlpError::new(
+            field,
+            format!("integer of {} bytes does not fit u256", p.len()),
+        ));
     }
     check_canonical_int(p, field)?;
     Ok(U256::from_be_slice(p))
@@ -124,7 +147,10 @@ pub fn string_payload<'a>(item: &Item<'a>, field: &str) -> Result<&'a [u8], RlpE
 
 fn check_canonical_int(p: &[u8], field: &str) -> Result<(), RlpError> {
     if p.first() == Some(&0) {
-        return Err(RlpError::new(field, "integer has a leading zero byte (non-canonical)"));
+        return Err(RlpError::new(
+            field,
+            "integer has a leading zero byte (non-canonical)",
+        ));
     }
     Ok(())
 }

@@ -90,7 +90,10 @@ impl Record<'_> {
         } else {
             Err(FormatError::at(
                 self.offset,
-                FormatErrorKind::UnexpectedRecord { expected: want_name, found: self.kind.name() },
+                FormatErrorKind::UnexpectedRecord {
+                    expected: want_name,
+                    found: self.kind.name(),
+                },
             ))
         }
     }
@@ -99,7 +102,10 @@ impl Record<'_> {
 /// Reads the record that starts at `offset` of `bytes`.
 pub fn read_record_at(bytes: &[u8], offset: u64) -> Result<Record<'_>, FormatError> {
     let start = usize::try_from(offset).map_err(|_| {
-        FormatError::at(offset, FormatErrorKind::Index("offset beyond address space".into()))
+        FormatError::at(
+            offset,
+            FormatErrorKind::Index("offset beyond address space".into()),
+        )
     })?;
     let avail = bytes.len().saturating_sub(start) as u64;
     let header = bytes
@@ -107,28 +113,42 @@ pub fn read_record_at(bytes: &[u8], offset: u64) -> Result<Record<'_>, FormatErr
         .ok_or_else(|| {
             FormatError::at(
                 offset,
-                FormatErrorKind::Truncated { expected: HEADER_LEN as u64, found: avail },
+                FormatErrorKind::Truncated {
+                    expected: HEADER_LEN as u64,
+                    found: avail,
+                },
             )
         })?;
     let kind = RecordType([header[0], header[1]]);
     let len = u32::from_le_bytes([header[2], header[3], header[4], header[5]]) as u64;
     let reserved = u16::from_le_bytes([header[6], header[7]]);
     if reserved != 0 {
-        return Err(FormatError::at(offset, FormatErrorKind::ReservedNotZero { found: reserved }));
+        return Err(FormatError::at(
+            offset,
+            FormatErrorKind::ReservedNotZero { found: reserved },
+        ));
     }
     if len > MAX_RECORD_LEN {
         return Err(FormatError::at(
             offset,
-            FormatErrorKind::RecordTooLarge { found: len, cap: MAX_RECORD_LEN },
+            FormatErrorKind::RecordTooLarge {
+                found: len,
+                cap: MAX_RECORD_LEN,
+            },
         ));
     }
     let data_start = start + HEADER_LEN;
-    let data = bytes.get(data_start..data_start + len as usize).ok_or_else(|| {
-        FormatError::at(
-            offset,
-            FormatErrorKind::Truncated { expected: len, found: avail - HEADER_LEN as u64 },
-        )
-    })?;
+    let data = bytes
+        .get(data_start..data_start + len as usize)
+        .ok_or_else(|| {
+            FormatError::at(
+                offset,
+                FormatErrorKind::Truncated {
+                    expected: len,
+                    found: avail - HEADER_LEN as u64,
+                },
+            )
+        })?;
     Ok(Record { kind, offset, data })
 }
 
@@ -144,7 +164,11 @@ pub struct E2StoreReader<'a> {
 impl<'a> E2StoreReader<'a> {
     /// A reader over `bytes` (usually a memory map), starting at offset 0.
     pub fn new(bytes: &'a [u8]) -> Self {
-        E2StoreReader { bytes, pos: 0, failed: false }
+        E2StoreReader {
+            bytes,
+            pos: 0,
+            failed: false,
+        }
     }
 }
 
@@ -192,8 +216,20 @@ mod tests {
         assert_eq!(recs[2].offset, 8 + 8 + 7);
 
         // Truncated data.
-        let err = E2StoreReader::new(&f[..f.len() - 1]).last().unwrap().unwrap_err();
-        assert!(matches!(err.kind, FormatErrorKind::Truncated { expected: 32, found: 31 }), "{err}");
+        let err = E2StoreReader::new(&f[..f.len() - 1])
+            .last()
+            .unwrap()
+            .unwrap_err();
+        assert!(
+            matches!(
+                err.kind,
+                FormatErrorKind::Truncated {
+                    expected: 32,
+                    found: 31
+                }
+            ),
+            "{err}"
+        );
         assert_eq!(err.offset, 23);
         // Truncated header.
         let err = read_record_at(&f, f.len() as u64 - 3).unwrap_err();

@@ -38,7 +38,8 @@ impl Era1Name {
             FormatErrorKind::FileName(format!("'{file_name}' does not end in .era1"))
         })?;
         let mut parts = stem.rsplitn(3, '-');
-        let (Some(hash), Some(era), Some(network)) = (parts.next(), parts.next(), parts.next()) else {
+        let (Some(hash), Some(era), Some(network)) = (parts.next(), parts.next(), parts.next())
+        else {
             return Err(FormatErrorKind::FileName(format!(
                 "'{file_name}': expected <network>-<era:05>-<hash8>.era1"
             )));
@@ -51,13 +52,22 @@ impl Era1Name {
                 "'{file_name}': expected <network>-<era:05>-<hash8>.era1"
             )));
         }
-        let era = era.parse().map_err(|_| FormatErrorKind::FileName(format!("'{file_name}': era too large")))?;
-        Ok(Era1Name { network: network.to_string(), era, short_root })
+        let era = era
+            .parse()
+            .map_err(|_| FormatErrorKind::FileName(format!("'{file_name}': era too large")))?;
+        Ok(Era1Name {
+            network: network.to_string(),
+            era,
+            short_root,
+        })
     }
 
     /// The canonical file name for a network, era and accumulator root.
     pub fn format(network: &str, era: u64, accumulator_root: &[u8; 32]) -> String {
-        format!("{network}-{era:05}-{}.era1", hex::encode(&accumulator_root[..4]))
+        format!(
+            "{network}-{era:05}-{}.era1",
+            hex::encode(&accumulator_root[..4])
+        )
     }
 }
 
@@ -105,14 +115,19 @@ pub struct Era1File {
 
 impl std::fmt::Debug for Era1File {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Era1File").field("path", &self.path).field("blocks", &self.index.len()).finish()
+        f.debug_struct("Era1File")
+            .field("path", &self.path)
+            .field("blocks", &self.index.len())
+            .finish()
     }
 }
 
 impl Era1File {
     /// Maps `path` and reads its Version, BlockIndex and Accumulator records. Block records are read lazily.
     pub fn open(path: &Path) -> Result<Self, FormatError> {
-        let io = |e: std::io::Error| FormatError::at(0, FormatErrorKind::Io(e.to_string())).in_file(path);
+        let io = |e: std::io::Error| {
+            FormatError::at(0, FormatErrorKind::Io(e.to_string())).in_file(path)
+        };
         let file = File::open(path).map_err(io)?;
         // SAFETY: the map is read-only; archives are immutable inputs. A file truncated underneath us by another
         // process would fault (SIGBUS) — the same contract every mmap-based archive reader has.
@@ -123,8 +138,18 @@ impl Era1File {
     fn from_map(path: &Path, map: Mmap) -> Result<Self, FormatError> {
         let (index, accumulator, accumulator_offset) =
             Self::read_trailer(&map).map_err(|e| e.in_file(path))?;
-        let name = path.file_name().and_then(|n| n.to_str()).and_then(|n| Era1Name::parse(n).ok());
-        Ok(Era1File { path: path.to_path_buf(), map, index, accumulator, accumulator_offset, name })
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| Era1Name::parse(n).ok());
+        Ok(Era1File {
+            path: path.to_path_buf(),
+            map,
+            index,
+            accumulator,
+            accumulator_offset,
+            name,
+        })
     }
 
     fn read_trailer(bytes: &[u8]) -> Result<(BlockIndex, [u8; 32], u64), FormatError> {
@@ -134,7 +159,15 @@ impl Era1File {
         let count_bytes: [u8; 8] = bytes
             .get(bytes.len().saturating_sub(8)..)
             .and_then(|s| s.try_into().ok())
-            .ok_or_else(|| FormatError::at(0, FormatErrorKind::Truncated { expected: 8, found: len }))?;
+            .ok_or_else(|| {
+                FormatError::at(
+                    0,
+                    FormatErrorKind::Truncated {
+                        expected: 8,
+                        found: len,
+                    },
+                )
+            })?;
         let count = u64::from_le_bytes(count_bytes);
         if count == 0 || count > BLOCKS_PER_ERA {
             return Err(FormatError::at(
@@ -144,19 +177,30 @@ impl Era1File {
         }
         let index_len = HEADER_LEN as u64 + 16 + 8 * count;
         let index_offset = len.checked_sub(index_len).ok_or_else(|| {
-            FormatError::at(0, FormatErrorKind::Index(format!("file of {len} bytes cannot hold an index of {count} blocks")))
+            FormatError::at(
+                0,
+                FormatErrorKind::Index(format!(
+                    "file of {len} bytes cannot hold an index of {count} blocks"
+                )),
+            )
         })?;
         let rec = read_record_at(bytes, index_offset)?;
         rec.expect(RecordType::BLOCK_INDEX, "BlockIndex")?;
         if rec.end() != len {
             return Err(FormatError::at(
                 index_offset,
-                FormatErrorKind::Index(format!("index record ends at {}, file at {len}", rec.end())),
+                FormatErrorKind::Index(format!(
+                    "index record ends at {}, file at {len}",
+                    rec.end()
+                )),
             ));
         }
         let start = u64::from_le_bytes(rec.data[..8].try_into().unwrap_or_default());
         let mut offsets = Vec::with_capacity(count as usize);
-        for (i, c) in rec.data[8..8 + 8 * count as usize].chunks_exact(8).enumerate() {
+        for (i, c) in rec.data[8..8 + 8 * count as usize]
+            .chunks_exact(8)
+            .enumerate()
+        {
             let rel = i64::from_le_bytes(c.try_into().unwrap_or_default());
             let abs = (index_offset as i128) + rel as i128;
             if abs < HEADER_LEN as i128 || abs >= index_offset as i128 {
@@ -171,18 +215,35 @@ impl Era1File {
             }
             offsets.push(abs as u64);
         }
-        let acc_offset = index_offset.checked_sub(HEADER_LEN as u64 + 32).ok_or_else(|| {
-            FormatError::at(index_offset, FormatErrorKind::Index("no room for the Accumulator record".into()))
-        })?;
+        let acc_offset = index_offset
+            .checked_sub(HEADER_LEN as u64 + 32)
+            .ok_or_else(|| {
+                FormatError::at(
+                    index_offset,
+                    FormatErrorKind::Index("no room for the Accumulator record".into()),
+                )
+            })?;
         let acc = read_record_at(bytes, acc_offset)?;
         acc.expect(RecordType::ACCUMULATOR, "Accumulator")?;
         let accumulator: [u8; 32] = acc.data.try_into().map_err(|_| {
             FormatError::at(
                 acc_offset,
-                FormatErrorKind::Mismatch { what: "accumulator length", expected: "32".into(), found: acc.data.len().to_string() },
+                FormatErrorKind::Mismatch {
+                    what: "accumulator length",
+                    expected: "32".into(),
+                    found: acc.data.len().to_string(),
+                },
             )
         })?;
-        Ok((BlockIndex { start, offsets, record_offset: index_offset }, accumulator, acc_offset))
+        Ok((
+            BlockIndex {
+                start,
+                offsets,
+                record_offset: index_offset,
+            },
+            accumulator,
+            acc_offset,
+        ))
     }
 
     /// The file's path.
@@ -227,16 +288,26 @@ impl Era1File {
         let number = self.index.start + i;
         let at = |e: FormatError| e.in_file(&self.path).in_block(number);
         let offset = *self.index.offsets.get(i as usize).ok_or_else(|| {
-            at(FormatError::at(self.index.record_offset, FormatErrorKind::Index(format!("no entry {i}"))))
+            at(FormatError::at(
+                self.index.record_offset,
+                FormatErrorKind::Index(format!("no entry {i}")),
+            ))
         })?;
         let header = read_record_at(&self.map, offset).map_err(at)?;
-        header.expect(RecordType::COMPRESSED_HEADER, "CompressedHeader").map_err(at)?;
+        header
+            .expect(RecordType::COMPRESSED_HEADER, "CompressedHeader")
+            .map_err(at)?;
         let body = read_record_at(&self.map, header.end()).map_err(at)?;
-        body.expect(RecordType::COMPRESSED_BODY, "CompressedBody").map_err(at)?;
+        body.expect(RecordType::COMPRESSED_BODY, "CompressedBody")
+            .map_err(at)?;
         let receipts = read_record_at(&self.map, body.end()).map_err(at)?;
-        receipts.expect(RecordType::COMPRESSED_RECEIPTS, "CompressedReceipts").map_err(at)?;
+        receipts
+            .expect(RecordType::COMPRESSED_RECEIPTS, "CompressedReceipts")
+            .map_err(at)?;
         let total_difficulty = read_record_at(&self.map, receipts.end()).map_err(at)?;
-        total_difficulty.expect(RecordType::TOTAL_DIFFICULTY, "TotalDifficulty").map_err(at)?;
+        total_difficulty
+            .expect(RecordType::TOTAL_DIFFICULTY, "TotalDifficulty")
+            .map_err(at)?;
         if total_difficulty.data.len() != 32 {
             return Err(at(FormatError::at(
                 total_difficulty.offset,
@@ -247,7 +318,13 @@ impl Era1File {
                 },
             )));
         }
-        Ok(BlockTuple { number, header, body, receipts, total_difficulty })
+        Ok(BlockTuple {
+            number,
+            header,
+            body,
+            receipts,
+            total_difficulty,
+        })
     }
 }
 
@@ -263,13 +340,25 @@ mod tests {
     #[test]
     fn names() {
         let n = Era1Name::parse("sepolia-00021-b8814b14.era1").unwrap();
-        assert_eq!((n.network.as_str(), n.era, n.short_root), ("sepolia", 21, [0xb8, 0x81, 0x4b, 0x14]));
+        assert_eq!(
+            (n.network.as_str(), n.era, n.short_root),
+            ("sepolia", 21, [0xb8, 0x81, 0x4b, 0x14])
+        );
         let n = Era1Name::parse("synthnet-r1-00002-00112233.era1").unwrap();
         assert_eq!((n.network.as_str(), n.era), ("synthnet-r1", 2));
-        for bad in ["x.era1", "mainnet-0-5ec1ffb8.era1", "mainnet-00000-5ec1ffb.era1", "mainnet-00000-5ec1ffbz.era1", "mainnet-00000-5ec1ffb8.era"] {
+        for bad in [
+            "x.era1",
+            "mainnet-0-5ec1ffb8.era1",
+            "mainnet-00000-5ec1ffb.era1",
+            "mainnet-00000-5ec1ffbz.era1",
+            "mainnet-00000-5ec1ffb8.era",
+        ] {
             assert!(Era1Name::parse(bad).is_err(), "{bad}");
         }
-        assert_eq!(Era1Name::format("mainnet", 3, &[0xab; 32]), "mainnet-00003-abababab.era1");
+        assert_eq!(
+            Era1Name::format("mainnet", 3, &[0xab; 32]),
+            "mainnet-00003-abababab.era1"
+        );
     }
 }
 
@@ -289,6 +378,123 @@ pub fn decompress<'d>(
     file: &Path,
     number: u64,
 ) -> Result<&'d [u8], FormatError> {
-    dec.decompress(record.data)
-        .map_err(|k| FormatError::at(record.offset, k).in_file(file).in_block(number))
+    dec.decompress(record.data).map_err(|k| {
+        FormatError::at(record.offset, k)
+            .in_file(file)
+            .in_block(number)
+    })
+}
+
+/// Writes an era1 file: block tuples in order, then the accumulator and index. The file appears under its
+/// canonical name only when complete (see `fsutil::AtomicFile`).
+pub struct Era1Writer {
+    out: crate::fsutil::AtomicFile,
+    dir: PathBuf,
+    network: String,
+    start: Option<u64>,
+    pos: u64,
+    offsets: Vec<u64>,
+    records: crate::execution::accumulator::HeaderRecords,
+    scratch: Vec<u8>,
+}
+
+impl Era1Writer {
+    /// Starts a file for `network` in `dir`; its name is fixed at [`Era1Writer::finish`].
+    pub fn create(dir: &Path, network: &str) -> std::io::Result<Self> {
+        use std::io::Write;
+        // Unique per writer so parallel writers into one directory never share a temporary file.
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let partial = dir.join(format!(
+            ".{network}.{}.{n}.era1.partial",
+            std::process::id()
+        ));
+        let mut out = crate::fsutil::AtomicFile::create(&partial)?;
+        let mut scratch = Vec::new();
+        super::e2store::write_record(&mut scratch, RecordType::VERSION, &[]);
+        out.write_all(&scratch)?;
+        Ok(Era1Writer {
+            out,
+            dir: dir.to_path_buf(),
+            network: network.to_string(),
+            start: None,
+            pos: scratch.len() as u64,
+            offsets: Vec::with_capacity(BLOCKS_PER_ERA as usize),
+            records: crate::execution::accumulator::HeaderRecords::with_capacity(
+                BLOCKS_PER_ERA as usize,
+            ),
+            scratch,
+        })
+    }
+
+    fn record(&mut self, kind: RecordType, data: &[u8]) -> std::io::Result<()> {
+        use std::io::Write;
+        self.scratch.clear();
+        super::e2store::write_record(&mut self.scratch, kind, data);
+        self.out.write_all(&self.scratch)?;
+        self.pos += self.scratch.len() as u64;
+        Ok(())
+    }
+
+    /// Appends block `number` (must follow the previous one): uncompressed RLP of header, body and receipts,
+    /// and the total difficulty after it.
+    pub fn add_block(
+        &mut self,
+        number: u64,
+        header_rlp: &[u8],
+        body_rlp: &[u8],
+        receipts_rlp: &[u8],
+        total_difficulty: alloy_primitives::U256,
+    ) -> std::io::Result<()> {
+        let expected = self.start.map_or(number, |s| s + self.offsets.len() as u64);
+        if number != expected || self.offsets.len() as u64 >= BLOCKS_PER_ERA {
+            return Err(std::io::Error::other(format!(
+                "era1 writer: expected block {expected} (at most 8192 per file), got {number}"
+            )));
+        }
+        self.start.get_or_insert(number);
+        self.offsets.push(self.pos);
+        let hash = crate::crypto::keccak::keccak256(header_rlp);
+        let td_le: [u8; 32] = total_difficulty.to_le_bytes();
+        self.records.push(&hash.0, &td_le);
+        self.record(
+            RecordType::COMPRESSED_HEADER,
+            &super::snappy::compress_framed(header_rlp),
+        )?;
+        self.record(
+            RecordType::COMPRESSED_BODY,
+            &super::snappy::compress_framed(body_rlp),
+        )?;
+        self.record(
+            RecordType::COMPRESSED_RECEIPTS,
+            &super::snappy::compress_framed(receipts_rlp),
+        )?;
+        self.record(RecordType::TOTAL_DIFFICULTY, &td_le)
+    }
+
+    /// Writes the accumulator and index, and moves the file to `<network>-<era:05>-<hash8>.era1`.
+    pub fn finish(mut self) -> std::io::Result<PathBuf> {
+        let start = self
+            .start
+            .ok_or_else(|| std::io::Error::other("era1 writer: no blocks"))?;
+        let root = self
+            .records
+            .root()
+            .ok_or_else(|| std::io::Error::other("era1 writer: too many blocks"))?;
+        self.record(RecordType::ACCUMULATOR, &root)?;
+        let index_pos = self.pos as i64;
+        let mut index = Vec::with_capacity(16 + 8 * self.offsets.len());
+        index.extend_from_slice(&start.to_le_bytes());
+        for &o in &self.offsets {
+            index.extend_from_slice(&(o as i64 - index_pos).to_le_bytes());
+        }
+        index.extend_from_slice(&(self.offsets.len() as u64).to_le_bytes());
+        self.record(RecordType::BLOCK_INDEX, &index)?;
+        let name = Era1Name::format(&self.network, start / BLOCKS_PER_ERA, &root);
+        let dest = self.dir.join(&name);
+        let tmp_dest = self.out.dest().to_path_buf();
+        self.out.commit()?;
+        std::fs::rename(&tmp_dest, &dest)?;
+        Ok(dest)
+    }
 }

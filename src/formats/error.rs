@@ -14,7 +14,10 @@ pub enum FormatErrorKind {
     #[error("record length {found} exceeds the cap of {cap} bytes")]
     RecordTooLarge { found: u64, cap: u64 },
     #[error("expected a {expected} record, found type {found}")]
-    UnexpectedRecord { expected: &'static str, found: String },
+    UnexpectedRecord {
+        expected: &'static str,
+        found: String,
+    },
     #[error("snappy framing: {0}")]
     Snappy(String),
     #[error("snappy CRC32C mismatch: expected {expected:#010x}, found {found:#010x}")]
@@ -26,7 +29,11 @@ pub enum FormatErrorKind {
     #[error("RLP: {0}")]
     Rlp(String),
     #[error("{what}: expected {expected}, found {found}")]
-    Mismatch { what: &'static str, expected: String, found: String },
+    Mismatch {
+        what: &'static str,
+        expected: String,
+        found: String,
+    },
     #[error("file name: {0}")]
     FileName(String),
     #[error("I/O: {0}")]
@@ -48,7 +55,12 @@ pub struct FormatError {
 impl FormatError {
     /// An error at `offset` of bytes not yet tied to a file; [`FormatError::in_file`] adds the file.
     pub fn at(offset: u64, kind: FormatErrorKind) -> Self {
-        FormatError { file: PathBuf::new(), offset, block: None, kind }
+        FormatError {
+            file: PathBuf::new(),
+            offset,
+            block: None,
+            kind,
+        }
     }
 
     /// Names the file the error happened in.

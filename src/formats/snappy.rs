@@ -47,7 +47,11 @@ impl FramedDecoder {
 
     /// A decoder that refuses to produce more than `max_output` bytes per stream.
     pub fn with_max_output(max_output: usize) -> Self {
-        FramedDecoder { raw: snap::raw::Decoder::new(), buf: Vec::new(), max_output }
+        FramedDecoder {
+            raw: snap::raw::Decoder::new(),
+            buf: Vec::new(),
+            max_output,
+        }
     }
 
     /// Decompresses one framed stream; the result borrows the decoder's buffer until the next call.
@@ -114,7 +118,9 @@ impl FramedDecoder {
                     }
                     if self.buf.len() < len + n {
                         // Grow geometrically; only the new tail is zero-filled, once per decoder lifetime.
-                        let want = (len + n).max(self.buf.len() * 2).min(self.max_output.max(len + n));
+                        let want = (len + n)
+                            .max(self.buf.len() * 2)
+                            .min(self.max_output.max(len + n));
                         self.buf.resize(want, 0);
                     }
                     let out = &mut self.buf[len..len + n];
@@ -146,7 +152,9 @@ impl FramedDecoder {
             pos += 4 + clen;
         }
         if !seen_identifier {
-            return Err(FormatErrorKind::Snappy("empty stream: no identifier chunk".into()));
+            return Err(FormatErrorKind::Snappy(
+                "empty stream: no identifier chunk".into(),
+            ));
         }
         Ok(&self.buf[..len])
     }
@@ -201,6 +209,9 @@ mod tests {
     fn caps_output() {
         let c = compress_framed(&vec![0u8; 200_000]);
         let mut d = FramedDecoder::with_max_output(100_000);
-        assert!(matches!(d.decompress(&c), Err(FormatErrorKind::DecompressedTooLarge { .. })));
+        assert!(matches!(
+            d.decompress(&c),
+            Err(FormatErrorKind::DecompressedTooLarge { .. })
+        ));
     }
 }

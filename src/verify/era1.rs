@@ -83,10 +83,14 @@ pub fn tx_kind(item: &Item<'_>) -> Result<&'static str, rlp::RlpError> {
             _ => "unknown",
         });
     }
-    let v = ListIter::new(item.payload, "legacy transaction").nth(6).ok_or_else(|| {
-        rlp::RlpError::new("legacy transaction", "fewer than 9 fields")
-    })??;
-    Ok(if matches!(rlp::as_u64(&v, "v")?, 27 | 28) { "legacy_pre155" } else { "legacy_eip155" })
+    let v = ListIter::new(item.payload, "legacy transaction")
+        .nth(6)
+        .ok_or_else(|| rlp::RlpError::new("legacy transaction", "fewer than 9 fields"))??;
+    Ok(if matches!(rlp::as_u64(&v, "v")?, 27 | 28) {
+        "legacy_pre155"
+    } else {
+        "legacy_eip155"
+    })
 }
 
 /// Verifies one era1 file completely and returns its report (never panics; errors are in the report).
@@ -105,14 +109,19 @@ pub fn verify_file(path: &Path, opts: &VerifyOptions) -> FileReport {
             return report;
         }
     };
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
     let parsed_name = Era1Name::parse(name);
     let network = match (&opts.network, &parsed_name) {
         (Some(n), _) => Some(n.clone()),
         (None, Ok(n)) => match Network::by_name(&n.network) {
             Ok(net) => Some(net),
             Err(e) => {
-                report.warnings.push(format!("fork rules and genesis hash not checked: {e}"));
+                report
+                    .warnings
+                    .push(format!("fork rules and genesis hash not checked: {e}"));
                 None
             }
         },
@@ -135,7 +144,10 @@ pub fn verify_file(path: &Path, opts: &VerifyOptions) -> FileReport {
 
     // Parallel pass over blocks.
     let n = file.block_count();
-    let chunks: Vec<(u64, u64)> = (0..n).step_by(CHUNK as usize).map(|s| (s, (s + CHUNK).min(n))).collect();
+    let chunks: Vec<(u64, u64)> = (0..n)
+        .step_by(CHUNK as usize)
+        .map(|s| (s, (s + CHUNK).min(n)))
+        .collect();
     let results: Vec<(Vec<BlockFacts>, Counts, Vec<FormatError>)> = chunks
         .par_iter()
         .map_init(BlockDecoders::default, |dec, &(s, e)| {
@@ -167,11 +179,25 @@ pub fn verify_file(path: &Path, opts: &VerifyOptions) -> FileReport {
     report.ommers = counts.ommers;
     report.receipts = counts.receipts;
     report.logs = counts.logs;
-    report.tx_kinds = counts.tx_kinds.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    report.tx_kinds = counts
+        .tx_kinds
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
     report.receipt_forms = counts.receipt_forms;
-    report.header_field_counts = counts.header_fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    report.header_field_counts = counts
+        .header_fields
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
 
-    sequential_checks(&file, &facts, network.as_ref(), parsed_name.as_ref().ok(), &mut report);
+    sequential_checks(
+        &file,
+        &facts,
+        network.as_ref(),
+        parsed_name.as_ref().ok(),
+        &mut report,
+    );
     if let Err(e) = parsed_name {
         report.error(FormatError::at(0, e).in_file(path));
     }
@@ -226,8 +252,20 @@ fn walk_records(file: &Era1File, report: &mut FileReport) {
     report.record_counts = counts;
 }
 
-fn mismatch(offset: u64, what: &'static str, expected: impl ToString, found: impl ToString) -> FormatError {
-    FormatError::at(offset, FormatErrorKind::Mismatch { what, expected: expected.to_string(), found: found.to_string() })
+fn mismatch(
+    offset: u64,
+    what: &'static str,
+    expected: impl ToString,
+    found: impl ToString,
+) -> FormatError {
+    FormatError::at(
+        offset,
+        FormatErrorKind::Mismatch {
+            what,
+            expected: expected.to_string(),
+            found: found.to_string(),
+        },
+    )
 }
 
 fn hex0x(b: &[u8]) -> String {
@@ -245,21 +283,38 @@ fn check_block(
     let t = file.block(i)?;
     let path = file.path();
     let number = t.number;
-    let rlp_err = |offset: u64| move |e: rlp::RlpError| {
-        FormatError::at(offset, FormatErrorKind::Rlp(e.to_string())).in_file(path).in_block(number)
+    let rlp_err = |offset: u64| {
+        move |e: rlp::RlpError| {
+            FormatError::at(offset, FormatErrorKind::Rlp(e.to_string()))
+                .in_file(path)
+                .in_block(number)
+        }
     };
     let located = |e: FormatError| e.in_file(path).in_block(number);
 
     let header_raw = era1::decompress(&mut dec.header, &t.header, path, number)?;
     let header = HeaderView::decode(header_raw).map_err(rlp_err(t.header.offset))?;
-    *counts.header_fields.entry(header.field_count()).or_default() += 1;
+    *counts
+        .header_fields
+        .entry(header.field_count())
+        .or_default() += 1;
     if header.number() != number {
-        return Err(located(mismatch(t.header.offset, "header number", number, header.number())));
+        return Err(located(mismatch(
+            t.header.offset,
+            "header number",
+            number,
+            header.number(),
+        )));
     }
     if let Some(net) = network {
         let want = if net.is_london(number) { 16 } else { 15 };
         if header.field_count() != want {
-            return Err(located(mismatch(t.header.offset, "header field count", want, header.field_count())));
+            return Err(located(mismatch(
+                t.header.offset,
+                "header field count",
+                want,
+                header.field_count(),
+            )));
         }
     }
     let hash: [u8; 32] = header.hash().0;
@@ -276,11 +331,21 @@ fn check_block(
     }
     let tx_root = trie::ordered_root(&tx_encodings);
     if tx_root.0 != *header.transactions_root() {
-        return Err(located(mismatch(t.body.offset, "transactions root", hex0x(header.transactions_root()), hex0x(&tx_root.0))));
+        return Err(located(mismatch(
+            t.body.offset,
+            "transactions root",
+            hex0x(header.transactions_root()),
+            hex0x(&tx_root.0),
+        )));
     }
     let ommers_hash = keccak256(body.ommers_rlp());
     if ommers_hash.0 != *header.ommers_hash() {
-        return Err(located(mismatch(t.body.offset, "ommers hash", hex0x(header.ommers_hash()), hex0x(&ommers_hash.0))));
+        return Err(located(mismatch(
+            t.body.offset,
+            "ommers hash",
+            hex0x(header.ommers_hash()),
+            hex0x(&ommers_hash.0),
+        )));
     }
     let mut ommer_count = 0u64;
     for o in body.ommers() {
@@ -289,7 +354,12 @@ fn check_block(
         ommer_count += 1;
     }
     if body.withdrawals().is_some() {
-        return Err(located(mismatch(t.body.offset, "body lists", "2 (pre-merge)", "3 (withdrawals)")));
+        return Err(located(mismatch(
+            t.body.offset,
+            "body lists",
+            "2 (pre-merge)",
+            "3 (withdrawals)",
+        )));
     }
 
     // Receipts: root, per-receipt bloom, header bloom, gas.
@@ -299,15 +369,32 @@ fn check_block(
     let mut last_gas = 0u64;
     let mut logs = 0u64;
     let roff = t.receipts.offset;
-    for (idx, r) in receipt::decode_list(receipts_raw).map_err(rlp_err(roff))?.enumerate() {
+    for (idx, r) in receipt::decode_list(receipts_raw)
+        .map_err(rlp_err(roff))?
+        .enumerate()
+    {
         let r = r.map_err(rlp_err(roff))?;
         let kind = kinds.get(idx).copied().unwrap_or("missing");
-        let ty = if kind.starts_with("legacy") { 0 } else { kind.as_bytes().get(4).map_or(255, |b| b - b'0') };
+        let ty = if kind.starts_with("legacy") {
+            0
+        } else {
+            kind.as_bytes().get(4).map_or(255, |b| b - b'0')
+        };
         if r.tx_type() != ty {
-            return Err(located(mismatch(roff, "receipt type", format!("{ty} (transaction {idx})"), r.tx_type())));
+            return Err(located(mismatch(
+                roff,
+                "receipt type",
+                format!("{ty} (transaction {idx})"),
+                r.tx_type(),
+            )));
         }
         if r.cumulative_gas_used() < last_gas {
-            return Err(located(mismatch(roff, "cumulative gas (non-decreasing)", format!(">= {last_gas}"), r.cumulative_gas_used())));
+            return Err(located(mismatch(
+                roff,
+                "cumulative gas (non-decreasing)",
+                format!(">= {last_gas}"),
+                r.cumulative_gas_used(),
+            )));
         }
         last_gas = r.cumulative_gas_used();
         let form = match r.outcome() {
@@ -315,13 +402,24 @@ fn check_block(
             Outcome::PostState(_) => "post_state",
         };
         if let Some(net) = network {
-            let want = if net.is_byzantium(number) { "status" } else { "post_state" };
+            let want = if net.is_byzantium(number) {
+                "status"
+            } else {
+                "post_state"
+            };
             if form != want {
                 return Err(located(mismatch(roff, "receipt form", want, form)));
             }
         }
-        let label = if kind.starts_with("legacy") { "legacy" } else { kind };
-        *counts.receipt_forms.entry(format!("{label}/{form}")).or_default() += 1;
+        let label = if kind.starts_with("legacy") {
+            "legacy"
+        } else {
+            kind
+        };
+        *counts
+            .receipt_forms
+            .entry(format!("{label}/{form}"))
+            .or_default() += 1;
         let mut rb = [0u8; bloom::BLOOM_LEN];
         for log in r.logs() {
             let log = log.map_err(rlp_err(roff))?;
@@ -332,23 +430,48 @@ fn check_block(
             logs += 1;
         }
         if rb != *r.logs_bloom() {
-            return Err(located(mismatch(roff, "receipt logs bloom", format!("bloom of receipt {idx}'s logs"), "a different bloom")));
+            return Err(located(mismatch(
+                roff,
+                "receipt logs bloom",
+                format!("bloom of receipt {idx}'s logs"),
+                "a different bloom",
+            )));
         }
         bloom::union(&mut block_bloom, &rb);
         receipt_encodings.push(r.canonical());
     }
     if receipt_encodings.len() != tx_encodings.len() {
-        return Err(located(mismatch(roff, "receipt count", tx_encodings.len(), receipt_encodings.len())));
+        return Err(located(mismatch(
+            roff,
+            "receipt count",
+            tx_encodings.len(),
+            receipt_encodings.len(),
+        )));
     }
     let receipts_root = trie::ordered_root(&receipt_encodings);
     if receipts_root.0 != *header.receipts_root() {
-        return Err(located(mismatch(roff, "receipts root", hex0x(header.receipts_root()), hex0x(&receipts_root.0))));
+        return Err(located(mismatch(
+            roff,
+            "receipts root",
+            hex0x(header.receipts_root()),
+            hex0x(&receipts_root.0),
+        )));
     }
     if block_bloom != *header.logs_bloom() {
-        return Err(located(mismatch(t.header.offset, "header logs bloom", "union of receipt blooms", "a different bloom")));
+        return Err(located(mismatch(
+            t.header.offset,
+            "header logs bloom",
+            "union of receipt blooms",
+            "a different bloom",
+        )));
     }
     if last_gas != header.gas_used() {
-        return Err(located(mismatch(t.header.offset, "gas used", format!("{} (last cumulative gas)", last_gas), header.gas_used())));
+        return Err(located(mismatch(
+            t.header.offset,
+            "gas used",
+            format!("{} (last cumulative gas)", last_gas),
+            header.gas_used(),
+        )));
     }
 
     counts.transactions += tx_encodings.len() as u64;
@@ -359,7 +482,13 @@ fn check_block(
         *counts.tx_kinds.entry(k).or_default() += 1;
     }
     let td_le: [u8; 32] = t.total_difficulty.data.try_into().unwrap_or_default();
-    Ok(BlockFacts { hash, parent: *header.parent_hash(), td_le, difficulty: header.difficulty(), ok: true })
+    Ok(BlockFacts {
+        hash,
+        parent: *header.parent_hash(),
+        td_le,
+        difficulty: header.difficulty(),
+        ok: true,
+    })
 }
 
 /// Checks that need blocks in order: parent hashes, total difficulty, accumulator, file name, genesis.
@@ -384,20 +513,50 @@ fn sequential_checks(
         let number = file.first_block() + i as u64;
         let td = U256::from_le_bytes(f.td_le);
         match prev_td {
-            Some(p) => {
-                if p.checked_add(f.difficulty) != Some(td) {
-                    report.error(mismatch(off(i), "total difficulty", format!("{} + {} = {}", p, f.difficulty, p.saturating_add(f.difficulty)), td).in_file(path).in_block(number));
-                }
+            Some(p) if p.checked_add(f.difficulty) != Some(td) => {
+                report.error(
+                    mismatch(
+                        off(i),
+                        "total difficulty",
+                        format!(
+                            "{} + {} = {}",
+                            p,
+                            f.difficulty,
+                            p.saturating_add(f.difficulty)
+                        ),
+                        td,
+                    )
+                    .in_file(path)
+                    .in_block(number),
+                );
             }
             None if i == 0 => match td.checked_sub(f.difficulty) {
                 Some(initial) => report.initial_total_difficulty = Some(initial.to_string()),
-                None => report.error(mismatch(off(i), "total difficulty", format!(">= difficulty {}", f.difficulty), td).in_file(path).in_block(number)),
+                None => report.error(
+                    mismatch(
+                        off(i),
+                        "total difficulty",
+                        format!(">= difficulty {}", f.difficulty),
+                        td,
+                    )
+                    .in_file(path)
+                    .in_block(number),
+                ),
             },
-            None => {}
+            _ => {}
         }
         prev_td = Some(td);
         if i > 0 && facts[i - 1].ok && f.parent != facts[i - 1].hash {
-            report.error(mismatch(off(i), "parent hash", hex0x(&facts[i - 1].hash), hex0x(&f.parent)).in_file(path).in_block(number));
+            report.error(
+                mismatch(
+                    off(i),
+                    "parent hash",
+                    hex0x(&facts[i - 1].hash),
+                    hex0x(&f.parent),
+                )
+                .in_file(path)
+                .in_block(number),
+            );
         }
     }
     if let (Some(first), Some(last)) = (facts.first(), facts.last()) {
@@ -408,8 +567,18 @@ fn sequential_checks(
     if let Some(net) = network {
         if file.first_block() == 0 && facts.first().is_some_and(|f| f.ok) {
             let got = hex0x(&facts[0].hash);
-            if got != net.genesis_hash && net.genesis_hash.trim_start_matches("0x").trim_start_matches('0') != "" {
-                report.error(mismatch(off(0), "genesis hash", &net.genesis_hash, got).in_file(path).in_block(0));
+            if got != net.genesis_hash
+                && !net
+                    .genesis_hash
+                    .trim_start_matches("0x")
+                    .trim_start_matches('0')
+                    .is_empty()
+            {
+                report.error(
+                    mismatch(off(0), "genesis hash", &net.genesis_hash, got)
+                        .in_file(path)
+                        .in_block(0),
+                );
             }
         }
     }
@@ -417,11 +586,27 @@ fn sequential_checks(
     if let Some(root) = records.root() {
         report.accumulator_root = Some(hex0x(&root));
         if all_ok && root != *file.accumulator_root() {
-            report.error(mismatch(file.accumulator_offset(), "accumulator root", hex0x(file.accumulator_root()), hex0x(&root)).in_file(path));
+            report.error(
+                mismatch(
+                    file.accumulator_offset(),
+                    "accumulator root",
+                    hex0x(file.accumulator_root()),
+                    hex0x(&root),
+                )
+                .in_file(path),
+            );
         }
     }
-    if file.first_block() % BLOCKS_PER_ERA != 0 {
-        report.error(mismatch(file.index().record_offset, "first block", "a multiple of 8192", file.first_block()).in_file(path));
+    if !file.first_block().is_multiple_of(BLOCKS_PER_ERA) {
+        report.error(
+            mismatch(
+                file.index().record_offset,
+                "first block",
+                "a multiple of 8192",
+                file.first_block(),
+            )
+            .in_file(path),
+        );
     }
     if let Some(name) = name {
         let era = file.first_block() / BLOCKS_PER_ERA;
@@ -429,11 +614,22 @@ fn sequential_checks(
             report.error(mismatch(0, "era in file name", era, name.era).in_file(path));
         }
         if name.short_root != file.accumulator_root()[..4] {
-            report.error(mismatch(0, "file name hash (accumulator root prefix)", hex::encode(&file.accumulator_root()[..4]), hex::encode(name.short_root)).in_file(path));
+            report.error(
+                mismatch(
+                    0,
+                    "file name hash (accumulator root prefix)",
+                    hex::encode(&file.accumulator_root()[..4]),
+                    hex::encode(name.short_root),
+                )
+                .in_file(path),
+            );
         }
         if let Some(net) = network {
             if net.name != name.network {
-                report.warnings.push(format!("file name says network '{}', verified as '{}'", name.network, net.name));
+                report.warnings.push(format!(
+                    "file name says network '{}', verified as '{}'",
+                    name.network, net.name
+                ));
             }
         }
     }
@@ -443,7 +639,9 @@ fn sequential_checks(
 /// (parent hash and total difficulty across the boundary). Reports come back in input order.
 pub fn verify_files(paths: &[std::path::PathBuf], opts: &VerifyOptions) -> Vec<FileReport> {
     let mut reports: Vec<FileReport> = paths.par_iter().map(|p| verify_file(p, opts)).collect();
-    let mut order: Vec<usize> = (0..reports.len()).filter(|&i| reports[i].first_block.is_some()).collect();
+    let mut order: Vec<usize> = (0..reports.len())
+        .filter(|&i| reports[i].first_block.is_some())
+        .collect();
     order.sort_by_key(|&i| (reports[i].network.clone(), reports[i].first_block));
     for w in order.windows(2) {
         let (a, b) = (w[0], w[1]);
@@ -453,12 +651,21 @@ pub fn verify_files(paths: &[std::path::PathBuf], opts: &VerifyOptions) -> Vec<F
         }
         // The first block's parent is only known from the file; re-read it cheaply.
         let parent = first_parent_hash(Path::new(&rb.file));
-        let (last_hash, final_td, initial_td) = (ra.last_block_hash.clone(), ra.final_total_difficulty.clone(), rb.initial_total_difficulty.clone());
+        let (last_hash, final_td, initial_td) = (
+            ra.last_block_hash.clone(),
+            ra.final_total_difficulty.clone(),
+            rb.initial_total_difficulty.clone(),
+        );
         let prev_file = ra.file.clone();
         let rb = &mut reports[b];
         if let (Some(p), Some(h)) = (parent, last_hash) {
             if p != h {
-                rb.error(format!("{}: block {}: parent hash: expected {h} (last block of {}), found {p}", rb.file, rb.first_block.unwrap_or(0), prev_file));
+                rb.error(format!(
+                    "{}: block {}: parent hash: expected {h} (last block of {}), found {p}",
+                    rb.file,
+                    rb.first_block.unwrap_or(0),
+                    prev_file
+                ));
             }
         }
         let rb = &mut reports[b];
