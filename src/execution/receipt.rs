@@ -174,3 +174,65 @@ pub fn decode_list(
     Ok(ListIter::new(list.payload, "receipt")
         .map(|r| r.and_then(|it| ReceiptView::decode_item(&it))))
 }
+
+/// One log to encode (writer and synth side).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LogFields {
+    pub address: [u8; 20],
+    pub topics: Vec<[u8; 32]>,
+    pub data: Vec<u8>,
+}
+
+/// Encodes a receipt canonically (`type || rlp(fields)` for typed ones) and returns it with its logs bloom.
+/// `outcome` is a 32-byte post-state root (pre-Byzantium) or a status.
+pub fn encode_receipt(
+    tx_type: u8,
+    outcome: Outcome<'_>,
+    cumulative_gas_used: u64,
+    logs: &[LogFields],
+) -> (Vec<u8>, [u8; 256]) {
+    use alloy_rlp::Encodable;
+    let mut bloom = [0u8; 256];
+    let mut logs_payload = Vec::new();
+    for log in logs {
+        super::bloom::accrue(&mut bloom, &log.address);
+        let mut topics = Vec::with_capacity(33 * log.topics.len());
+        for t in &log.topics {
+            super::bloom::accrue(&mut bloom, t);
+            t.as_slice().encode(&mut topics);
+        }
+        let mut fields = Vec::new();
+        log.address.as_slice().encode(&mut fields);
+        fields.extend_from_slice(&super::header::wrap_list(&topics));
+        log.data.as_slice().encode(&mut fields);
+        logs_payload.extend_from_slice(&super::header::wrap_list(&fields));
+    }
+    let mut fields = Vec::with_capacity(300 + logs_payload.len());
+    match outcome {
+        Outcome::PostState(root) => root.as_slice().encode(&mut fields),
+        Outcome::Status(ok) => (ok as u64).encode(&mut fields),
+    }
+    cumulative_gas_used.encode(&mut fields);
+    bloom.as_slice().encode(&mut fields);
+    fields.extend_from_slice(&super::header::wrap_list(&logs_payload));
+    let mut out = Vec::with_capacity(fields.len() + 10);
+    if tx_type != 0 {
+        out.push(tx_type);
+    }
+    out.extend_from_slice(&super::header::wrap_list(&fields));
+    (out, bloom)
+}
+
+/// Encodes a block's receipt list from canonical receipts (typed ones wrapped as RLP strings).
+pub fn encode_list(canonical: &[Vec<u8>]) -> Vec<u8> {
+    use alloy_rlp::Encodable;
+    let mut payload = Vec::new();
+    for r in canonical {
+        if r.first().is_some_and(|&b| b >= 0xc0) {
+            payload.extend_from_slice(r);
+        } else {
+            r.as_slice().encode(&mut payload);
+        }
+    }
+    super::header::wrap_list(&payload)
+}
