@@ -9,5 +9,6 @@
 //! ```
 
 pub mod crypto;
+pub mod execution;
 pub mod network;
 pub mod testdata;
