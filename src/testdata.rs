@@ -29,10 +29,7 @@ pub fn file(rel: &str) -> Option<PathBuf> {
     if p.exists() {
         Some(p)
     } else {
-        eprintln!(
-            "\n!!!!! SKIPPED: {} missing from the test data !!!!!\n",
-            p.display()
-        );
+        eprintln!("\n!!!!! SKIPPED: {} missing from the test data !!!!!\n", p.display());
         None
     }
 }
