@@ -14,5 +14,6 @@ pub mod formats;
 pub mod fsutil;
 pub mod inputs;
 pub mod network;
+pub mod synth;
 pub mod testdata;
 pub mod verify;

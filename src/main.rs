@@ -1,6 +1,7 @@
 //! The `eraflow` command line: one small function per subcommand, each calling the library.
 
 use clap::{Parser, Subcommand};
+use eraflow::crypto::signer::{self, SignatureAlgorithm};
 use eraflow::inputs::{self, ArchiveKind};
 use eraflow::network::Network;
 use eraflow::verify;
@@ -44,9 +45,39 @@ enum Command {
         /// Also compute each file's sha256.
         #[arg(long)]
         checksum: bool,
+        /// Also recover every transaction's sender (the costliest check; off by default).
+        #[arg(long)]
+        senders: bool,
+        /// Signature algorithm for --senders: secp256k1 or secp256r1 (default: the network's).
+        #[arg(long)]
+        signature_algorithm: Option<String>,
         /// Files, directories or glob patterns.
         #[arg(required = true)]
         paths: Vec<String>,
+    },
+    /// Write deterministic synthetic era1 files (real signatures, logs, every pre-merge transaction kind).
+    Synth {
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// Network preset name or preset .toml.
+        #[arg(long, default_value = "synthnet")]
+        network: String,
+        /// First era.
+        #[arg(long, default_value_t = 0)]
+        era: u64,
+        /// Number of consecutive files.
+        #[arg(long, default_value_t = 1)]
+        files: u64,
+        /// Blocks per file (at most 8192).
+        #[arg(long, default_value_t = 8192)]
+        blocks: u64,
+        /// Transactions per block.
+        #[arg(long, default_value_t = 4)]
+        txs_per_block: u32,
+        /// Seed: the same seed gives byte-identical files.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
     /// Summarise one archive file: range, counts by record type, transaction kinds, roots, total difficulty.
     Inspect {
@@ -84,8 +115,26 @@ fn main() -> ExitCode {
             json,
             network,
             checksum,
+            senders,
+            signature_algorithm,
             paths,
-        } => cmd_verify(&paths, network.as_deref(), checksum, json),
+        } => cmd_verify(
+            &paths,
+            network.as_deref(),
+            checksum,
+            senders,
+            signature_algorithm.as_deref(),
+            json,
+        ),
+        Command::Synth {
+            out,
+            network,
+            era,
+            files,
+            blocks,
+            txs_per_block,
+            seed,
+        } => cmd_synth(&out, &network, era, files, blocks, txs_per_block, seed),
         Command::Inspect { file, network } => cmd_inspect(&file, network.as_deref()),
     };
     ExitCode::from(code)
@@ -100,7 +149,67 @@ fn resolve_network(name: Option<&str>) -> Result<Option<Network>, u8> {
     name.map(Network::resolve).transpose().map_err(usage)
 }
 
-fn cmd_verify(paths: &[String], network: Option<&str>, checksum: bool, json: bool) -> u8 {
+/// Chooses the process's one signature algorithm (flag, else the network's, else the first file's network's)
+/// and initialises it before any worker starts.
+fn init_signer(flag: Option<&str>, network: Option<&Network>, files: &[PathBuf]) -> Result<(), u8> {
+    let from_files = || {
+        files.iter().find_map(|p| {
+            let name = p.file_name()?.to_str()?;
+            let parsed = eraflow::formats::era1::Era1Name::parse(name).ok()?;
+            Network::by_name(&parsed.network)
+                .ok()
+                .map(|n| n.signature_algorithm)
+        })
+    };
+    let name = flag
+        .map(str::to_string)
+        .or_else(|| network.map(|n| n.signature_algorithm.clone()))
+        .or_else(from_files)
+        .unwrap_or_else(|| "secp256k1".into());
+    let algorithm = SignatureAlgorithm::from_name(&name).map_err(usage)?;
+    signer::init(algorithm).map(|_| ()).map_err(usage)
+}
+
+fn cmd_synth(
+    out: &std::path::Path,
+    network: &str,
+    era: u64,
+    files: u64,
+    blocks: u64,
+    txs_per_block: u32,
+    seed: u64,
+) -> u8 {
+    let network = match Network::resolve(network) {
+        Ok(n) => n,
+        Err(e) => return usage(e),
+    };
+    let opts = eraflow::synth::era1::SynthOptions {
+        network,
+        era,
+        files,
+        blocks,
+        txs_per_block,
+        seed,
+    };
+    match eraflow::synth::era1::write(out, &opts) {
+        Ok(paths) => {
+            for p in paths {
+                println!("{}", p.display());
+            }
+            exit::OK
+        }
+        Err(e) => usage(e),
+    }
+}
+
+fn cmd_verify(
+    paths: &[String],
+    network: Option<&str>,
+    checksum: bool,
+    senders: bool,
+    algorithm: Option<&str>,
+    json: bool,
+) -> u8 {
     let network = match resolve_network(network) {
         Ok(n) => n,
         Err(code) => return code,
@@ -118,7 +227,16 @@ fn cmd_verify(paths: &[String], network: Option<&str>, checksum: bool, json: boo
             other.len()
         );
     }
-    let opts = verify::era1::VerifyOptions { network, checksum };
+    if senders {
+        if let Err(code) = init_signer(algorithm, network.as_ref(), &era1_files) {
+            return code;
+        }
+    }
+    let opts = verify::era1::VerifyOptions {
+        network,
+        checksum,
+        senders,
+    };
     let reports = verify::era1::verify_files(&era1_files, &opts);
     let mut failed = 0;
     for r in &reports {
@@ -129,8 +247,11 @@ fn cmd_verify(paths: &[String], network: Option<&str>, checksum: bool, json: boo
             println!("{}", serde_json::to_string(r).unwrap_or_default());
         } else {
             let status = if r.ok { "OK  " } else { "FAIL" };
+            let senders = r
+                .senders_recovered
+                .map_or(String::new(), |n| format!("  senders {n}"));
             println!(
-                "{status} {}  blocks {}..={}  txs {}  accumulator {}",
+                "{status} {}  blocks {}..={}  txs {}{senders}  accumulator {}",
                 r.file,
                 r.first_block.map_or("?".into(), |b| b.to_string()),
                 r.last_block.map_or("?".into(), |b| b.to_string()),
@@ -172,6 +293,7 @@ fn cmd_inspect(file: &std::path::Path, network: Option<&str>) -> u8 {
         return usage(format!("{}: no such file", file.display()));
     }
     let opts = verify::era1::VerifyOptions {
+        senders: false,
         network,
         checksum: true,
     };

@@ -5,3 +5,4 @@
 
 pub mod keccak;
 pub mod sha256;
+pub mod signer;

@@ -1,5 +1,5 @@
-//! Execution-layer data as zero-copy RLP views: headers, bodies, receipts and logs, plus the roots that
-//! commit to them (ordered tries, the logs bloom).
+//! Execution-layer data as zero-copy RLP views: headers, bodies, transactions, receipts and logs, plus the roots
+//! that commit to them (ordered tries, the logs bloom, the era1 accumulator).
 
 pub mod accumulator;
 pub mod bloom;
@@ -7,4 +7,6 @@ pub mod body;
 pub mod header;
 pub mod receipt;
 pub mod rlp;
+pub mod transaction;
 pub mod trie;
+pub mod tx_request;

@@ -38,7 +38,14 @@ pub struct SynthOptions {
 impl SynthOptions {
     /// Defaults: one full era 0 file of synthnet with 4 transactions per block, seed 1.
     pub fn new(network: Network) -> Self {
-        SynthOptions { network, era: 0, files: 1, blocks: BLOCKS_PER_ERA, txs_per_block: 4, seed: 1 }
+        SynthOptions {
+            network,
+            era: 0,
+            files: 1,
+            blocks: BLOCKS_PER_ERA,
+            txs_per_block: 4,
+            seed: 1,
+        }
     }
 }
 
@@ -48,7 +55,10 @@ pub enum SynthError {
     #[error("synth: {0}")]
     Options(String),
     #[error("synth: writing {path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("synth: signing: {0}")]
     Sign(String),
 }
@@ -69,7 +79,10 @@ struct BlockParts {
 /// Writes the files and returns their paths in order.
 pub fn write(dir: &Path, opts: &SynthOptions) -> Result<Vec<PathBuf>, SynthError> {
     if opts.blocks == 0 || opts.blocks > BLOCKS_PER_ERA {
-        return Err(SynthError::Options(format!("--blocks must be 1..=8192, got {}", opts.blocks)));
+        return Err(SynthError::Options(format!(
+            "--blocks must be 1..=8192, got {}",
+            opts.blocks
+        )));
     }
     if opts.files == 0 {
         return Err(SynthError::Options("at least one file".into()));
@@ -85,8 +98,16 @@ pub fn write(dir: &Path, opts: &SynthOptions) -> Result<Vec<PathBuf>, SynthError
     }
     let algorithm = SignatureAlgorithm::from_name(&opts.network.signature_algorithm)
         .map_err(|e| SynthError::Sign(e.to_string()))?;
-    let accounts = Accounts { keys: (0..SENDERS as u32).map(|i| signer::test_key(opts.seed, i)).collect(), algorithm };
-    std::fs::create_dir_all(dir).map_err(|source| SynthError::Io { path: dir.display().to_string(), source })?;
+    let accounts = Accounts {
+        keys: (0..SENDERS as u32)
+            .map(|i| signer::test_key(opts.seed, i))
+            .collect(),
+        algorithm,
+    };
+    std::fs::create_dir_all(dir).map_err(|source| SynthError::Io {
+        path: dir.display().to_string(),
+        source,
+    })?;
 
     let first = opts.era * BLOCKS_PER_ERA;
     let (mut parent, mut td) = if first == 0 {
@@ -95,7 +116,10 @@ pub fn write(dir: &Path, opts: &SynthOptions) -> Result<Vec<PathBuf>, SynthError
         let mut pre = b"eraflow-synth-parent".to_vec();
         pre.extend_from_slice(&opts.seed.to_be_bytes());
         pre.extend_from_slice(&first.to_be_bytes());
-        (keccak256(&pre), U256::from(first) * U256::from(1_000_000u64))
+        (
+            keccak256(&pre),
+            U256::from(first) * U256::from(1_000_000u64),
+        )
     };
     let mut paths = Vec::new();
     for f in 0..opts.files {
@@ -104,14 +128,18 @@ pub fn write(dir: &Path, opts: &SynthOptions) -> Result<Vec<PathBuf>, SynthError
             .into_par_iter()
             .map(|b| block_parts(b, opts, &accounts))
             .collect::<Result<_, _>>()?;
-        let io = |source| SynthError::Io { path: dir.display().to_string(), source };
+        let io = |source| SynthError::Io {
+            path: dir.display().to_string(),
+            source,
+        };
         let mut w = Era1Writer::create(dir, &opts.network.name).map_err(io)?;
         for (i, mut p) in parts.into_iter().enumerate() {
             p.header.parent_hash = parent;
             let raw = p.header.encode();
             parent = keccak256(&raw);
             td += p.header.difficulty;
-            w.add_block(start + i as u64, &raw, &p.body, &p.receipts, td).map_err(io)?;
+            w.add_block(start + i as u64, &raw, &p.body, &p.receipts, td)
+                .map_err(io)?;
         }
         paths.push(w.finish().map_err(io)?);
     }
@@ -140,7 +168,11 @@ fn access_list(rng: &mut Rng) -> Vec<AccessListEntry> {
         .collect()
 }
 
-fn block_parts(number: u64, opts: &SynthOptions, accounts: &Accounts) -> Result<BlockParts, SynthError> {
+fn block_parts(
+    number: u64,
+    opts: &SynthOptions,
+    accounts: &Accounts,
+) -> Result<BlockParts, SynthError> {
     let net = &opts.network;
     let mut rng = Rng::new(opts.seed, number);
     let london = net.is_london(number);
@@ -167,7 +199,11 @@ fn block_parts(number: u64, opts: &SynthOptions, accounts: &Accounts) -> Result<
         let g = (number - opts.era * BLOCKS_PER_ERA) * opts.txs_per_block as u64 + i;
         let (tx_type, pre155) = kinds[((g + number) % kinds.len() as u64) as usize];
         let creation = rng.chance(1, 8);
-        let input = rng.calldata(if creation { 100 + rng.below(400) as usize } else { rng.below(200) as usize });
+        let input = if creation {
+            rng.calldata(100, 400)
+        } else {
+            rng.calldata(0, 200)
+        };
         let gas_used = 21_000 + 16 * input.len() as u64 + rng.below(40_000);
         let tip = U256::from(rng.below(3_000_000_000));
         let req = TxRequest {
@@ -175,18 +211,25 @@ fn block_parts(number: u64, opts: &SynthOptions, accounts: &Accounts) -> Result<
             legacy_pre155: pre155,
             chain_id: net.chain_id,
             nonce: g / SENDERS,
-            gas_price: U256::from(1_000_000_000u64 + rng.below(100_000_000_000)) + base_fee.unwrap_or_default(),
+            gas_price: U256::from(1_000_000_000u64 + rng.below(100_000_000_000))
+                + base_fee.unwrap_or_default(),
             max_priority_fee_per_gas: tip,
             max_fee_per_gas: base_fee.unwrap_or_default() * U256::from(2u64) + tip,
             gas_limit: gas_used + rng.below(100_000),
             to: (!creation).then(|| address(&mut rng)),
             value: value(&mut rng),
             input,
-            access_list: if tx_type >= 1 { access_list(&mut rng) } else { Vec::new() },
+            access_list: if tx_type >= 1 {
+                access_list(&mut rng)
+            } else {
+                Vec::new()
+            },
             ..Default::default()
         };
         let key = &accounts.keys[(g % SENDERS) as usize];
-        let canonical = req.sign_and_encode(key, accounts.algorithm).map_err(|e| SynthError::Sign(e.to_string()))?;
+        let canonical = req
+            .sign_and_encode(key, accounts.algorithm)
+            .map_err(|e| SynthError::Sign(e.to_string()))?;
         tx_items.push(TxRequest::body_item(&canonical));
         tx_canonical.push(canonical);
 
@@ -197,14 +240,18 @@ fn block_parts(number: u64, opts: &SynthOptions, accounts: &Accounts) -> Result<
                 .map(|_| LogFields {
                     address: address(&mut rng),
                     topics: (0..rng.below(5)).map(|_| rng.bytes()).collect(),
-                    data: rng.calldata(rng.below(100) as usize),
+                    data: rng.calldata(0, 100),
                 })
                 .collect()
         } else {
             Vec::new()
         };
         let root: [u8; 32] = rng.bytes();
-        let outcome = if net.is_byzantium(number) { Outcome::Status(success) } else { Outcome::PostState(&root) };
+        let outcome = if net.is_byzantium(number) {
+            Outcome::Status(success)
+        } else {
+            Outcome::PostState(&root)
+        };
         let (enc, rb) = receipt::encode_receipt(tx_type, outcome, cumulative, &logs);
         crate::execution::bloom::union(&mut bloom, &rb);
         receipts.push(enc);
@@ -224,7 +271,7 @@ fn block_parts(number: u64, opts: &SynthOptions, accounts: &Accounts) -> Result<
                     number: number - 1,
                     gas_limit: 30_000_000,
                     timestamp: 1_600_000_000 + 13 * number - 5,
-                    extra_data: Bytes::from(rng.calldata(rng.below(33) as usize)),
+                    extra_data: Bytes::from(rng.calldata(0, 33)),
                     mix_hash: B256::from(rng.bytes::<32>()),
                     nonce: B64::from(rng.bytes::<8>()),
                     base_fee_per_gas: base_fee,
@@ -252,11 +299,15 @@ fn block_parts(number: u64, opts: &SynthOptions, accounts: &Accounts) -> Result<
         gas_limit: 30_000_000,
         gas_used: cumulative,
         timestamp: 1_600_000_000 + 13 * number,
-        extra_data: Bytes::from(rng.calldata(rng.below(33) as usize)),
+        extra_data: Bytes::from(rng.calldata(0, 33)),
         mix_hash: B256::from(rng.bytes::<32>()),
         nonce: B64::from(rng.bytes::<8>()),
         base_fee_per_gas: base_fee,
         ..Default::default()
     };
-    Ok(BlockParts { header, body, receipts: receipt::encode_list(&receipts) })
+    Ok(BlockParts {
+        header,
+        body,
+        receipts: receipt::encode_list(&receipts),
+    })
 }

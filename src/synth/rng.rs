@@ -49,8 +49,17 @@ impl Rng {
         }
     }
 
-    /// `n` random bytes with roughly a third zeros, like real calldata.
-    pub fn calldata(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| if self.chance(1, 3) { 0 } else { self.next_u64() as u8 }).collect()
+    /// `min + below(extra)` random bytes with roughly a third zeros, like real calldata.
+    pub fn calldata(&mut self, min: usize, extra: u64) -> Vec<u8> {
+        let n = min + self.below(extra) as usize;
+        (0..n)
+            .map(|_| {
+                if self.chance(1, 3) {
+                    0
+                } else {
+                    self.next_u64() as u8
+                }
+            })
+            .collect()
     }
 }

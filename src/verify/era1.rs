@@ -3,11 +3,13 @@
 
 use super::report::FileReport;
 use crate::crypto::keccak::keccak256;
+use crate::crypto::signer::{self, Signer};
 use crate::execution::accumulator::HeaderRecords;
 use crate::execution::body::BodyView;
 use crate::execution::header::HeaderView;
 use crate::execution::receipt::{self, Outcome};
-use crate::execution::rlp::{self, Item, ListIter};
+use crate::execution::rlp;
+use crate::execution::transaction::{TxKind, TxView};
 use crate::execution::{bloom, trie};
 use crate::formats::e2store::{E2StoreReader, RecordType};
 use crate::formats::era1::{self, BlockDecoders, Era1File, Era1Name, BLOCKS_PER_ERA};
@@ -28,6 +30,9 @@ pub struct VerifyOptions {
     pub network: Option<Network>,
     /// Also compute the sha256 of each file for the report.
     pub checksum: bool,
+    /// Also recover every transaction's sender with the process-wide signer (which must be initialised, with
+    /// the algorithm of the files' network, before calling).
+    pub senders: bool,
 }
 
 /// What one block contributed, kept for the sequential checks after the parallel pass.
@@ -50,6 +55,8 @@ struct Counts {
     tx_kinds: BTreeMap<&'static str, u64>,
     receipt_forms: BTreeMap<String, u64>,
     header_fields: BTreeMap<usize, u64>,
+    senders_recovered: u64,
+    sender_errors: u64,
 }
 
 impl Counts {
@@ -64,6 +71,8 @@ impl Counts {
         for (k, v) in o.receipt_forms {
             *self.receipt_forms.entry(k).or_default() += v;
         }
+        self.senders_recovered += o.senders_recovered;
+        self.sender_errors += o.sender_errors;
         for (k, v) in o.header_fields {
             *self.header_fields.entry(k).or_default() += v;
         }
@@ -71,26 +80,17 @@ impl Counts {
     }
 }
 
-/// The kind of a transaction as stored in a body, for reports: typed ones by type byte, legacy ones by whether
-/// `v` carries a chain id (EIP-155: v = 35 + 2 * chain_id + parity; before it v is 27 or 28).
-pub fn tx_kind(item: &Item<'_>) -> Result<&'static str, rlp::RlpError> {
-    if !item.is_list {
-        return Ok(match item.payload.first() {
-            Some(1) => "type1",
-            Some(2) => "type2",
-            Some(3) => "type3",
-            Some(4) => "type4",
-            _ => "unknown",
-        });
+/// The report label of a transaction kind (stable names in `verify --json`: legacy_pre155, legacy_eip155,
+/// type1..type4).
+pub fn kind_label(kind: TxKind) -> &'static str {
+    match kind {
+        TxKind::LegacyPre155 => "legacy_pre155",
+        TxKind::Legacy155 => "legacy_eip155",
+        TxKind::Eip2930 => "type1",
+        TxKind::Eip1559 => "type2",
+        TxKind::Eip4844 => "type3",
+        TxKind::Eip7702 => "type4",
     }
-    let v = ListIter::new(item.payload, "legacy transaction")
-        .nth(6)
-        .ok_or_else(|| rlp::RlpError::new("legacy transaction", "fewer than 9 fields"))??;
-    Ok(if matches!(rlp::as_u64(&v, "v")?, 27 | 28) {
-        "legacy_pre155"
-    } else {
-        "legacy_eip155"
-    })
 }
 
 /// Verifies one era1 file completely and returns its report (never panics; errors are in the report).
@@ -142,6 +142,32 @@ pub fn verify_file(path: &Path, opts: &VerifyOptions) -> FileReport {
 
     walk_records(&file, &mut report);
 
+    // The signer is looked up once per file, never per transaction, and only when senders are asked for.
+    let signer: Option<&Signer> = if opts.senders {
+        match signer::global() {
+            Ok(s) => {
+                let want = network
+                    .as_ref()
+                    .map(|n| n.signature_algorithm.as_str())
+                    .unwrap_or("secp256k1");
+                if s.algorithm().name() != want {
+                    report.error(format!(
+                        "{}: network {} signs with {want}, but this process recovers senders with {}; run such files separately",
+                        path.display(), report.network, s.algorithm().name()
+                    ));
+                    return report;
+                }
+                Some(s)
+            }
+            Err(e) => {
+                report.error(format!("{}: senders requested: {e}", path.display()));
+                return report;
+            }
+        }
+    } else {
+        None
+    };
+
     // Parallel pass over blocks.
     let n = file.block_count();
     let chunks: Vec<(u64, u64)> = (0..n)
@@ -155,7 +181,7 @@ pub fn verify_file(path: &Path, opts: &VerifyOptions) -> FileReport {
             let mut counts = Counts::default();
             let mut errors = Vec::new();
             for i in s..e {
-                match check_block(&file, i, dec, network.as_ref(), &mut counts) {
+                match check_block(&file, i, dec, network.as_ref(), signer, &mut counts) {
                     Ok(f) => facts.push(f),
                     Err(err) => {
                         facts.push(BlockFacts::default());
@@ -178,6 +204,17 @@ pub fn verify_file(path: &Path, opts: &VerifyOptions) -> FileReport {
     report.transactions = counts.transactions;
     report.ommers = counts.ommers;
     report.receipts = counts.receipts;
+    if opts.senders {
+        report.senders_recovered = Some(counts.senders_recovered);
+        report.sender_errors = Some(counts.sender_errors);
+        if counts.sender_errors > 0 {
+            report.error(format!(
+                "{}: {} transactions whose sender does not recover",
+                path.display(),
+                counts.sender_errors
+            ));
+        }
+    }
     report.logs = counts.logs;
     report.tx_kinds = counts
         .tx_kinds
@@ -278,6 +315,7 @@ fn check_block(
     i: u64,
     dec: &mut BlockDecoders,
     network: Option<&Network>,
+    signer: Option<&Signer>,
     counts: &mut Counts,
 ) -> Result<BlockFacts, FormatError> {
     let t = file.block(i)?;
@@ -324,10 +362,23 @@ fn check_block(
     let body = BodyView::decode(body_raw).map_err(rlp_err(t.body.offset))?;
     let mut tx_encodings: Vec<&[u8]> = Vec::new();
     let mut kinds: Vec<&'static str> = Vec::new();
-    for item in body.transactions() {
+    let homestead = network.is_none_or(|n| n.is_homestead(number));
+    for (idx, item) in body.transactions().enumerate() {
         let item = item.map_err(rlp_err(t.body.offset))?;
-        tx_encodings.push(rlp::envelope_canonical(&item));
-        kinds.push(tx_kind(&item).map_err(rlp_err(t.body.offset))?);
+        let tx = TxView::decode(item.raw).map_err(|e| {
+            located(FormatError::at(
+                t.body.offset,
+                FormatErrorKind::Rlp(format!("transaction {idx}: {e}")),
+            ))
+        })?;
+        tx_encodings.push(tx.canonical());
+        kinds.push(kind_label(tx.kind()));
+        if let Some(s) = signer {
+            match s.recover_sender(&tx, homestead) {
+                Ok(_) => counts.senders_recovered += 1,
+                Err(_) => counts.sender_errors += 1,
+            }
+        }
     }
     let tx_root = trie::ordered_root(&tx_encodings);
     if tx_root.0 != *header.transactions_root() {

@@ -1,0 +1,841 @@
+//! Zero-copy views over execution-layer transactions, and their hashes.
+//!
+//! A [`TxView`] borrows the bytes it was decoded from (an mmap'd, decompressed block body) and keeps only
+//! slices and small integers, so decoding a block allocates nothing per transaction. The transaction hash and
+//! the signing hash are computed from the ORIGINAL field bytes: nothing is re-encoded through an owned struct,
+//! which is both faster and the only way to be sure the hash is of what the chain actually committed to.
+//!
+//! Encodings (EIP-2718 envelopes):
+//! - legacy: `rlp([nonce, gas_price, gas, to, value, data, v, r, s])`, pre-EIP-155 (`v` in {27, 28}) or
+//!   EIP-155 (`v = 35 + 2 * chain_id + y_parity`);
+//! - typed: `type || rlp(fields)` with type 1 (EIP-2930), 2 (EIP-1559), 3 (EIP-4844), 4 (EIP-7702).
+//!
+//! Inside a block body a typed transaction appears as an RLP *byte string* whose payload is the canonical
+//! `type || rlp(fields)` (EIP-2718, "transactions in blocks"); a legacy one appears as the RLP list itself.
+
+use alloy_primitives::{Keccak256, B256, U256};
+use alloy_rlp::Header;
+
+use crate::crypto::keccak::keccak256;
+
+/// Which transaction format a [`TxView`] holds: decides the field layout and the signing-hash rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TxKind {
+    /// Legacy without replay protection: signing hash over the six unsigned fields (`v` should be 27/28;
+    /// any other `v` below 35 is kept here and reported as a bad `v` at recovery).
+    LegacyPre155,
+    /// Legacy with EIP-155 replay protection: `v = 35 + 2 * chain_id + y_parity`.
+    Legacy155,
+    /// EIP-2930 (type 1): access lists.
+    Eip2930,
+    /// EIP-1559 (type 2): base fee and priority fee.
+    Eip1559,
+    /// EIP-4844 (type 3): blob-carrying transactions (block form, without the network sidecar).
+    Eip4844,
+    /// EIP-7702 (type 4): set-code transactions with an authorization list.
+    Eip7702,
+}
+
+impl TxKind {
+    /// A short stable name, used for reports and the `kind` column.
+    pub fn name(self) -> &'static str {
+        match self {
+            TxKind::LegacyPre155 => "legacy-pre155",
+            TxKind::Legacy155 => "legacy-155",
+            TxKind::Eip2930 => "eip2930",
+            TxKind::Eip1559 => "eip1559",
+            TxKind::Eip4844 => "eip4844",
+            TxKind::Eip7702 => "eip7702",
+        }
+    }
+
+    /// The EIP-2718 type byte (0 for both legacy kinds).
+    pub fn tx_type(self) -> u8 {
+        match self {
+            TxKind::LegacyPre155 | TxKind::Legacy155 => 0,
+            TxKind::Eip2930 => 1,
+            TxKind::Eip1559 => 2,
+            TxKind::Eip4844 => 3,
+            TxKind::Eip7702 => 4,
+        }
+    }
+
+    fn field_count(self) -> usize {
+        match self {
+            TxKind::LegacyPre155 | TxKind::Legacy155 => 9,
+            TxKind::Eip2930 => 11,
+            TxKind::Eip1559 => 12,
+            TxKind::Eip4844 => 14,
+            TxKind::Eip7702 => 13,
+        }
+    }
+}
+
+/// Why a transaction's bytes could not be decoded. Every variant names what was expected and what was found,
+/// so a report on a corrupted archive points at the exact field.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TxError {
+    /// No bytes at all where a transaction was expected.
+    #[error("empty transaction: expected an RLP list or a typed envelope, found 0 bytes")]
+    Empty,
+    /// The RLP itself is malformed (truncated, non-canonical length, ...).
+    #[error("malformed RLP in {field}: {source}")]
+    Rlp {
+        /// Which field (or envelope) was being read.
+        field: &'static str,
+        /// What alloy-rlp reported.
+        source: alloy_rlp::Error,
+    },
+    /// A list was found where a byte string was expected, or the reverse.
+    #[error("{field}: expected an RLP {expected}, found an RLP {found}")]
+    WrongRlpKind {
+        /// Which field.
+        field: &'static str,
+        /// "list" or "string".
+        expected: &'static str,
+        /// "list" or "string".
+        found: &'static str,
+    },
+    /// EIP-2718 type byte not known to eraflow.
+    #[error("unknown transaction type 0x{0:02x}: expected 0x01..=0x04 (EIP-2930, 1559, 4844, 7702) or a legacy RLP list")]
+    UnknownType(u8),
+    /// Field list of the wrong length for the type.
+    #[error("{kind} transaction: expected {expected} fields, found {found}")]
+    FieldCount {
+        /// Kind name.
+        kind: &'static str,
+        /// Fields the EIP defines.
+        expected: usize,
+        /// Fields present.
+        found: usize,
+    },
+    /// Bytes left after the item that should have ended the input.
+    #[error("{what}: {count} trailing byte(s) after the end of the RLP item")]
+    TrailingBytes {
+        /// Where.
+        what: &'static str,
+        /// How many.
+        count: usize,
+    },
+    /// RLP integers must have no leading zero bytes (the yellow paper's canonical scalar encoding).
+    #[error("{field}: non-canonical integer (leading zero byte)")]
+    NonCanonicalInteger {
+        /// Which field.
+        field: &'static str,
+    },
+    /// An integer wider than its field allows.
+    #[error("{field}: integer of {found} bytes, expected at most {max}")]
+    IntegerTooLarge {
+        /// Which field.
+        field: &'static str,
+        /// Maximum width in bytes.
+        max: usize,
+        /// Width found.
+        found: usize,
+    },
+    /// A fixed-width byte string (address, hash) of the wrong length.
+    #[error("{field}: expected {expected} bytes, found {found}")]
+    BadLength {
+        /// Which field.
+        field: &'static str,
+        /// Expected width (for `to`: 20, or 0 for a contract creation where allowed).
+        expected: usize,
+        /// Width found.
+        found: usize,
+    },
+}
+
+type Result<T> = std::result::Result<T, TxError>;
+
+/// One RLP item: whether it is a list, its payload and its full encoding (header included).
+#[derive(Clone, Copy)]
+struct Item<'a> {
+    list: bool,
+    payload: &'a [u8],
+}
+
+/// Reads the next RLP item of `buf`, advancing it.
+#[inline]
+fn next_item<'a>(buf: &mut &'a [u8], field: &'static str) -> Result<Item<'a>> {
+    let h = Header::decode(buf).map_err(|source| TxError::Rlp { field, source })?;
+    // Header::decode checked `payload_length <= buf.len()`; `get` keeps this panic-free regardless.
+    let payload = buf.get(..h.payload_length).ok_or(TxError::Rlp {
+        field,
+        source: alloy_rlp::Error::InputTooShort,
+    })?;
+    *buf = &buf[h.payload_length..];
+    Ok(Item {
+        list: h.list,
+        payload,
+    })
+}
+
+#[inline]
+fn expect_string<'a>(buf: &mut &'a [u8], field: &'static str) -> Result<&'a [u8]> {
+    let it = next_item(buf, field)?;
+    if it.list {
+        return Err(TxError::WrongRlpKind {
+            field,
+            expected: "string",
+            found: "list",
+        });
+    }
+    Ok(it.payload)
+}
+
+#[inline]
+fn expect_list<'a>(buf: &mut &'a [u8], field: &'static str) -> Result<&'a [u8]> {
+    let it = next_item(buf, field)?;
+    if !it.list {
+        return Err(TxError::WrongRlpKind {
+            field,
+            expected: "list",
+            found: "string",
+        });
+    }
+    Ok(it.payload)
+}
+
+/// A big-endian unsigned integer of at most `max` bytes, canonical (no leading zero).
+#[inline]
+fn uint_bytes<'a>(buf: &mut &'a [u8], field: &'static str, max: usize) -> Result<&'a [u8]> {
+    let p = expect_string(buf, field)?;
+    if p.len() > max {
+        return Err(TxError::IntegerTooLarge {
+            field,
+            max,
+            found: p.len(),
+        });
+    }
+    if p.first() == Some(&0) {
+        return Err(TxError::NonCanonicalInteger { field });
+    }
+    Ok(p)
+}
+
+#[inline]
+fn be_u64(p: &[u8]) -> u64 {
+    p.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b))
+}
+
+#[inline]
+fn uint_u64(buf: &mut &[u8], field: &'static str) -> Result<u64> {
+    uint_bytes(buf, field, 8).map(be_u64)
+}
+
+#[inline]
+fn fixed<'a, const N: usize>(buf: &mut &'a [u8], field: &'static str) -> Result<&'a [u8; N]> {
+    let p = expect_string(buf, field)?;
+    p.try_into().map_err(|_| TxError::BadLength {
+        field,
+        expected: N,
+        found: p.len(),
+    })
+}
+
+/// `to`: 20 bytes, or empty for a contract creation when `allow_create` (EIP-4844 and EIP-7702 forbid it).
+#[inline]
+fn to_field<'a>(buf: &mut &'a [u8], allow_create: bool) -> Result<Option<&'a [u8; 20]>> {
+    let p = expect_string(buf, "to")?;
+    if p.is_empty() && allow_create {
+        return Ok(None);
+    }
+    p.try_into().map(Some).map_err(|_| TxError::BadLength {
+        field: "to",
+        expected: 20,
+        found: p.len(),
+    })
+}
+
+fn count_items(mut buf: &[u8], field: &'static str) -> Result<usize> {
+    let mut n = 0;
+    while !buf.is_empty() {
+        next_item(&mut buf, field)?;
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// Validates an EIP-2930 access list payload: `[[address(20), [key(32)...]]...]`.
+fn validate_access_list(mut buf: &[u8]) -> Result<()> {
+    while !buf.is_empty() {
+        let mut entry = expect_list(&mut buf, "access_list entry")?;
+        fixed::<20>(&mut entry, "access_list address")?;
+        let mut keys = expect_list(&mut entry, "access_list storage_keys")?;
+        if !entry.is_empty() {
+            return Err(TxError::TrailingBytes {
+                what: "access_list entry",
+                count: entry.len(),
+            });
+        }
+        while !keys.is_empty() {
+            fixed::<32>(&mut keys, "access_list storage_key")?;
+        }
+    }
+    Ok(())
+}
+
+/// Validates EIP-4844 `blob_versioned_hashes`: a list of 32-byte strings.
+fn validate_blob_hashes(mut buf: &[u8]) -> Result<()> {
+    while !buf.is_empty() {
+        fixed::<32>(&mut buf, "blob_versioned_hash")?;
+    }
+    Ok(())
+}
+
+/// Reads one EIP-7702 authorization tuple `[chain_id, address, nonce, y_parity, r, s]`.
+fn read_authorization<'a>(buf: &mut &'a [u8]) -> Result<Authorization<'a>> {
+    let mut t = expect_list(buf, "authorization")?;
+    let fields = t;
+    let chain_id = uint_bytes(&mut t, "authorization chain_id", 32)?;
+    let address = fixed::<20>(&mut t, "authorization address")?;
+    let nonce = uint_u64(&mut t, "authorization nonce")?;
+    let unsigned_len = fields.len() - t.len();
+    // EIP-7702: y_parity is a uint8; r and s are uint256.
+    let y_parity = uint_bytes(&mut t, "authorization y_parity", 1)?
+        .first()
+        .copied()
+        .unwrap_or(0);
+    let r = uint_bytes(&mut t, "authorization r", 32)?;
+    let s = uint_bytes(&mut t, "authorization s", 32)?;
+    if !t.is_empty() {
+        return Err(TxError::FieldCount {
+            kind: "authorization",
+            expected: 6,
+            found: 6 + count_items(t, "authorization")?,
+        });
+    }
+    Ok(Authorization {
+        chain_id,
+        address,
+        nonce,
+        y_parity,
+        r,
+        s,
+        unsigned_fields: &fields[..unsigned_len],
+    })
+}
+
+fn validate_authorizations(mut buf: &[u8]) -> Result<()> {
+    while !buf.is_empty() {
+        read_authorization(&mut buf)?;
+    }
+    Ok(())
+}
+
+/// A decoded transaction borrowing its bytes. Cheap to copy (slices and small integers, no heap).
+#[derive(Clone, Copy, Debug)]
+pub struct TxView<'a> {
+    kind: TxKind,
+    /// The canonical encoding: the legacy RLP list, or `type || rlp(fields)`.
+    canonical: &'a [u8],
+    /// Payload of the field list (no list header).
+    fields: &'a [u8],
+    /// Length of the prefix of `fields` that is signed (everything before the signature fields).
+    unsigned_len: usize,
+    chain_id: Option<u64>,
+    nonce: u64,
+    /// Legacy / EIP-2930 gas price; EIP-1559+ max fee per gas.
+    gas_price_or_max_fee: &'a [u8],
+    /// EIP-1559+ only.
+    max_priority_fee: &'a [u8],
+    gas_limit: u64,
+    to: Option<&'a [u8; 20]>,
+    value: &'a [u8],
+    input: &'a [u8],
+    access_list: &'a [u8],
+    max_fee_per_blob_gas: &'a [u8],
+    blob_hashes: &'a [u8],
+    authorizations: &'a [u8],
+    /// Legacy `v`, or the typed `y_parity` as found (validated at recovery).
+    v: u64,
+    r: &'a [u8],
+    s: &'a [u8],
+}
+
+impl<'a> TxView<'a> {
+    /// Decodes one element of a block body's transaction list exactly as it appears there: a legacy
+    /// transaction is the RLP list itself; a typed one is an RLP byte string wrapping `type || rlp(fields)`
+    /// (EIP-2718). `item` must hold exactly that one element.
+    pub fn decode(item: &'a [u8]) -> Result<Self> {
+        let mut buf = item;
+        let first = *buf.first().ok_or(TxError::Empty)?;
+        if first >= 0xc0 {
+            return Self::decode_canonical(item);
+        }
+        let payload = expect_string(&mut buf, "typed transaction envelope")?;
+        if !buf.is_empty() {
+            return Err(TxError::TrailingBytes {
+                what: "body transaction item",
+                count: buf.len(),
+            });
+        }
+        match payload.first() {
+            // A legacy list wrapped in a string is not a valid EIP-2718 envelope.
+            Some(&t) if t >= 0xc0 => Err(TxError::UnknownType(t)),
+            Some(_) => Self::decode_canonical(payload),
+            None => Err(TxError::Empty),
+        }
+    }
+
+    /// Decodes the canonical encoding (a legacy RLP list, or `type || rlp(fields)`), the form used in the
+    /// transactions trie and in post-merge execution payloads. `bytes` must hold exactly one transaction.
+    pub fn decode_canonical(bytes: &'a [u8]) -> Result<Self> {
+        let first = *bytes.first().ok_or(TxError::Empty)?;
+        let (kind, mut rest) = match first {
+            0xc0..=0xff => (TxKind::LegacyPre155, bytes),
+            1 => (TxKind::Eip2930, &bytes[1..]),
+            2 => (TxKind::Eip1559, &bytes[1..]),
+            3 => (TxKind::Eip4844, &bytes[1..]),
+            4 => (TxKind::Eip7702, &bytes[1..]),
+            t => return Err(TxError::UnknownType(t)),
+        };
+        let fields = expect_list(&mut rest, "transaction fields")?;
+        if !rest.is_empty() {
+            return Err(TxError::TrailingBytes {
+                what: "transaction",
+                count: rest.len(),
+            });
+        }
+        let found = count_items(fields, "transaction fields")?;
+        if found != kind.field_count() {
+            return Err(TxError::FieldCount {
+                kind: if kind == TxKind::LegacyPre155 {
+                    "legacy"
+                } else {
+                    kind.name()
+                },
+                expected: kind.field_count(),
+                found,
+            });
+        }
+        let mut f = fields;
+        let mut tx = TxView {
+            kind,
+            canonical: bytes,
+            fields,
+            unsigned_len: 0,
+            chain_id: None,
+            nonce: 0,
+            gas_price_or_max_fee: &[],
+            max_priority_fee: &[],
+            gas_limit: 0,
+            to: None,
+            value: &[],
+            input: &[],
+            access_list: &[],
+            max_fee_per_blob_gas: &[],
+            blob_hashes: &[],
+            authorizations: &[],
+            v: 0,
+            r: &[],
+            s: &[],
+        };
+        if kind == TxKind::LegacyPre155 {
+            tx.nonce = uint_u64(&mut f, "nonce")?;
+            tx.gas_price_or_max_fee = uint_bytes(&mut f, "gas_price", 32)?;
+            tx.gas_limit = uint_u64(&mut f, "gas_limit")?;
+            tx.to = to_field(&mut f, true)?;
+            tx.value = uint_bytes(&mut f, "value", 32)?;
+            tx.input = expect_string(&mut f, "input")?;
+        } else {
+            // EIP-2930 / 1559 / 4844 / 7702 all start with chain_id, nonce.
+            tx.chain_id = Some(uint_u64(&mut f, "chain_id")?);
+            tx.nonce = uint_u64(&mut f, "nonce")?;
+            if kind == TxKind::Eip2930 {
+                tx.gas_price_or_max_fee = uint_bytes(&mut f, "gas_price", 32)?;
+            } else {
+                // EIP-1559 order: max_priority_fee_per_gas, then max_fee_per_gas.
+                tx.max_priority_fee = uint_bytes(&mut f, "max_priority_fee_per_gas", 32)?;
+                tx.gas_price_or_max_fee = uint_bytes(&mut f, "max_fee_per_gas", 32)?;
+            }
+            tx.gas_limit = uint_u64(&mut f, "gas_limit")?;
+            // EIP-4844 and EIP-7702 transactions cannot create contracts: `to` is a 20-byte address.
+            tx.to = to_field(&mut f, matches!(kind, TxKind::Eip2930 | TxKind::Eip1559))?;
+            tx.value = uint_bytes(&mut f, "value", 32)?;
+            tx.input = expect_string(&mut f, "input")?;
+            tx.access_list = expect_list(&mut f, "access_list")?;
+            validate_access_list(tx.access_list)?;
+            if kind == TxKind::Eip4844 {
+                tx.max_fee_per_blob_gas = uint_bytes(&mut f, "max_fee_per_blob_gas", 32)?;
+                tx.blob_hashes = expect_list(&mut f, "blob_versioned_hashes")?;
+                validate_blob_hashes(tx.blob_hashes)?;
+            }
+            if kind == TxKind::Eip7702 {
+                tx.authorizations = expect_list(&mut f, "authorization_list")?;
+                validate_authorizations(tx.authorizations)?;
+            }
+        }
+        tx.unsigned_len = fields.len() - f.len();
+        tx.v = uint_u64(&mut f, if kind.tx_type() == 0 { "v" } else { "y_parity" })?;
+        tx.r = uint_bytes(&mut f, "r", 32)?;
+        tx.s = uint_bytes(&mut f, "s", 32)?;
+        if kind == TxKind::LegacyPre155 && tx.v >= 35 {
+            // EIP-155: v = chain_id * 2 + 35 + y_parity.
+            tx.kind = TxKind::Legacy155;
+            tx.chain_id = Some((tx.v - 35) / 2);
+        }
+        Ok(tx)
+    }
+
+    /// The transaction format.
+    pub fn kind(&self) -> TxKind {
+        self.kind
+    }
+
+    /// EIP-2718 type byte (0 for legacy).
+    pub fn tx_type(&self) -> u8 {
+        self.kind.tx_type()
+    }
+
+    /// Chain id: explicit for typed transactions, derived from `v` for EIP-155, `None` before EIP-155.
+    pub fn chain_id(&self) -> Option<u64> {
+        self.chain_id
+    }
+
+    /// Sender nonce.
+    pub fn nonce(&self) -> u64 {
+        self.nonce
+    }
+
+    /// Legacy and EIP-2930 gas price; `None` for EIP-1559 and later (which have max fees instead).
+    pub fn gas_price(&self) -> Option<U256> {
+        matches!(
+            self.kind,
+            TxKind::LegacyPre155 | TxKind::Legacy155 | TxKind::Eip2930
+        )
+        .then(|| be_u256(self.gas_price_or_max_fee))
+    }
+
+    /// EIP-1559 `max_fee_per_gas` (types 2, 3, 4).
+    pub fn max_fee_per_gas(&self) -> Option<U256> {
+        self.has_1559_fees()
+            .then(|| be_u256(self.gas_price_or_max_fee))
+    }
+
+    /// EIP-1559 `max_priority_fee_per_gas` (types 2, 3, 4).
+    pub fn max_priority_fee_per_gas(&self) -> Option<U256> {
+        self.has_1559_fees().then(|| be_u256(self.max_priority_fee))
+    }
+
+    fn has_1559_fees(&self) -> bool {
+        matches!(
+            self.kind,
+            TxKind::Eip1559 | TxKind::Eip4844 | TxKind::Eip7702
+        )
+    }
+
+    /// Gas limit.
+    pub fn gas_limit(&self) -> u64 {
+        self.gas_limit
+    }
+
+    /// Recipient; `None` is a contract creation.
+    pub fn to(&self) -> Option<&'a [u8; 20]> {
+        self.to
+    }
+
+    /// Value in wei.
+    pub fn value(&self) -> U256 {
+        be_u256(self.value)
+    }
+
+    /// Value as minimal big-endian bytes, as stored (for writers that keep raw bytes).
+    pub fn value_be(&self) -> &'a [u8] {
+        self.value
+    }
+
+    /// Call data / init code.
+    pub fn input(&self) -> &'a [u8] {
+        self.input
+    }
+
+    /// EIP-2930 access list entries (empty for legacy).
+    pub fn access_list(&self) -> AccessListIter<'a> {
+        AccessListIter {
+            buf: self.access_list,
+        }
+    }
+
+    /// EIP-4844 `max_fee_per_blob_gas` (type 3 only).
+    pub fn max_fee_per_blob_gas(&self) -> Option<U256> {
+        (self.kind == TxKind::Eip4844).then(|| be_u256(self.max_fee_per_blob_gas))
+    }
+
+    /// EIP-4844 blob versioned hashes (empty unless type 3).
+    pub fn blob_versioned_hashes(&self) -> FixedIter<'a, 32> {
+        FixedIter {
+            buf: self.blob_hashes,
+        }
+    }
+
+    /// EIP-7702 authorization tuples (empty unless type 4).
+    pub fn authorizations(&self) -> AuthorizationIter<'a> {
+        AuthorizationIter {
+            buf: self.authorizations,
+        }
+    }
+
+    /// Legacy `v` as found (27/28, or EIP-155 `35 + 2 * chain_id + parity`); for typed transactions the
+    /// `y_parity` field as found.
+    pub fn v(&self) -> u64 {
+        self.v
+    }
+
+    /// The signature's y parity when `v` / `y_parity` is well formed, `None` otherwise (then recovery
+    /// reports a bad v / y-parity).
+    pub fn y_parity(&self) -> Option<bool> {
+        match self.kind {
+            TxKind::LegacyPre155 => match self.v {
+                27 => Some(false),
+                28 => Some(true),
+                _ => None,
+            },
+            TxKind::Legacy155 => Some((self.v - 35) & 1 == 1),
+            _ => match self.v {
+                0 => Some(false),
+                1 => Some(true),
+                _ => None,
+            },
+        }
+    }
+
+    /// Signature `r` as minimal big-endian bytes (at most 32).
+    pub fn r(&self) -> &'a [u8] {
+        self.r
+    }
+
+    /// Signature `s` as minimal big-endian bytes (at most 32).
+    pub fn s(&self) -> &'a [u8] {
+        self.s
+    }
+
+    /// The canonical encoding: the value stored in the transactions trie (legacy RLP list or
+    /// `type || rlp(fields)`, EIP-2718).
+    pub fn canonical(&self) -> &'a [u8] {
+        self.canonical
+    }
+
+    /// Transaction hash: keccak256 of the canonical encoding, over the original bytes (EIP-2718).
+    pub fn hash(&self) -> B256 {
+        keccak256(self.canonical)
+    }
+
+    /// The hash the sender signed, streamed into keccak from the original field bytes (no buffer, no
+    /// re-encoding):
+    /// - pre-EIP-155 legacy: `keccak(rlp([nonce, gas_price, gas, to, value, data]))`;
+    /// - EIP-155: `keccak(rlp([nonce, gas_price, gas, to, value, data, chain_id, 0, 0]))`;
+    /// - typed (EIP-2930/1559/4844/7702): `keccak(type || rlp(fields without y_parity, r, s))`.
+    pub fn signing_hash(&self) -> B256 {
+        let unsigned = &self.fields[..self.unsigned_len];
+        let mut h = Keccak256::new();
+        let mut head = [0u8; 1 + 9 + 9];
+        let mut n = 0;
+        let ty = self.kind.tx_type();
+        if ty != 0 {
+            head[0] = ty;
+            n = 1;
+        }
+        match (self.kind, self.chain_id) {
+            (TxKind::Legacy155, Some(chain_id)) => {
+                let mut cid = [0u8; 9];
+                let cid_len = encode_u64(chain_id, &mut cid);
+                n += list_header(unsigned.len() + cid_len + 2, &mut head[n..]);
+                h.update(&head[..n]);
+                h.update(unsigned);
+                h.update(&cid[..cid_len]);
+                // EIP-155: the two trailing zeros, each rlp(0) = 0x80.
+                h.update([0x80, 0x80]);
+            }
+            _ => {
+                n += list_header(unsigned.len(), &mut head[n..]);
+                h.update(&head[..n]);
+                h.update(unsigned);
+            }
+        }
+        h.finalize()
+    }
+}
+
+/// Big-endian minimal bytes (at most 32, validated at decode) to U256.
+#[inline]
+fn be_u256(p: &[u8]) -> U256 {
+    U256::try_from_be_slice(p).unwrap_or(U256::MAX)
+}
+
+/// Writes an RLP list header for `len` payload bytes; returns its length. `out` must hold 9 bytes.
+#[inline]
+pub(crate) fn list_header(len: usize, out: &mut [u8]) -> usize {
+    if len < 56 {
+        out[0] = 0xc0 + len as u8;
+        1
+    } else {
+        let be = (len as u64).to_be_bytes();
+        let skip = (len as u64).leading_zeros() as usize / 8;
+        let n = 8 - skip;
+        out[0] = 0xf7 + n as u8;
+        out[1..1 + n].copy_from_slice(&be[skip..]);
+        1 + n
+    }
+}
+
+/// Writes rlp(u64) into `out` (9 bytes); returns its length.
+#[inline]
+fn encode_u64(v: u64, out: &mut [u8; 9]) -> usize {
+    if v == 0 {
+        out[0] = 0x80;
+        1
+    } else if v < 0x80 {
+        out[0] = v as u8;
+        1
+    } else {
+        let be = v.to_be_bytes();
+        let skip = v.leading_zeros() as usize / 8;
+        let n = 8 - skip;
+        out[0] = 0x80 + n as u8;
+        out[1..1 + n].copy_from_slice(&be[skip..]);
+        1 + n
+    }
+}
+
+/// Iterator over EIP-2930 access list entries: `(address, storage keys)`. The list was validated when the
+/// transaction was decoded, so iteration cannot fail.
+#[derive(Clone, Debug)]
+pub struct AccessListIter<'a> {
+    buf: &'a [u8],
+}
+
+impl<'a> Iterator for AccessListIter<'a> {
+    type Item = (&'a [u8; 20], FixedIter<'a, 32>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.buf.is_empty() {
+            return None;
+        }
+        let parsed = (|| {
+            let mut entry = expect_list(&mut self.buf, "access_list entry")?;
+            let addr = fixed::<20>(&mut entry, "access_list address")?;
+            let keys = expect_list(&mut entry, "access_list storage_keys")?;
+            Ok::<_, TxError>((addr, FixedIter { buf: keys }))
+        })();
+        match parsed {
+            Ok(e) => Some(e),
+            Err(_) => {
+                // Unreachable after validation; stop rather than panic.
+                self.buf = &[];
+                None
+            }
+        }
+    }
+}
+
+/// Iterator over a validated RLP list of fixed-width byte strings (storage keys, blob versioned hashes).
+#[derive(Clone, Debug)]
+pub struct FixedIter<'a, const N: usize> {
+    buf: &'a [u8],
+}
+
+impl<'a, const N: usize> Iterator for FixedIter<'a, N> {
+    type Item = &'a [u8; N];
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.buf.is_empty() {
+            return None;
+        }
+        match fixed::<N>(&mut self.buf, "fixed item") {
+            Ok(x) => Some(x),
+            Err(_) => {
+                self.buf = &[];
+                None
+            }
+        }
+    }
+}
+
+/// One EIP-7702 authorization tuple `[chain_id, address, nonce, y_parity, r, s]`, borrowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Authorization<'a> {
+    /// Chain id as minimal big-endian bytes (uint256; 0 means any chain, EIP-7702).
+    pub chain_id: &'a [u8],
+    /// The address whose code the authority delegates to.
+    pub address: &'a [u8; 20],
+    /// The authority's nonce.
+    pub nonce: u64,
+    /// Signature y parity as found (valid values 0 and 1).
+    pub y_parity: u8,
+    /// Signature `r`, minimal big-endian.
+    pub r: &'a [u8],
+    /// Signature `s`, minimal big-endian.
+    pub s: &'a [u8],
+    /// The RLP of `chain_id, address, nonce` (list payload) as found, for the signing hash.
+    unsigned_fields: &'a [u8],
+}
+
+impl Authorization<'_> {
+    /// EIP-7702 authorization signing hash: `keccak(MAGIC || rlp([chain_id, address, nonce]))` with
+    /// `MAGIC = 0x05`, from the original field bytes.
+    pub fn signing_hash(&self) -> B256 {
+        let mut head = [0u8; 10];
+        head[0] = 0x05;
+        let n = 1 + list_header(self.unsigned_fields.len(), &mut head[1..]);
+        let mut h = Keccak256::new();
+        h.update(&head[..n]);
+        h.update(self.unsigned_fields);
+        h.finalize()
+    }
+}
+
+/// Iterator over a validated EIP-7702 authorization list.
+#[derive(Clone, Debug)]
+pub struct AuthorizationIter<'a> {
+    buf: &'a [u8],
+}
+
+impl<'a> Iterator for AuthorizationIter<'a> {
+    type Item = Authorization<'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.buf.is_empty() {
+            return None;
+        }
+        match read_authorization(&mut self.buf) {
+            Ok(a) => Some(a),
+            Err(_) => {
+                self.buf = &[];
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eip155_example_signing_hash() {
+        // EIP-155 text: nonce 9, gas price 20 gwei, gas 21000, to 0x3535..., value 1 ether, empty data.
+        let signed = hex::decode("f86c098504a817c800825208943535353535353535353535353535353535353535880de0b6b3a76400008025a028ef61340bd939bc2195fe537567866003e1a15d3c71ff63e1590620aa636276a067cbe9d8997f761aecb703304b3800ccf555c9f3dc64214b297fb1966a3b6d83").unwrap();
+        let tx = TxView::decode(&signed).unwrap();
+        assert_eq!(tx.kind(), TxKind::Legacy155);
+        assert_eq!(tx.chain_id(), Some(1));
+        assert_eq!(tx.nonce(), 9);
+        assert_eq!(tx.gas_limit(), 21000);
+        assert_eq!(tx.y_parity(), Some(false));
+        assert_eq!(
+            hex::encode(tx.signing_hash()),
+            "daf5a779ae972f972197303d7b574746c7ef83eadac0f2791ad23db92e4c8e53"
+        );
+    }
+
+    #[test]
+    fn list_header_lengths() {
+        let mut b = [0u8; 9];
+        assert_eq!(list_header(55, &mut b), 1);
+        assert_eq!(b[0], 0xc0 + 55);
+        assert_eq!(list_header(56, &mut b), 2);
+        assert_eq!(&b[..2], &[0xf8, 56]);
+        assert_eq!(list_header(0x1234, &mut b), 3);
+        assert_eq!(&b[..3], &[0xf9, 0x12, 0x34]);
+    }
+}
