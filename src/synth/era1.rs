@@ -257,7 +257,7 @@ fn block_parts(
         receipts.push(enc);
     }
 
-    let ommers: Vec<Vec<u8>> = if number > 0 && number % 5 == 0 {
+    let ommers: Vec<Vec<u8>> = if number > 0 && number.is_multiple_of(5) {
         (0..1 + rng.below(2))
             .map(|_| {
                 HeaderFields {
