@@ -29,6 +29,7 @@ fn real_files_verify_and_match_expected_summaries() {
         &VerifyOptions {
             network: None,
             checksum: true,
+            senders: false,
         },
     );
     assert_eq!(reports.len(), 4);
@@ -279,4 +280,52 @@ fn gap_free_consecutive_files_chain_and_broken_chain_is_caught() {
         "{:?}",
         r[1].errors
     );
+}
+
+#[test]
+fn sepolia_senders_match_csv() {
+    use eraflow::crypto::signer::{self, SignatureAlgorithm};
+    use eraflow::execution::transaction::TxView;
+    let Some(file) = testdata::file("era1/sepolia-00021-b8814b14.era1") else {
+        return;
+    };
+    let Some(csv) = testdata::file("expected/sepolia-00021-transactions.csv") else {
+        return;
+    };
+    let text = std::fs::read_to_string(csv).unwrap();
+    let expected: Vec<(String, String)> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let c: Vec<&str> = l.split(',').collect();
+            (c[2].to_string(), c[4].to_string())
+        })
+        .collect();
+    let s = signer::init(SignatureAlgorithm::Secp256k1).unwrap();
+    let f = Era1File::open(&file).unwrap();
+    let mut dec = BlockDecoders::default();
+    let mut got = Vec::new();
+    for i in 0..f.block_count() {
+        let t = f.block(i).unwrap();
+        let raw = era1::decompress(&mut dec.body, &t.body, f.path(), t.number).unwrap();
+        for item in BodyView::decode(raw).unwrap().transactions() {
+            let tx = TxView::decode(item.unwrap().raw).unwrap();
+            let from = s.recover_sender(&tx, true).unwrap();
+            got.push((
+                format!("0x{}", hex::encode(tx.hash())),
+                format!("0x{}", hex::encode(from)),
+            ));
+        }
+    }
+    assert_eq!(got, expected);
+    // The same through `verify --senders`.
+    let r = verify_file(
+        &file,
+        &VerifyOptions {
+            senders: true,
+            ..Default::default()
+        },
+    );
+    assert!(r.ok, "{:?}", r.errors);
+    assert_eq!((r.senders_recovered, r.sender_errors), (Some(93), Some(0)));
 }
