@@ -236,6 +236,7 @@ fn cmd_verify(
         network,
         checksum,
         senders,
+        skip_receipts: false,
     };
     let reports = verify::era1::verify_files(&era1_files, &opts);
     let mut failed = 0;
@@ -294,6 +295,7 @@ fn cmd_inspect(file: &std::path::Path, network: Option<&str>) -> u8 {
     }
     let opts = verify::era1::VerifyOptions {
         senders: false,
+        skip_receipts: false,
         network,
         checksum: true,
     };

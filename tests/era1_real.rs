@@ -30,6 +30,7 @@ fn real_files_verify_and_match_expected_summaries() {
             network: None,
             checksum: true,
             senders: false,
+            skip_receipts: false,
         },
     );
     assert_eq!(reports.len(), 4);

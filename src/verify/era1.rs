@@ -3,10 +3,11 @@
 
 use super::report::FileReport;
 use crate::crypto::keccak::keccak256;
-use crate::crypto::signer::{self, Signer};
+use crate::crypto::signer::{self, SenderError, Signer};
 use crate::execution::accumulator::HeaderRecords;
 use crate::execution::body::BodyView;
 use crate::execution::header::HeaderView;
+use crate::execution::receipt::ReceiptView;
 use crate::execution::receipt::{self, Outcome};
 use crate::execution::rlp;
 use crate::execution::transaction::{TxKind, TxView};
@@ -33,7 +34,50 @@ pub struct VerifyOptions {
     /// Also recover every transaction's sender with the process-wide signer (which must be initialised, with
     /// the algorithm of the files' network, before calling).
     pub senders: bool,
+    /// Skip receipts entirely (no decompression, no receipts root, blooms or gas checks): for paths that
+    /// need only headers and transactions, like prune manifests.
+    pub skip_receipts: bool,
 }
+
+/// One block that passed every per-block check, as handed to a [`BlockVisitor`].
+pub struct VerifiedBlock<'a> {
+    pub number: u64,
+    pub header: HeaderView<'a>,
+    pub body: BodyView<'a>,
+    /// Decoded transactions, in order.
+    pub transactions: &'a [TxView<'a>],
+    /// Recovered senders, parallel to `transactions`; empty unless senders were requested.
+    pub senders: &'a [Result<[u8; 20], SenderError>],
+    /// Decoded receipts, parallel to `transactions`; empty when receipts are skipped.
+    pub receipts: &'a [ReceiptView<'a>],
+    /// Total difficulty after this block (checked against the chain in the sequential pass).
+    pub total_difficulty: U256,
+}
+
+/// Work done on every block during the verification pass, so consumers (export, prune) decode each block once.
+///
+/// Blocks are visited in parallel chunks; each chunk's output is handed back in block order. Outputs of a file
+/// that fails verification must be discarded by the caller (the report says `ok: false`).
+pub trait BlockVisitor: Sync {
+    /// What one chunk of consecutive blocks produces.
+    type Chunk: Send;
+    /// A fresh output for the chunk starting at `first_block`.
+    fn start_chunk(&self, first_block: u64) -> Self::Chunk;
+    /// Adds one verified block to `chunk`.
+    fn visit(&self, chunk: &mut Self::Chunk, block: &VerifiedBlock<'_>);
+}
+
+/// The visitor of plain verification: does nothing.
+pub struct NoVisitor;
+
+impl BlockVisitor for NoVisitor {
+    type Chunk = ();
+    fn start_chunk(&self, _: u64) {}
+    fn visit(&self, _: &mut (), _: &VerifiedBlock<'_>) {}
+}
+
+/// What one parallel chunk of blocks produced: per-block facts, counts, errors, and the visitor's output.
+type ChunkResult<C> = (Vec<BlockFacts>, Counts, Vec<FormatError>, C);
 
 /// What one block contributed, kept for the sequential checks after the parallel pass.
 #[derive(Debug, Clone, Copy, Default)]
@@ -95,6 +139,18 @@ pub fn kind_label(kind: TxKind) -> &'static str {
 
 /// Verifies one era1 file completely and returns its report (never panics; errors are in the report).
 pub fn verify_file(path: &Path, opts: &VerifyOptions) -> FileReport {
+    verify_file_with(path, opts, &NoVisitor, |_| {})
+}
+
+/// Verifies one era1 file and runs `visitor` over every block that passes its per-block checks; `emit` gets
+/// each chunk's output in block order, a bounded window of chunks at a time (memory does not grow with the
+/// file). Whether the file as a whole verified is only known from the returned report.
+pub fn verify_file_with<V: BlockVisitor>(
+    path: &Path,
+    opts: &VerifyOptions,
+    visitor: &V,
+    mut emit: impl FnMut(V::Chunk),
+) -> FileReport {
     let mut report = FileReport {
         file: path.display().to_string(),
         kind: "era1".into(),
@@ -174,31 +230,47 @@ pub fn verify_file(path: &Path, opts: &VerifyOptions) -> FileReport {
         .step_by(CHUNK as usize)
         .map(|s| (s, (s + CHUNK).min(n)))
         .collect();
-    let results: Vec<(Vec<BlockFacts>, Counts, Vec<FormatError>)> = chunks
-        .par_iter()
-        .map_init(BlockDecoders::default, |dec, &(s, e)| {
-            let mut facts = Vec::with_capacity((e - s) as usize);
-            let mut counts = Counts::default();
-            let mut errors = Vec::new();
-            for i in s..e {
-                match check_block(&file, i, dec, network.as_ref(), signer, &mut counts) {
-                    Ok(f) => facts.push(f),
-                    Err(err) => {
-                        facts.push(BlockFacts::default());
-                        errors.push(err);
-                    }
-                }
-            }
-            (facts, counts, errors)
-        })
-        .collect();
     let mut facts = Vec::with_capacity(n as usize);
     let mut counts = Counts::default();
-    for (f, c, errs) in results {
-        facts.extend(f);
-        counts = counts.merge(c);
-        for e in errs {
-            report.error(e);
+    // A window of chunks in flight: enough to keep every thread busy, bounded so outputs stream out.
+    let window = (rayon::current_num_threads() * 2).max(2);
+    for group in chunks.chunks(window) {
+        let results: Vec<ChunkResult<V::Chunk>> = group
+            .par_iter()
+            .map_init(BlockDecoders::default, |dec, &(s, e)| {
+                let mut out = visitor.start_chunk(file.first_block() + s);
+                let mut facts = Vec::with_capacity((e - s) as usize);
+                let mut counts = Counts::default();
+                let mut errors = Vec::new();
+                for i in s..e {
+                    match check_block(
+                        &file,
+                        i,
+                        dec,
+                        network.as_ref(),
+                        signer,
+                        opts,
+                        &mut counts,
+                        visitor,
+                        &mut out,
+                    ) {
+                        Ok(f) => facts.push(f),
+                        Err(err) => {
+                            facts.push(BlockFacts::default());
+                            errors.push(err);
+                        }
+                    }
+                }
+                (facts, counts, errors, out)
+            })
+            .collect();
+        for (f, c, errs, out) in results {
+            facts.extend(f);
+            counts = counts.merge(c);
+            for e in errs {
+                report.error(e);
+            }
+            emit(out);
         }
     }
     report.transactions = counts.transactions;
@@ -310,13 +382,17 @@ fn hex0x(b: &[u8]) -> String {
 }
 
 /// Decodes and checks one block against itself: roots, receipts, blooms, gas.
-fn check_block(
+#[allow(clippy::too_many_arguments)]
+fn check_block<V: BlockVisitor>(
     file: &Era1File,
     i: u64,
     dec: &mut BlockDecoders,
     network: Option<&Network>,
     signer: Option<&Signer>,
+    opts: &VerifyOptions,
     counts: &mut Counts,
+    visitor: &V,
+    out: &mut V::Chunk,
 ) -> Result<BlockFacts, FormatError> {
     let t = file.block(i)?;
     let path = file.path();
@@ -362,6 +438,8 @@ fn check_block(
     let body = BodyView::decode(body_raw).map_err(rlp_err(t.body.offset))?;
     let mut tx_encodings: Vec<&[u8]> = Vec::new();
     let mut kinds: Vec<&'static str> = Vec::new();
+    let mut txs: Vec<TxView<'_>> = Vec::new();
+    let mut senders: Vec<Result<[u8; 20], SenderError>> = Vec::new();
     let homestead = network.is_none_or(|n| n.is_homestead(number));
     for (idx, item) in body.transactions().enumerate() {
         let item = item.map_err(rlp_err(t.body.offset))?;
@@ -374,11 +452,14 @@ fn check_block(
         tx_encodings.push(tx.canonical());
         kinds.push(kind_label(tx.kind()));
         if let Some(s) = signer {
-            match s.recover_sender(&tx, homestead) {
+            let r = s.recover_sender(&tx, homestead);
+            match r {
                 Ok(_) => counts.senders_recovered += 1,
                 Err(_) => counts.sender_errors += 1,
             }
+            senders.push(r);
         }
+        txs.push(tx);
     }
     let tx_root = trie::ordered_root(&tx_encodings);
     if tx_root.0 != *header.transactions_root() {
@@ -413,9 +494,71 @@ fn check_block(
         )));
     }
 
-    // Receipts: root, per-receipt bloom, header bloom, gas.
-    let receipts_raw = era1::decompress(&mut dec.receipts, &t.receipts, path, number)?;
-    let mut receipt_encodings: Vec<&[u8]> = Vec::with_capacity(tx_encodings.len());
+    let td_le: [u8; 32] = t.total_difficulty.data.try_into().unwrap_or_default();
+    let mut receipt_views: Vec<ReceiptView<'_>> = Vec::new();
+    if !opts.skip_receipts {
+        receipt_views.reserve(txs.len());
+        check_receipts(
+            &t,
+            &mut dec.receipts,
+            path,
+            number,
+            network,
+            &header,
+            &kinds,
+            counts,
+            &mut receipt_views,
+        )?;
+    }
+    counts.transactions += tx_encodings.len() as u64;
+    counts.ommers += ommer_count;
+    for k in kinds {
+        *counts.tx_kinds.entry(k).or_default() += 1;
+    }
+    visitor.visit(
+        out,
+        &VerifiedBlock {
+            number,
+            header,
+            body,
+            transactions: &txs,
+            senders: &senders,
+            receipts: &receipt_views,
+            total_difficulty: U256::from_le_bytes(td_le),
+        },
+    );
+    Ok(BlockFacts {
+        hash,
+        parent: *header.parent_hash(),
+        td_le,
+        difficulty: header.difficulty(),
+        ok: true,
+    })
+}
+
+/// Receipts: root, per-receipt bloom, header bloom, gas, receipt type and form.
+#[allow(clippy::too_many_arguments)]
+fn check_receipts<'d>(
+    t: &era1::BlockTuple<'_>,
+    dec: &'d mut crate::formats::snappy::FramedDecoder,
+    path: &Path,
+    number: u64,
+    network: Option<&Network>,
+    header: &HeaderView<'_>,
+    kinds: &[&'static str],
+    counts: &mut Counts,
+    views: &mut Vec<ReceiptView<'d>>,
+) -> Result<(), FormatError> {
+    let rlp_err = |offset: u64| {
+        move |e: rlp::RlpError| {
+            FormatError::at(offset, FormatErrorKind::Rlp(e.to_string()))
+                .in_file(path)
+                .in_block(number)
+        }
+    };
+    let located = |e: FormatError| e.in_file(path).in_block(number);
+    let receipts_raw = era1::decompress(dec, &t.receipts, path, number)?;
+    let mut receipt_encodings: Vec<&[u8]> = Vec::with_capacity(kinds.len());
     let mut block_bloom = [0u8; bloom::BLOOM_LEN];
     let mut last_gas = 0u64;
     let mut logs = 0u64;
@@ -490,12 +633,13 @@ fn check_block(
         }
         bloom::union(&mut block_bloom, &rb);
         receipt_encodings.push(r.canonical());
+        views.push(r);
     }
-    if receipt_encodings.len() != tx_encodings.len() {
+    if receipt_encodings.len() != kinds.len() {
         return Err(located(mismatch(
             roff,
             "receipt count",
-            tx_encodings.len(),
+            kinds.len(),
             receipt_encodings.len(),
         )));
     }
@@ -525,21 +669,9 @@ fn check_block(
         )));
     }
 
-    counts.transactions += tx_encodings.len() as u64;
     counts.receipts += receipt_encodings.len() as u64;
     counts.logs += logs;
-    counts.ommers += ommer_count;
-    for k in kinds {
-        *counts.tx_kinds.entry(k).or_default() += 1;
-    }
-    let td_le: [u8; 32] = t.total_difficulty.data.try_into().unwrap_or_default();
-    Ok(BlockFacts {
-        hash,
-        parent: *header.parent_hash(),
-        td_le,
-        difficulty: header.difficulty(),
-        ok: true,
-    })
+    Ok(())
 }
 
 /// Checks that need blocks in order: parent hashes, total difficulty, accumulator, file name, genesis.
