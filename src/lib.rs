@@ -9,11 +9,14 @@
 //! ```
 
 pub mod crypto;
+pub mod datasets;
 pub mod execution;
 pub mod formats;
 pub mod fsutil;
 pub mod inputs;
 pub mod network;
+pub mod pipeline;
+pub mod sink;
 pub mod synth;
 pub mod testdata;
 pub mod verify;

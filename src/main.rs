@@ -79,6 +79,40 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Verify era1 files and export them to Parquet datasets (blocks, transactions, logs, uncles).
+    Export {
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// Comma-separated datasets.
+        #[arg(
+            long,
+            default_value = "blocks,transactions,logs,uncles",
+            value_delimiter = ','
+        )]
+        datasets: Vec<String>,
+        /// Leave from_address null and never touch the signature algorithm.
+        #[arg(long)]
+        no_senders: bool,
+        /// Network preset name or preset .toml (default: from each file name).
+        #[arg(long)]
+        network: Option<String>,
+        /// Redo outputs even if the manifest proves them complete.
+        #[arg(long)]
+        overwrite: bool,
+        /// Parquet compression: zstd, snappy, lz4, gzip, none.
+        #[arg(long, default_value = "zstd")]
+        compression: String,
+        /// Compression level (zstd 1-22).
+        #[arg(long, default_value_t = 3)]
+        compression_level: i32,
+        /// Rows per row group.
+        #[arg(long, default_value_t = 100_000)]
+        row_group_size: usize,
+        /// Files, directories or glob patterns.
+        #[arg(required = true)]
+        paths: Vec<String>,
+    },
     /// Summarise one archive file: range, counts by record type, transaction kinds, roots, total difficulty.
     Inspect {
         file: PathBuf,
@@ -126,6 +160,32 @@ fn main() -> ExitCode {
             signature_algorithm.as_deref(),
             json,
         ),
+        Command::Export {
+            out,
+            datasets,
+            no_senders,
+            network,
+            overwrite,
+            compression,
+            compression_level,
+            row_group_size,
+            paths,
+        } => {
+            let parquet = eraflow::sink::parquet::ParquetOptions {
+                compression,
+                compression_level,
+                row_group_size,
+            };
+            cmd_export(
+                &out,
+                &datasets,
+                !no_senders,
+                network.as_deref(),
+                overwrite,
+                parquet,
+                &paths,
+            )
+        }
         Command::Synth {
             out,
             network,
@@ -168,6 +228,43 @@ fn init_signer(flag: Option<&str>, network: Option<&Network>, files: &[PathBuf])
         .unwrap_or_else(|| "secp256k1".into());
     let algorithm = SignatureAlgorithm::from_name(&name).map_err(usage)?;
     signer::init(algorithm).map(|_| ()).map_err(usage)
+}
+
+fn cmd_export(
+    out: &std::path::Path,
+    datasets: &[String],
+    senders: bool,
+    network: Option<&str>,
+    overwrite: bool,
+    parquet: eraflow::sink::parquet::ParquetOptions,
+    paths: &[String],
+) -> u8 {
+    let network = match resolve_network(network) {
+        Ok(n) => n,
+        Err(code) => return code,
+    };
+    let datasets = match eraflow::datasets::by_names(datasets) {
+        Ok(d) => d,
+        Err(e) => return usage(e),
+    };
+    let files = match inputs::expand(paths) {
+        Ok(f) => f,
+        Err(e) => return usage(e),
+    };
+    let opts = eraflow::pipeline::export::ExportOptions {
+        out: out.to_path_buf(),
+        datasets,
+        senders,
+        network,
+        overwrite,
+        parquet,
+    };
+    let code = eraflow::pipeline::run::run_stages(
+        &files,
+        out,
+        &[eraflow::pipeline::run::Stage::Export(opts)],
+    );
+    code.into()
 }
 
 fn cmd_synth(

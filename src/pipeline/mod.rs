@@ -1,0 +1,5 @@
+//! Jobs: the export stage, pipeline files, progress and run reports.
+
+pub mod export;
+pub mod report;
+pub mod run;

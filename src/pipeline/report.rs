@@ -1,0 +1,181 @@
+//! Progress while a job runs (a bar on a terminal, structured logs otherwise) and the JSON run report written
+//! at the end (`OUT/_eraflow/runs/<timestamp>.json`).
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+/// What happened to one input file in one stage.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct FileOutcome {
+    pub file: String,
+    pub ok: bool,
+    /// Outputs were already complete per the manifest.
+    pub skipped: bool,
+    pub blocks: u64,
+    pub transactions: u64,
+    pub logs: u64,
+    pub bytes_in: u64,
+    pub seconds: f64,
+    /// Rows per dataset.
+    pub rows: BTreeMap<String, u64>,
+    pub outputs: Vec<String>,
+    pub errors: Vec<String>,
+}
+
+/// Live progress: an indicatif bar when stderr is a terminal, `tracing` events otherwise.
+pub struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    blocks: AtomicU64,
+    txs: AtomicU64,
+    started: Instant,
+}
+
+impl Progress {
+    /// Progress over `total_blocks` blocks in `files` files.
+    pub fn new(stage: &str, files: usize, total_blocks: u64) -> Progress {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let b = indicatif::ProgressBar::new(total_blocks);
+            b.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{prefix} [{bar:30}] {pos}/{len} blocks {msg} ({per_sec}, eta {eta})",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+                .progress_chars("=> "),
+            );
+            b.set_prefix(format!("{stage}: {files} files"));
+            b
+        });
+        tracing::info!(stage, files, total_blocks, "starting");
+        Progress {
+            bar,
+            blocks: AtomicU64::new(0),
+            txs: AtomicU64::new(0),
+            started: Instant::now(),
+        }
+    }
+
+    /// A progress that shows nothing (tests, library use).
+    pub fn hidden() -> Progress {
+        Progress {
+            bar: None,
+            blocks: AtomicU64::new(0),
+            txs: AtomicU64::new(0),
+            started: Instant::now(),
+        }
+    }
+
+    /// Counts processed blocks and transactions.
+    pub fn advance(&self, blocks: u64, txs: u64) {
+        self.blocks.fetch_add(blocks, Ordering::Relaxed);
+        let t = self.txs.fetch_add(txs, Ordering::Relaxed) + txs;
+        if let Some(b) = &self.bar {
+            b.inc(blocks);
+            b.set_message(format!("{t} txs"));
+        }
+    }
+
+    /// Reports a finished file.
+    pub fn file_done(&self, o: &FileOutcome) {
+        if let Some(b) = &self.bar {
+            if o.skipped {
+                b.inc(o.blocks);
+            }
+            let status = if o.skipped {
+                "skipped (complete)"
+            } else if o.ok {
+                "ok"
+            } else {
+                "FAILED"
+            };
+            b.println(format!("{status}: {}", o.file));
+        } else if o.ok {
+            tracing::info!(file = %o.file, skipped = o.skipped, blocks = o.blocks, transactions = o.transactions, "file done");
+        } else {
+            tracing::error!(file = %o.file, errors = ?o.errors, "file failed");
+        }
+    }
+
+    /// Ends the bar.
+    pub fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+
+    /// Seconds since start.
+    pub fn elapsed(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+}
+
+/// Peak resident memory of this process in bytes (Linux `VmHWM`), when known.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// One stage's part of the run report.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct StageReport {
+    pub stage: String,
+    pub seconds: f64,
+    pub files: Vec<FileOutcome>,
+    pub blocks: u64,
+    pub transactions: u64,
+    pub blocks_per_second: f64,
+    pub megabytes_per_second: f64,
+    pub failed_files: usize,
+}
+
+impl StageReport {
+    /// Sums a stage's file outcomes.
+    pub fn new(stage: &str, seconds: f64, files: Vec<FileOutcome>) -> StageReport {
+        let done: Vec<&FileOutcome> = files.iter().filter(|f| !f.skipped).collect();
+        let blocks = done.iter().map(|f| f.blocks).sum::<u64>();
+        let bytes = done.iter().map(|f| f.bytes_in).sum::<u64>();
+        StageReport {
+            stage: stage.into(),
+            seconds,
+            blocks,
+            transactions: done.iter().map(|f| f.transactions).sum(),
+            blocks_per_second: blocks as f64 / seconds.max(1e-9),
+            megabytes_per_second: bytes as f64 / 1e6 / seconds.max(1e-9),
+            failed_files: files.iter().filter(|f| !f.ok).count(),
+            files,
+        }
+    }
+}
+
+/// The JSON run report.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct RunReport {
+    pub eraflow_version: String,
+    /// Unix seconds at the start.
+    pub started_at: u64,
+    pub seconds: f64,
+    pub threads: usize,
+    pub inputs: Vec<String>,
+    pub stages: Vec<StageReport>,
+    pub peak_rss_bytes: Option<u64>,
+    pub ok: bool,
+}
+
+impl RunReport {
+    /// Writes the report to `OUT/_eraflow/runs/<started_at>.json` and returns its path.
+    pub fn save(&self, out: &std::path::Path) -> std::io::Result<std::path::PathBuf> {
+        let p = out
+            .join("_eraflow")
+            .join("runs")
+            .join(format!("{}.json", self.started_at));
+        crate::fsutil::write_atomic(
+            &p,
+            &serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?,
+        )?;
+        Ok(p)
+    }
+}
