@@ -197,7 +197,7 @@ fn block_parts(
     let mut cumulative = 0u64;
     for i in 0..opts.txs_per_block as u64 {
         let g = (number - opts.era * BLOCKS_PER_ERA) * opts.txs_per_block as u64 + i;
-        let (tx_type, pre155) = kinds[((g + number) % kinds.len() as u64) as usize];
+        let (tx_type, pre155) = kinds[(g % kinds.len() as u64) as usize];
         let creation = rng.chance(1, 8);
         let input = if creation {
             rng.calldata(100, 400)

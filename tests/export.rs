@@ -1,0 +1,388 @@
+//! The export path: values against real chain data, determinism across thread counts, resume after damage,
+//! failed files never exported, and synthetic archives round-tripping every transaction kind.
+
+use arrow::array::{Array, AsArray, RecordBatch};
+use arrow::datatypes::{Float64Type, UInt32Type, UInt64Type, UInt8Type};
+use eraflow::datasets;
+use eraflow::network::Network;
+use eraflow::pipeline::export::{export, ExportOptions};
+use eraflow::pipeline::report::Progress;
+use eraflow::sink::parquet::ParquetOptions;
+use eraflow::testdata;
+use std::path::{Path, PathBuf};
+
+fn opts(out: &Path, senders: bool) -> ExportOptions {
+    ExportOptions {
+        out: out.to_path_buf(),
+        datasets: datasets::ALL.to_vec(),
+        senders,
+        network: None,
+        overwrite: false,
+        parquet: ParquetOptions::default(),
+    }
+}
+
+fn read(path: &Path) -> RecordBatch {
+    let f = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let builder =
+        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f).unwrap();
+    let schema = builder.schema().clone();
+    let batches: Vec<RecordBatch> = builder.build().unwrap().map(|b| b.unwrap()).collect();
+    arrow::compute::concat_batches(&schema, &batches).unwrap()
+}
+
+fn hex_col(b: &RecordBatch, name: &str, row: usize) -> Option<String> {
+    let c = b.column_by_name(name).unwrap().as_binary::<i32>();
+    (!c.is_null(row)).then(|| format!("0x{}", hex::encode(c.value(row))))
+}
+
+fn str_col(b: &RecordBatch, name: &str, row: usize) -> Option<String> {
+    let c = b.column_by_name(name).unwrap().as_string::<i32>();
+    (!c.is_null(row)).then(|| c.value(row).to_string())
+}
+
+fn u64_col(b: &RecordBatch, name: &str, row: usize) -> Option<u64> {
+    let c = b.column_by_name(name).unwrap().as_primitive::<UInt64Type>();
+    (!c.is_null(row)).then(|| c.value(row))
+}
+
+fn files_in(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = walk(dir);
+    v.sort();
+    v
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn real_files_export_with_expected_values() {
+    let Some(data) = testdata::dir("export of real era1 files") else {
+        return;
+    };
+    let mut inputs: Vec<PathBuf> = std::fs::read_dir(data.join("era1"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    inputs.sort();
+    let out = tempfile::tempdir().unwrap();
+    let outcomes = export(&inputs, &opts(out.path(), true), &Progress::hidden()).unwrap();
+    assert!(
+        outcomes.iter().all(|o| o.ok),
+        "{:?}",
+        outcomes.iter().map(|o| &o.errors).collect::<Vec<_>>()
+    );
+
+    let expected: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(data.join("expected/era1-summaries.json")).unwrap())
+            .unwrap();
+    for exp in expected.as_array().unwrap() {
+        let network = exp["network"].as_str().unwrap();
+        let (s, e) = (
+            exp["start_block"].as_u64().unwrap(),
+            exp["end_block"].as_u64().unwrap(),
+        );
+        let b = read(&out.path().join(format!(
+            "blocks/{network}__blocks__{s:08}_to_{e:08}.parquet"
+        )));
+        assert_eq!(b.num_rows() as u64, exp["block_count"].as_u64().unwrap());
+        assert_eq!(u64_col(&b, "block_number", 0), Some(s));
+        assert_eq!(
+            hex_col(&b, "block_hash", 0).as_deref(),
+            exp["first_block_hash"].as_str()
+        );
+        assert_eq!(
+            hex_col(&b, "block_hash", b.num_rows() - 1).as_deref(),
+            exp["last_block_hash"].as_str()
+        );
+        assert_eq!(
+            str_col(&b, "total_difficulty_string", b.num_rows() - 1).as_deref(),
+            exp["final_total_difficulty"].as_str()
+        );
+        let td_f64 = b
+            .column_by_name("total_difficulty_f64")
+            .unwrap()
+            .as_primitive::<Float64Type>();
+        let td: f64 = exp["final_total_difficulty"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!((td_f64.value(b.num_rows() - 1) - td).abs() <= td * 1e-15);
+        let td_bin = hex_col(&b, "total_difficulty_binary", b.num_rows() - 1).unwrap();
+        assert_eq!(
+            alloy_primitives::U256::from_str_radix(&td_bin[2..], 16)
+                .unwrap()
+                .to_string(),
+            exp["final_total_difficulty"].as_str().unwrap()
+        );
+        let u = read(&out.path().join(format!(
+            "uncles/{network}__uncles__{s:08}_to_{e:08}.parquet"
+        )));
+        assert_eq!(u.num_rows() as u64, exp["ommer_count"].as_u64().unwrap());
+        let uncle_counts = b
+            .column_by_name("uncle_count")
+            .unwrap()
+            .as_primitive::<UInt32Type>();
+        assert_eq!(
+            uncle_counts.iter().map(|v| v.unwrap() as u64).sum::<u64>(),
+            exp["ommer_count"].as_u64().unwrap()
+        );
+    }
+
+    // Every column the CSV has, for all 93 transactions of sepolia-00021.
+    let t = read(
+        &out.path()
+            .join("transactions/sepolia__transactions__00172032_to_00180223.parquet"),
+    );
+    let csv =
+        std::fs::read_to_string(data.join("expected/sepolia-00021-transactions.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(t.num_rows(), rows.len());
+    let ty = t
+        .column_by_name("transaction_type")
+        .unwrap()
+        .as_primitive::<UInt8Type>();
+    let idx = t
+        .column_by_name("transaction_index")
+        .unwrap()
+        .as_primitive::<UInt32Type>();
+    let success = t.column_by_name("success").unwrap().as_boolean();
+    let n_input = t
+        .column_by_name("n_input_bytes")
+        .unwrap()
+        .as_primitive::<UInt32Type>();
+    let opt = |s: &str| (!s.is_empty()).then(|| s.to_string());
+    for (i, r) in rows.iter().enumerate() {
+        assert_eq!(
+            u64_col(&t, "block_number", i),
+            Some(r[0].parse().unwrap()),
+            "row {i}"
+        );
+        assert_eq!(idx.value(i).to_string(), r[1]);
+        assert_eq!(hex_col(&t, "transaction_hash", i).as_deref(), Some(r[2]));
+        assert_eq!(ty.value(i).to_string(), r[3]);
+        assert_eq!(hex_col(&t, "from_address", i).as_deref(), Some(r[4]));
+        assert_eq!(hex_col(&t, "to_address", i), opt(r[5]));
+        assert_eq!(u64_col(&t, "nonce", i), Some(r[6].parse().unwrap()));
+        assert_eq!(str_col(&t, "value_string", i).as_deref(), Some(r[7]));
+        assert_eq!(u64_col(&t, "gas_limit", i), Some(r[8].parse().unwrap()));
+        assert_eq!(str_col(&t, "gas_price_string", i), opt(r[9]));
+        assert_eq!(str_col(&t, "max_fee_per_gas_string", i), opt(r[10]));
+        assert_eq!(
+            str_col(&t, "max_priority_fee_per_gas_string", i),
+            opt(r[11])
+        );
+        assert_eq!(n_input.value(i).to_string(), r[12]);
+        assert_eq!(u64_col(&t, "chain_id", i), Some(r[13].parse().unwrap()));
+        assert_eq!(success.value(i), r[14] == "1");
+        assert_eq!(
+            u64_col(&t, "cumulative_gas_used", i),
+            Some(r[15].parse().unwrap())
+        );
+    }
+}
+
+fn synth(dir: &Path, blocks: u64, txs: u32) -> PathBuf {
+    let mut o = eraflow::synth::era1::SynthOptions::new(Network::by_name("synthnet").unwrap());
+    o.blocks = blocks;
+    o.txs_per_block = txs;
+    eraflow::synth::era1::write(dir, &o).unwrap().remove(0)
+}
+
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    files_in(dir)
+        .into_iter()
+        .filter(|p| !p.to_string_lossy().contains("/runs/"))
+        .map(|p| {
+            (
+                p.strip_prefix(dir).unwrap().to_path_buf(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn byte_identical_whatever_the_thread_count_and_resumable() {
+    let src = tempfile::tempdir().unwrap();
+    let input = synth(src.path(), 1500, 3);
+    let run = |threads: usize, out: &Path| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| {
+                export(
+                    std::slice::from_ref(&input),
+                    &opts(out, true),
+                    &Progress::hidden(),
+                )
+                .unwrap()
+            })
+    };
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    assert!(run(1, a.path())[0].ok);
+    assert!(run(2, b.path())[0].ok);
+    let reference = snapshot(a.path());
+    assert_eq!(
+        reference,
+        snapshot(b.path()),
+        "outputs differ between 1 and 2 threads"
+    );
+
+    // A rerun skips; damaging an output makes the rerun redo it, byte-identically.
+    let again = run(2, b.path());
+    assert!(again[0].skipped);
+    let victim = b.path().join(
+        &reference
+            .iter()
+            .find(|(p, _)| p.starts_with("logs"))
+            .unwrap()
+            .0,
+    );
+    let mut bytes = std::fs::read(&victim).unwrap();
+    bytes[100] ^= 1;
+    std::fs::write(&victim, &bytes).unwrap();
+    let redo = run(2, b.path());
+    assert!(!redo[0].skipped && redo[0].ok);
+    assert_eq!(reference, snapshot(b.path()));
+    std::fs::remove_file(&victim).unwrap();
+    assert!(!run(1, b.path())[0].skipped);
+    assert_eq!(reference, snapshot(b.path()));
+    // A stale temporary from a killed run is cleaned, and never mistaken for output.
+    std::fs::write(b.path().join("blocks/.x.parquet.999.tmp"), b"junk").unwrap();
+    assert!(run(1, b.path())[0].skipped);
+    assert_eq!(reference, snapshot(b.path()));
+}
+
+#[test]
+fn a_file_that_fails_verification_is_never_exported() {
+    let src = tempfile::tempdir().unwrap();
+    let input = synth(src.path(), 200, 2);
+    let mut bytes = std::fs::read(&input).unwrap();
+    let n = bytes.len();
+    bytes[n - 8 - 8 * 200 - 8 - 20] ^= 1; // inside the accumulator record
+    std::fs::write(&input, &bytes).unwrap();
+    let good_dir = tempfile::tempdir().unwrap();
+    let good = synth(good_dir.path(), 100, 1);
+    let out = tempfile::tempdir().unwrap();
+    let o = export(
+        &[input, good],
+        &opts(out.path(), false),
+        &Progress::hidden(),
+    )
+    .unwrap();
+    assert!(
+        !o[0].ok && o[0].errors.iter().any(|e| e.contains("accumulator")),
+        "{:?}",
+        o[0].errors
+    );
+    assert!(o[1].ok);
+    let written: Vec<String> = files_in(out.path())
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    assert!(
+        written.iter().all(|p| !p.contains("00000000_to_00000199")),
+        "{written:?}"
+    );
+    assert!(written.iter().any(|p| p.contains("00000000_to_00000099")));
+    assert!(written.iter().all(|p| !p.ends_with(".tmp")), "{written:?}");
+}
+
+#[test]
+fn synthetic_kinds_round_trip() {
+    // 8192 blocks of synthnet cross Byzantium and London: pre-155, 155, type 1 with access lists, type 2,
+    // post-state and status receipts, logs with 0-4 topics.
+    let src = tempfile::tempdir().unwrap();
+    let input = synth(src.path(), 8192, 1);
+    let out = tempfile::tempdir().unwrap();
+    let o = export(
+        std::slice::from_ref(&input),
+        &opts(out.path(), true),
+        &Progress::hidden(),
+    )
+    .unwrap();
+    assert!(o[0].ok, "{:?}", o[0].errors);
+    let t = read(
+        &out.path()
+            .join("transactions/synthnet__transactions__00000000_to_00008191.parquet"),
+    );
+    assert_eq!(t.num_rows(), 8192);
+    let ty = t
+        .column_by_name("transaction_type")
+        .unwrap()
+        .as_primitive::<UInt8Type>();
+    let v = t.column_by_name("v").unwrap().as_primitive::<UInt64Type>();
+    let al = t.column_by_name("access_list").unwrap().as_list::<i32>();
+    let from = t.column_by_name("from_address").unwrap();
+    assert_eq!(from.null_count(), 0, "every synthetic sender recovers");
+    let mut seen = std::collections::BTreeSet::new();
+    for i in 0..t.num_rows() {
+        let kind = match (ty.value(i), v.value(i)) {
+            (0, 27 | 28) => "pre155",
+            (0, _) => "155",
+            (1, _) => "type1",
+            (2, _) => "type2",
+            _ => "other",
+        };
+        seen.insert(kind);
+        assert_eq!(
+            al.is_null(i),
+            ty.value(i) == 0,
+            "access_list null exactly for legacy (row {i})"
+        );
+        let bn = u64_col(&t, "block_number", i).unwrap();
+        let success = t.column_by_name("success").unwrap().as_boolean();
+        assert_eq!(
+            success.is_null(i),
+            bn < 2048,
+            "status from Byzantium (2048) on (row {i})"
+        );
+        assert_eq!(hex_col(&t, "post_state_root", i).is_some(), bn < 2048);
+    }
+    assert_eq!(
+        seen.into_iter().collect::<Vec<_>>(),
+        vec!["155", "pre155", "type1", "type2"]
+    );
+    // Senders are the generator's keys.
+    let keys: std::collections::BTreeSet<String> = (0..16)
+        .map(|k| {
+            let key = eraflow::crypto::signer::test_key(1, k);
+            let a = eraflow::crypto::signer::address_of(
+                &key,
+                eraflow::crypto::signer::SignatureAlgorithm::Secp256k1,
+            )
+            .unwrap();
+            format!("0x{}", hex::encode(a))
+        })
+        .collect();
+    for i in 0..t.num_rows() {
+        assert!(keys.contains(&hex_col(&t, "from_address", i).unwrap()));
+    }
+    let logs = read(
+        &out.path()
+            .join("logs/synthnet__logs__00000000_to_00008191.parquet"),
+    );
+    assert_eq!(logs.num_rows() as u64, o[0].logs);
+    let topic3 = logs.column_by_name("topic3").unwrap();
+    assert!(
+        topic3.null_count() > 0 && topic3.null_count() < logs.num_rows(),
+        "0-4 topics appear"
+    );
+}
