@@ -113,6 +113,14 @@ enum Command {
         #[arg(required = true)]
         paths: Vec<String>,
     },
+    /// Run a pipeline file (the entry point for scheduled jobs): synth, verify, export stages as configured.
+    Run {
+        /// The pipeline TOML (see pipelines/).
+        pipeline: PathBuf,
+        /// Override a key, e.g. --set out=/data/out --set export.compression=snappy (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+    },
     /// Summarise one archive file: range, counts by record type, transaction kinds, roots, total difficulty.
     Inspect {
         file: PathBuf,
@@ -186,6 +194,7 @@ fn main() -> ExitCode {
                 &paths,
             )
         }
+        Command::Run { pipeline, sets } => cmd_run(&pipeline, &sets, cli.threads.is_some()),
         Command::Synth {
             out,
             network,
@@ -265,6 +274,94 @@ fn cmd_export(
         &[eraflow::pipeline::run::Stage::Export(opts)],
     );
     code.into()
+}
+
+fn cmd_run(path: &std::path::Path, sets: &[String], threads_from_cli: bool) -> u8 {
+    use eraflow::pipeline::{config, run};
+    let cfg = match config::load(path, sets) {
+        Ok(c) => c,
+        Err(e) => return usage(e),
+    };
+    if cfg.threads > 0 && !threads_from_cli {
+        if let Err(e) = rayon::ThreadPoolBuilder::new()
+            .num_threads(cfg.threads)
+            .build_global()
+        {
+            return usage(format!("threads = {}: {e}", cfg.threads));
+        }
+    }
+    let network = match resolve_network(cfg.network.as_deref()) {
+        Ok(n) => n,
+        Err(code) => return code,
+    };
+    if let Some(s) = &cfg.synth {
+        let Some(net) = network.clone() else {
+            return usage(format!("{}: a synth stage needs `network`", path.display()));
+        };
+        let opts = eraflow::synth::era1::SynthOptions {
+            network: net,
+            era: s.era,
+            files: s.files,
+            blocks: s.blocks,
+            txs_per_block: s.txs_per_block,
+            seed: s.seed,
+        };
+        match eraflow::synth::era1::write_once(&s.out, &opts) {
+            Ok(paths) => eprintln!("synth: {} files in {}", paths.len(), s.out.display()),
+            Err(e) => return usage(e),
+        }
+    }
+    let files = match inputs::expand(&cfg.inputs) {
+        Ok(f) => f,
+        Err(e) => return usage(e),
+    };
+    let mut stages = Vec::new();
+    if let Some(v) = &cfg.verify {
+        if v.senders {
+            if let Err(code) = init_signer(None, network.as_ref(), &files) {
+                return code;
+            }
+        }
+        stages.push(run::Stage::Verify(verify::era1::VerifyOptions {
+            network: network.clone(),
+            checksum: false,
+            senders: v.senders,
+            skip_receipts: false,
+        }));
+    }
+    if let Some(e) = &cfg.export {
+        let datasets = match eraflow::datasets::by_names(&e.datasets) {
+            Ok(d) => d,
+            Err(msg) => return usage(msg),
+        };
+        stages.push(run::Stage::Export(
+            eraflow::pipeline::export::ExportOptions {
+                out: cfg.out.clone(),
+                datasets,
+                senders: e.senders,
+                network: network.clone(),
+                overwrite: e.overwrite,
+                parquet: eraflow::sink::parquet::ParquetOptions {
+                    compression: e.compression.clone(),
+                    compression_level: e.compression_level,
+                    row_group_size: e.row_group_size,
+                },
+            },
+        ));
+    }
+    if cfg.prune.is_some() {
+        return usage(format!(
+            "{}: the prune stage is not available in this build",
+            path.display()
+        ));
+    }
+    if stages.is_empty() {
+        return usage(format!(
+            "{}: no stages (add [verify] or [export])",
+            path.display()
+        ));
+    }
+    run::run_stages(&files, &cfg.out, &stages).into()
 }
 
 fn cmd_synth(

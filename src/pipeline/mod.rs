@@ -1,5 +1,6 @@
 //! Jobs: the export stage, pipeline files, progress and run reports.
 
+pub mod config;
 pub mod export;
 pub mod report;
 pub mod run;

@@ -146,6 +146,44 @@ pub fn write(dir: &Path, opts: &SynthOptions) -> Result<Vec<PathBuf>, SynthError
     Ok(paths)
 }
 
+/// Like [`write`], but does nothing when `dir` already holds the files these exact options produce (recorded
+/// in `dir/.synth-<network>-<era>.done`), so a scheduled pipeline can start with a synth stage cheaply.
+pub fn write_once(dir: &Path, opts: &SynthOptions) -> Result<Vec<PathBuf>, SynthError> {
+    let marker = dir.join(format!(".synth-{}-{:05}.done", opts.network.name, opts.era));
+    let fingerprint = format!(
+        "network={} era={} files={} blocks={} txs={} seed={} version={}\n",
+        opts.network.name,
+        opts.era,
+        opts.files,
+        opts.blocks,
+        opts.txs_per_block,
+        opts.seed,
+        env!("CARGO_PKG_VERSION")
+    );
+    if let Ok(text) = std::fs::read_to_string(&marker) {
+        if let Some((fp, names)) = text.split_once("--\n") {
+            let paths: Vec<PathBuf> = names.lines().map(|n| dir.join(n)).collect();
+            if fp == fingerprint && paths.iter().all(|p| p.exists()) {
+                return Ok(paths);
+            }
+        }
+    }
+    let paths = write(dir, opts)?;
+    let names: Vec<String> = paths
+        .iter()
+        .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    crate::fsutil::write_atomic(
+        &marker,
+        format!("{fingerprint}--\n{}\n", names.join("\n")).as_bytes(),
+    )
+    .map_err(|source| SynthError::Io {
+        path: marker.display().to_string(),
+        source,
+    })?;
+    Ok(paths)
+}
+
 fn address(rng: &mut Rng) -> [u8; 20] {
     rng.bytes()
 }
