@@ -1,0 +1,98 @@
+//! Every dataset loads in DuckDB and Polars (Python) with the right counts, values and uint256 triples.
+//! Needs `python3` with `duckdb` and `polars` (`.ci/run` installs them and sets ERAFLOW_REQUIRE_PY_READERS=1,
+//! which turns their absence from a loud skip into a failure).
+
+use eraflow::datasets;
+use eraflow::network::Network;
+use eraflow::pipeline::export::{export, ExportOptions};
+use eraflow::pipeline::report::Progress;
+use eraflow::sink::parquet::ParquetOptions;
+use std::process::Command;
+
+fn readers_available() -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", "import duckdb, polars"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        if std::env::var_os("ERAFLOW_REQUIRE_PY_READERS").is_some() {
+            panic!(
+                "python3 with duckdb and polars is required (ERAFLOW_REQUIRE_PY_READERS is set)"
+            );
+        }
+        eprintln!("\n!!!!! SKIPPED analyst reader checks: python3 with duckdb + polars not found (pip install duckdb polars) !!!!!\n");
+    }
+    ok
+}
+
+#[test]
+fn datasets_load_in_duckdb_and_polars() {
+    if !readers_available() {
+        return;
+    }
+    let src = tempfile::tempdir().unwrap();
+    let mut o = eraflow::synth::era1::SynthOptions::new(Network::by_name("synthnet").unwrap());
+    o.blocks = 3000;
+    o.txs_per_block = 2;
+    let mut inputs = eraflow::synth::era1::write(src.path(), &o).unwrap();
+    let real = eraflow::testdata::file("era1/sepolia-00021-b8814b14.era1");
+    inputs.extend(real.clone());
+    let out = tempfile::tempdir().unwrap();
+    let opts = ExportOptions {
+        out: out.path().to_path_buf(),
+        datasets: datasets::ALL.to_vec(),
+        senders: true,
+        network: None,
+        overwrite: false,
+        parquet: ParquetOptions::default(),
+    };
+    let outcomes = export(&inputs, &opts, &Progress::hidden()).unwrap();
+    assert!(outcomes.iter().all(|o| o.ok));
+    let total = |ds: &str| {
+        outcomes
+            .iter()
+            .map(|o| o.rows.get(ds).copied().unwrap_or(0))
+            .sum::<u64>()
+    };
+    let mut values = vec![serde_json::json!({
+        "dataset": "transactions",
+        "sql": "SELECT count(*) FROM '{out}/transactions/*.parquet' WHERE block_number < 2048 AND success IS NULL",
+        "polars": "SELECT count(*) FROM t WHERE block_number < 2048 AND success IS NULL",
+        "expect": [[4096]],
+    })];
+    if real.is_some() {
+        values.push(serde_json::json!({
+            "dataset": "transactions",
+            "sql": "SELECT value_string, hex(from_address), cumulative_gas_used FROM '{out}/transactions/*.parquet' WHERE hex(transaction_hash) = '1E7DBEF1D524D7FC09B2CFFE011EF7B7196B9308E2C392C0BC97D8D3EDC16CC6'",
+            "polars_where_hex": ["transaction_hash", "1e7dbef1d524d7fc09b2cffe011ef7b7196b9308e2c392c0bc97d8d3edc16cc6"],
+            "polars_select": ["value_string", "from_address", "cumulative_gas_used"],
+            "expect": [["1048575", "EA1B261FB7EC1C4F2BEEA2476F17017537B4B507", 21000]],
+        }));
+    }
+    let expected = serde_json::json!({
+        "rows": {
+            "blocks": total("blocks"),
+            "transactions": total("transactions"),
+            "logs": total("logs"),
+            "uncles": total("uncles"),
+        },
+        "values": values,
+    });
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/python/check_datasets.py"
+    );
+    let run = Command::new("python3")
+        .arg(script)
+        .arg(out.path())
+        .arg(expected.to_string())
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(run.status.success(), "{text}");
+    assert!(text.contains("ok: DuckDB"), "{text}");
+}

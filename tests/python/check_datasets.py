@@ -1,0 +1,66 @@
+"""Loads every eraflow dataset with DuckDB and with Polars, the readers analysts use, and checks counts, values and
+the uint256 column triples. Called by tests/analyst_readers.rs with the output directory and a JSON of
+expectations; exits non-zero with a message on the first mismatch."""
+import json
+import sys
+
+import duckdb
+import polars as pl
+
+out, expected = sys.argv[1], json.loads(sys.argv[2])
+con = duckdb.connect()
+
+
+def fail(msg):
+    print(f"FAIL: {msg}")
+    sys.exit(1)
+
+
+for dataset, rows in expected["rows"].items():
+    pattern = f"{out}/{dataset}/*.parquet"
+    n_duck = con.sql(f"SELECT count(*) FROM '{pattern}'").fetchall()[0][0]
+    n_polars = pl.scan_parquet(pattern).select(pl.len()).collect().item()
+    if n_duck != rows or n_polars != rows:
+        fail(f"{dataset}: expected {rows} rows, DuckDB {n_duck}, Polars {n_polars}")
+
+# Every uint256 triple agrees with itself in both readers: binary (big-endian) == string == f64 (rounded).
+triples = {
+    "blocks": ["difficulty", "total_difficulty", "base_fee_per_gas"],
+    "transactions": ["value", "gas_price", "max_fee_per_gas", "max_priority_fee_per_gas", "effective_gas_price"],
+    "uncles": ["difficulty"],
+}
+for dataset, names in triples.items():
+    df = pl.read_parquet(f"{out}/{dataset}/*.parquet")
+    for name in names:
+        for b, s, f in zip(df[f"{name}_binary"], df[f"{name}_string"], df[f"{name}_f64"]):
+            if b is None:
+                if s is not None or f is not None:
+                    fail(f"{dataset}.{name}: null binary with non-null string/f64")
+                continue
+            v = int.from_bytes(b, "big")
+            if len(b) != 32 or str(v) != s or abs(float(v) - f) > abs(float(v)) * 1e-15:
+                fail(f"{dataset}.{name}: binary {v}, string {s}, f64 {f} disagree")
+    rows = con.sql(
+        f"SELECT {names[0]}_string, {names[0]}_f64 FROM '{out}/{dataset}/*.parquet' WHERE {names[0]}_string IS NOT NULL"
+    ).fetchall()
+    for s, f in rows:
+        if abs(float(int(s)) - f) > abs(float(int(s))) * 1e-15:
+            fail(f"DuckDB {dataset}.{names[0]}: {s} vs {f}")
+
+for check in expected.get("values", []):
+    sql = check["sql"].replace("{out}", out)
+    got = [list(r) for r in con.sql(sql).fetchall()]
+    if got != check["expect"]:
+        fail(f"DuckDB {sql}: expected {check['expect']}, got {got}")
+    lf = pl.scan_parquet(f"{out}/{check['dataset']}/*.parquet")
+    if "polars" in check:
+        pl_got = pl.SQLContext(t=lf).execute(check["polars"]).collect().rows()
+    else:
+        # Polars SQL has no hex(): filter on raw bytes and render binary results as upper-case hex.
+        column, value = check["polars_where_hex"]
+        df = lf.filter(pl.col(column) == bytes.fromhex(value)).select(check["polars_select"]).collect()
+        pl_got = [[v.hex().upper() if isinstance(v, bytes) else v for v in r] for r in df.rows()]
+    if [list(r) for r in pl_got] != check["expect"]:
+        fail(f"Polars check on {check['dataset']}: expected {check['expect']}, got {pl_got}")
+
+print("ok: DuckDB", duckdb.__version__, "Polars", pl.__version__)
