@@ -9,6 +9,9 @@
 //! ```
 
 pub mod crypto;
-pub mod execution;
 pub mod network;
 pub mod testdata;
+pub mod execution;
+pub mod formats;
+pub mod verify;
+pub mod inputs;

@@ -1,4 +1,12 @@
-//! Execution-layer data: zero-copy views over RLP-encoded chain data and what is derived from them.
+//! Execution-layer data as zero-copy RLP views: headers, bodies, transactions, receipts and logs, plus the
+//! roots that commit to them (ordered tries, the logs bloom).
 
+pub mod accumulator;
+pub mod bloom;
+pub mod body;
+pub mod header;
+pub mod receipt;
+pub mod rlp;
 pub mod transaction;
+pub mod trie;
 pub mod tx_request;

@@ -1,0 +1,348 @@
+//! Block headers as zero-copy views over their RLP, for every fork: 15 fields before London, 16 with
+//! `base_fee_per_gas` (EIP-1559), 17 with `withdrawals_root` (EIP-4895), 20 with the EIP-4844/4788 fields, 21
+//! with `requests_hash` (EIP-7685). The same view serves era1 and headers rebuilt from era execution payloads.
+
+use super::rlp::{self, Item, ListIter, RlpError};
+use crate::crypto::keccak::{keccak256, B256};
+use alloy_primitives::U256;
+
+/// Field positions in the header list (yellow paper §4.3, then EIPs in activation order).
+pub mod field {
+    pub const PARENT_HASH: usize = 0;
+    pub const OMMERS_HASH: usize = 1;
+    pub const BENEFICIARY: usize = 2;
+    pub const STATE_ROOT: usize = 3;
+    pub const TRANSACTIONS_ROOT: usize = 4;
+    pub const RECEIPTS_ROOT: usize = 5;
+    pub const LOGS_BLOOM: usize = 6;
+    pub const DIFFICULTY: usize = 7;
+    pub const NUMBER: usize = 8;
+    pub const GAS_LIMIT: usize = 9;
+    pub const GAS_USED: usize = 10;
+    pub const TIMESTAMP: usize = 11;
+    pub const EXTRA_DATA: usize = 12;
+    pub const MIX_HASH: usize = 13;
+    pub const NONCE: usize = 14;
+    pub const BASE_FEE: usize = 15;
+    pub const WITHDRAWALS_ROOT: usize = 16;
+    pub const BLOB_GAS_USED: usize = 17;
+    pub const EXCESS_BLOB_GAS: usize = 18;
+    pub const PARENT_BEACON_BLOCK_ROOT: usize = 19;
+    pub const REQUESTS_HASH: usize = 20;
+}
+
+/// Most fields a header has had (Prague).
+pub const MAX_FIELDS: usize = 21;
+
+/// A decoded header: the raw RLP (its keccak is the block hash) and each field's payload bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct HeaderView<'a> {
+    raw: &'a [u8],
+    fields: [Item<'a>; MAX_FIELDS],
+    count: usize,
+}
+
+impl<'a> HeaderView<'a> {
+    /// Decodes a header from its RLP encoding (exactly one list, no trailing bytes).
+    pub fn decode(raw: &'a [u8]) -> Result<Self, RlpError> {
+        let list = rlp::single_list(raw, "header")?;
+        let empty = Item {
+            raw: &[],
+            payload: &[],
+            is_list: false,
+        };
+        let mut fields = [empty; MAX_FIELDS];
+        let mut count = 0;
+        for item in ListIter::new(list.payload, "header field") {
+            let item = item?;
+            if count == MAX_FIELDS {
+                return Err(RlpError::new(
+                    "header",
+                    format!("more than {MAX_FIELDS} fields"),
+                ));
+            }
+            fields[count] = item;
+            count += 1;
+        }
+        if !matches!(count, 15 | 16 | 17 | 20 | 21) {
+            return Err(RlpError::new(
+                "header",
+                format!("expected 15, 16, 17, 20 or 21 fields, found {count}"),
+            ));
+        }
+        let h = HeaderView { raw, fields, count };
+        // Validate the fixed-size fields once so accessors cannot fail.
+        h.check_len(field::PARENT_HASH, 32, "parent_hash")?;
+        h.check_len(field::OMMERS_HASH, 32, "ommers_hash")?;
+        h.check_len(field::BENEFICIARY, 20, "beneficiary")?;
+        h.check_len(field::STATE_ROOT, 32, "state_root")?;
+        h.check_len(field::TRANSACTIONS_ROOT, 32, "transactions_root")?;
+        h.check_len(field::RECEIPTS_ROOT, 32, "receipts_root")?;
+        h.check_len(field::LOGS_BLOOM, 256, "logs_bloom")?;
+        h.check_len(field::MIX_HASH, 32, "mix_hash")?;
+        h.check_len(field::NONCE, 8, "nonce")?;
+        rlp::as_u256(&fields[field::DIFFICULTY], "difficulty")?;
+        rlp::as_u64(&fields[field::NUMBER], "number")?;
+        rlp::as_u64(&fields[field::GAS_LIMIT], "gas_limit")?;
+        rlp::as_u64(&fields[field::GAS_USED], "gas_used")?;
+        rlp::as_u64(&fields[field::TIMESTAMP], "timestamp")?;
+        rlp::string_payload(&fields[field::EXTRA_DATA], "extra_data")?;
+        if count > field::BASE_FEE {
+            rlp::as_u256(&fields[field::BASE_FEE], "base_fee_per_gas")?;
+        }
+        if count > field::WITHDRAWALS_ROOT {
+            h.check_len(field::WITHDRAWALS_ROOT, 32, "withdrawals_root")?;
+        }
+        if count > field::EXCESS_BLOB_GAS {
+            rlp::as_u64(&fields[field::BLOB_GAS_USED], "blob_gas_used")?;
+            rlp::as_u64(&fields[field::EXCESS_BLOB_GAS], "excess_blob_gas")?;
+            h.check_len(
+                field::PARENT_BEACON_BLOCK_ROOT,
+                32,
+                "parent_beacon_block_root",
+            )?;
+        }
+        if count > field::REQUESTS_HASH {
+            h.check_len(field::REQUESTS_HASH, 32, "requests_hash")?;
+        }
+        Ok(h)
+    }
+
+    fn check_len(&self, i: usize, n: usize, name: &str) -> Result<(), RlpError> {
+        let f = &self.fields[i];
+        if f.is_list || f.payload.len() != n {
+            return Err(RlpError::new(
+                name,
+                format!(
+                    "expected {n} bytes, found {}",
+                    if f.is_list {
+                        "a list".into()
+                    } else {
+                        f.payload.len().to_string()
+                    }
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn fixed<const N: usize>(&self, i: usize) -> &'a [u8; N] {
+        // Lengths were checked in `decode`.
+        self.fields[i].payload.try_into().unwrap_or(&[0u8; N])
+    }
+
+    fn int(&self, i: usize) -> u64 {
+        self.fields[i]
+            .payload
+            .iter()
+            .fold(0u64, |a, b| (a << 8) | *b as u64)
+    }
+
+    /// The whole RLP encoding.
+    pub fn raw(&self) -> &'a [u8] {
+        self.raw
+    }
+    /// keccak256 of the RLP encoding: the block hash.
+    pub fn hash(&self) -> B256 {
+        keccak256(self.raw)
+    }
+    /// Number of fields (15 before London, 16 London, 17 Shanghai, 20 Cancun, 21 Prague).
+    pub fn field_count(&self) -> usize {
+        self.count
+    }
+    pub fn parent_hash(&self) -> &'a [u8; 32] {
+        self.fixed(field::PARENT_HASH)
+    }
+    pub fn ommers_hash(&self) -> &'a [u8; 32] {
+        self.fixed(field::OMMERS_HASH)
+    }
+    /// The block's author (coinbase).
+    pub fn beneficiary(&self) -> &'a [u8; 20] {
+        self.fixed(field::BENEFICIARY)
+    }
+    pub fn state_root(&self) -> &'a [u8; 32] {
+        self.fixed(field::STATE_ROOT)
+    }
+    pub fn transactions_root(&self) -> &'a [u8; 32] {
+        self.fixed(field::TRANSACTIONS_ROOT)
+    }
+    pub fn receipts_root(&self) -> &'a [u8; 32] {
+        self.fixed(field::RECEIPTS_ROOT)
+    }
+    pub fn logs_bloom(&self) -> &'a [u8; 256] {
+        self.fixed(field::LOGS_BLOOM)
+    }
+    pub fn difficulty(&self) -> U256 {
+        U256::from_be_slice(self.fields[field::DIFFICULTY].payload)
+    }
+    pub fn number(&self) -> u64 {
+        self.int(field::NUMBER)
+    }
+    pub fn gas_limit(&self) -> u64 {
+        self.int(field::GAS_LIMIT)
+    }
+    pub fn gas_used(&self) -> u64 {
+        self.int(field::GAS_USED)
+    }
+    pub fn timestamp(&self) -> u64 {
+        self.int(field::TIMESTAMP)
+    }
+    pub fn extra_data(&self) -> &'a [u8] {
+        self.fields[field::EXTRA_DATA].payload
+    }
+    /// `mix_hash` (pre-merge) / `prev_randao` (post-merge).
+    pub fn mix_hash(&self) -> &'a [u8; 32] {
+        self.fixed(field::MIX_HASH)
+    }
+    pub fn nonce(&self) -> &'a [u8; 8] {
+        self.fixed(field::NONCE)
+    }
+    /// EIP-1559 base fee, from London on.
+    pub fn base_fee_per_gas(&self) -> Option<U256> {
+        (self.count > field::BASE_FEE)
+            .then(|| U256::from_be_slice(self.fields[field::BASE_FEE].payload))
+    }
+    /// EIP-4895 withdrawals root, from Shanghai on.
+    pub fn withdrawals_root(&self) -> Option<&'a [u8; 32]> {
+        (self.count > field::WITHDRAWALS_ROOT).then(|| self.fixed(field::WITHDRAWALS_ROOT))
+    }
+    /// EIP-4844 blob gas used, from Cancun on.
+    pub fn blob_gas_used(&self) -> Option<u64> {
+        (self.count > field::BLOB_GAS_USED).then(|| self.int(field::BLOB_GAS_USED))
+    }
+    /// EIP-4844 excess blob gas, from Cancun on.
+    pub fn excess_blob_gas(&self) -> Option<u64> {
+        (self.count > field::EXCESS_BLOB_GAS).then(|| self.int(field::EXCESS_BLOB_GAS))
+    }
+    /// EIP-4788 parent beacon block root, from Cancun on.
+    pub fn parent_beacon_block_root(&self) -> Option<&'a [u8; 32]> {
+        (self.count > field::PARENT_BEACON_BLOCK_ROOT)
+            .then(|| self.fixed(field::PARENT_BEACON_BLOCK_ROOT))
+    }
+    /// EIP-7685 requests hash, from Prague on.
+    pub fn requests_hash(&self) -> Option<&'a [u8; 32]> {
+        (self.count > field::REQUESTS_HASH).then(|| self.fixed(field::REQUESTS_HASH))
+    }
+}
+
+/// An owned header, for the writer and the synthetic generator (never on the read path).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HeaderFields {
+    pub parent_hash: B256,
+    pub ommers_hash: B256,
+    pub beneficiary: alloy_primitives::Address,
+    pub state_root: B256,
+    pub transactions_root: B256,
+    pub receipts_root: B256,
+    pub logs_bloom: alloy_primitives::Bloom,
+    pub difficulty: U256,
+    pub number: u64,
+    pub gas_limit: u64,
+    pub gas_used: u64,
+    pub timestamp: u64,
+    pub extra_data: alloy_primitives::Bytes,
+    pub mix_hash: B256,
+    pub nonce: alloy_primitives::B64,
+    pub base_fee_per_gas: Option<U256>,
+    pub withdrawals_root: Option<B256>,
+    /// (blob_gas_used, excess_blob_gas, parent_beacon_block_root), all three from Cancun on.
+    pub cancun: Option<(u64, u64, B256)>,
+    pub requests_hash: Option<B256>,
+}
+
+impl HeaderFields {
+    /// The header's RLP encoding. Optional fields must be present as a prefix (London, then Shanghai, ...).
+    pub fn encode(&self) -> Vec<u8> {
+        use alloy_rlp::Encodable;
+        let mut payload = Vec::with_capacity(600);
+        self.parent_hash.encode(&mut payload);
+        self.ommers_hash.encode(&mut payload);
+        self.beneficiary.encode(&mut payload);
+        self.state_root.encode(&mut payload);
+        self.transactions_root.encode(&mut payload);
+        self.receipts_root.encode(&mut payload);
+        self.logs_bloom.encode(&mut payload);
+        self.difficulty.encode(&mut payload);
+        self.number.encode(&mut payload);
+        self.gas_limit.encode(&mut payload);
+        self.gas_used.encode(&mut payload);
+        self.timestamp.encode(&mut payload);
+        self.extra_data.encode(&mut payload);
+        self.mix_hash.encode(&mut payload);
+        self.nonce.encode(&mut payload);
+        if let Some(b) = self.base_fee_per_gas {
+            b.encode(&mut payload);
+            if let Some(w) = self.withdrawals_root {
+                w.encode(&mut payload);
+                if let Some((used, excess, root)) = self.cancun {
+                    used.encode(&mut payload);
+                    excess.encode(&mut payload);
+                    root.encode(&mut payload);
+                    if let Some(r) = self.requests_hash {
+                        r.encode(&mut payload);
+                    }
+                }
+            }
+        }
+        wrap_list(&payload)
+    }
+}
+
+/// Wraps an already-encoded list payload in its list header.
+pub fn wrap_list(payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(payload.len() + 9);
+    alloy_rlp::Header {
+        list: true,
+        payload_length: payload.len(),
+    }
+    .encode(&mut out);
+    out.extend_from_slice(payload);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_every_field_count() {
+        let mut h = HeaderFields {
+            number: 1234,
+            difficulty: U256::from(131072u64),
+            ..Default::default()
+        };
+        for (count, step) in [(15, 0), (16, 1), (17, 2), (20, 3), (21, 4)] {
+            if step >= 1 {
+                h.base_fee_per_gas = Some(U256::from(7u64));
+            }
+            if step >= 2 {
+                h.withdrawals_root = Some(B256::repeat_byte(3));
+            }
+            if step >= 3 {
+                h.cancun = Some((131072, 0, B256::repeat_byte(4)));
+            }
+            if step >= 4 {
+                h.requests_hash = Some(B256::repeat_byte(5));
+            }
+            let raw = h.encode();
+            let v = HeaderView::decode(&raw).unwrap();
+            assert_eq!(v.field_count(), count);
+            assert_eq!(v.number(), 1234);
+            assert_eq!(v.difficulty(), U256::from(131072u64));
+            assert_eq!(v.base_fee_per_gas().is_some(), step >= 1);
+            assert_eq!(v.blob_gas_used(), (step >= 3).then_some(131072));
+            assert_eq!(v.hash(), keccak256(&raw));
+        }
+    }
+
+    #[test]
+    fn rejects_bad_headers() {
+        let raw = HeaderFields::default().encode();
+        for cut in 0..raw.len() {
+            assert!(HeaderView::decode(&raw[..cut]).is_err());
+        }
+        let mut extra = raw.clone();
+        extra.push(0x80);
+        assert!(HeaderView::decode(&extra).is_err());
+    }
+}

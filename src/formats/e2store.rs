@@ -1,0 +1,216 @@
+//! e2store: the type-length-value container under both era1 and era files.
+//!
+//! Format facts (github.com/status-im/nimbus-eth2 docs/e2store.md):
+//! - a record is an 8-byte header `type: [u8; 2] | length: u32 LE | reserved: u16 (zero)` followed by
+//!   `length` bytes of data;
+//! - a file is a sequence of records starting with a `Version` record (`"e2"`, length 0);
+//! - readers skip record types they do not know.
+//!
+//! Records are handed out as slices of the memory map: nothing is copied.
+
+use super::error::{FormatError, FormatErrorKind};
+
+/// Size of a record header.
+pub const HEADER_LEN: usize = 8;
+
+/// Largest record accepted, like go-ethereum's e2store reader (bounds allocation on garbage input).
+pub const MAX_RECORD_LEN: u64 = 50 * 1024 * 1024;
+
+/// A record type, compared as the two bytes on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RecordType(pub [u8; 2]);
+
+impl RecordType {
+    /// `Version` (`"e2"`): must open every e2store file.
+    pub const VERSION: RecordType = RecordType([0x65, 0x32]);
+    /// era1: snappy-framed RLP block header.
+    pub const COMPRESSED_HEADER: RecordType = RecordType([0x03, 0x00]);
+    /// era1: snappy-framed RLP block body `[transactions, ommers]`.
+    pub const COMPRESSED_BODY: RecordType = RecordType([0x04, 0x00]);
+    /// era1: snappy-framed RLP list of receipts.
+    pub const COMPRESSED_RECEIPTS: RecordType = RecordType([0x05, 0x00]);
+    /// era1: total difficulty after the block, uint256 little-endian.
+    pub const TOTAL_DIFFICULTY: RecordType = RecordType([0x06, 0x00]);
+    /// era1: hash_tree_root of the header-record list.
+    pub const ACCUMULATOR: RecordType = RecordType([0x07, 0x00]);
+    /// era1: block index (starting number, offsets, count).
+    pub const BLOCK_INDEX: RecordType = RecordType([0x66, 0x32]);
+    /// era: snappy-framed SSZ SignedBeaconBlock.
+    pub const COMPRESSED_SIGNED_BEACON_BLOCK: RecordType = RecordType([0x01, 0x00]);
+    /// era: snappy-framed SSZ BeaconState.
+    pub const COMPRESSED_BEACON_STATE: RecordType = RecordType([0x02, 0x00]);
+    /// era: slot index (starting slot, offsets, count).
+    pub const SLOT_INDEX: RecordType = RecordType([0x69, 0x32]);
+    /// Padding record, ignored.
+    pub const EMPTY: RecordType = RecordType([0x00, 0x00]);
+
+    /// A human name for messages.
+    pub fn name(self) -> String {
+        let known = match self {
+            Self::VERSION => "Version",
+            Self::COMPRESSED_HEADER => "CompressedHeader",
+            Self::COMPRESSED_BODY => "CompressedBody",
+            Self::COMPRESSED_RECEIPTS => "CompressedReceipts",
+            Self::TOTAL_DIFFICULTY => "TotalDifficulty",
+            Self::ACCUMULATOR => "Accumulator",
+            Self::BLOCK_INDEX => "BlockIndex",
+            Self::COMPRESSED_SIGNED_BEACON_BLOCK => "CompressedSignedBeaconBlock",
+            Self::COMPRESSED_BEACON_STATE => "CompressedBeaconState",
+            Self::SLOT_INDEX => "SlotIndex",
+            Self::EMPTY => "Empty",
+            _ => "",
+        };
+        if known.is_empty() {
+            format!("0x{:02x}{:02x}", self.0[0], self.0[1])
+        } else {
+            format!("{known} (0x{:02x}{:02x})", self.0[0], self.0[1])
+        }
+    }
+}
+
+/// One record: its type, where it starts, and its data as a slice of the file.
+#[derive(Debug, Clone, Copy)]
+pub struct Record<'a> {
+    pub kind: RecordType,
+    /// Offset of the record header from the start of the file.
+    pub offset: u64,
+    pub data: &'a [u8],
+}
+
+impl Record<'_> {
+    /// Offset just past this record.
+    pub fn end(&self) -> u64 {
+        self.offset + HEADER_LEN as u64 + self.data.len() as u64
+    }
+
+    /// Fails unless the record is of type `want`.
+    pub fn expect(&self, want: RecordType, want_name: &'static str) -> Result<(), FormatError> {
+        if self.kind == want {
+            Ok(())
+        } else {
+            Err(FormatError::at(
+                self.offset,
+                FormatErrorKind::UnexpectedRecord { expected: want_name, found: self.kind.name() },
+            ))
+        }
+    }
+}
+
+/// Reads the record that starts at `offset` of `bytes`.
+pub fn read_record_at(bytes: &[u8], offset: u64) -> Result<Record<'_>, FormatError> {
+    let start = usize::try_from(offset).map_err(|_| {
+        FormatError::at(offset, FormatErrorKind::Index("offset beyond address space".into()))
+    })?;
+    let avail = bytes.len().saturating_sub(start) as u64;
+    let header = bytes
+        .get(start..start.saturating_add(HEADER_LEN))
+        .ok_or_else(|| {
+            FormatError::at(
+                offset,
+                FormatErrorKind::Truncated { expected: HEADER_LEN as u64, found: avail },
+            )
+        })?;
+    let kind = RecordType([header[0], header[1]]);
+    let len = u32::from_le_bytes([header[2], header[3], header[4], header[5]]) as u64;
+    let reserved = u16::from_le_bytes([header[6], header[7]]);
+    if reserved != 0 {
+        return Err(FormatError::at(offset, FormatErrorKind::ReservedNotZero { found: reserved }));
+    }
+    if len > MAX_RECORD_LEN {
+        return Err(FormatError::at(
+            offset,
+            FormatErrorKind::RecordTooLarge { found: len, cap: MAX_RECORD_LEN },
+        ));
+    }
+    let data_start = start + HEADER_LEN;
+    let data = bytes.get(data_start..data_start + len as usize).ok_or_else(|| {
+        FormatError::at(
+            offset,
+            FormatErrorKind::Truncated { expected: len, found: avail - HEADER_LEN as u64 },
+        )
+    })?;
+    Ok(Record { kind, offset, data })
+}
+
+/// Iterates the records of a whole e2store byte slice, in order.
+///
+/// Yields an error (and then stops) on the first malformed record, so a truncated file never loops.
+pub struct E2StoreReader<'a> {
+    bytes: &'a [u8],
+    pos: u64,
+    failed: bool,
+}
+
+impl<'a> E2StoreReader<'a> {
+    /// A reader over `bytes` (usually a memory map), starting at offset 0.
+    pub fn new(bytes: &'a [u8]) -> Self {
+        E2StoreReader { bytes, pos: 0, failed: false }
+    }
+}
+
+impl<'a> Iterator for E2StoreReader<'a> {
+    type Item = Result<Record<'a>, FormatError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed || self.pos >= self.bytes.len() as u64 {
+            return None;
+        }
+        match read_record_at(self.bytes, self.pos) {
+            Ok(r) => {
+                self.pos = r.end();
+                Some(Ok(r))
+            }
+            Err(e) => {
+                self.failed = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+/// Appends one record (header + data) to `out`: the writer side, used by the era1 writer and synth.
+pub fn write_record(out: &mut Vec<u8>, kind: RecordType, data: &[u8]) {
+    out.extend_from_slice(&kind.0);
+    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    out.extend_from_slice(&[0, 0]);
+    out.extend_from_slice(data);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_errors() {
+        let mut f = Vec::new();
+        write_record(&mut f, RecordType::VERSION, &[]);
+        write_record(&mut f, RecordType([0xaa, 0xbb]), b"skip me");
+        write_record(&mut f, RecordType::ACCUMULATOR, &[7u8; 32]);
+        let recs: Vec<_> = E2StoreReader::new(&f).collect::<Result<_, _>>().unwrap();
+        assert_eq!(recs.len(), 3);
+        assert_eq!(recs[2].kind, RecordType::ACCUMULATOR);
+        assert_eq!(recs[2].offset, 8 + 8 + 7);
+
+        // Truncated data.
+        let err = E2StoreReader::new(&f[..f.len() - 1]).last().unwrap().unwrap_err();
+        assert!(matches!(err.kind, FormatErrorKind::Truncated { expected: 32, found: 31 }), "{err}");
+        assert_eq!(err.offset, 23);
+        // Truncated header.
+        let err = read_record_at(&f, f.len() as u64 - 3).unwrap_err();
+        assert!(matches!(err.kind, FormatErrorKind::Truncated { .. }));
+        // Reserved bytes.
+        let mut g = f.clone();
+        g[7] = 1;
+        assert!(matches!(
+            read_record_at(&g, 0).unwrap_err().kind,
+            FormatErrorKind::ReservedNotZero { .. }
+        ));
+        // Length cap.
+        let mut h = f.clone();
+        h[2..6].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(matches!(
+            read_record_at(&h, 0).unwrap_err().kind,
+            FormatErrorKind::RecordTooLarge { .. }
+        ));
+    }
+}

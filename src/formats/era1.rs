@@ -1,0 +1,294 @@
+//! era1 files: pre-merge execution history, 8192 blocks per file.
+//!
+//! Layout (github.com/ethereum/go-ethereum internal/era/era.go, and reth's `reth-era`):
+//!
+//! ```text
+//! era1  := Version | block-tuple* | other-entries* | Accumulator | BlockIndex
+//! block-tuple := CompressedHeader | CompressedBody | CompressedReceipts | TotalDifficulty
+//! BlockIndex  := starting-number: u64 LE | index: i64 LE * count | count: u64 LE
+//! ```
+//!
+//! - Index offsets are relative to the start of the BlockIndex record itself, so they are negative.
+//! - TotalDifficulty is a 32-byte **little-endian** uint256.
+//! - Accumulator is `hash_tree_root(List[HeaderRecord{block_hash, total_difficulty}, 8192])`.
+//! - A file is named `<network>-<era:05>-<first 4 bytes of the accumulator root, hex>.era1`.
+
+use super::e2store::{read_record_at, Record, RecordType, HEADER_LEN};
+use super::error::{FormatError, FormatErrorKind};
+use memmap2::Mmap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+/// Blocks per era1 file (the accumulator's list limit).
+pub const BLOCKS_PER_ERA: u64 = 8192;
+
+/// The parts of a canonical era1 file name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Era1Name {
+    pub network: String,
+    pub era: u64,
+    /// First 4 bytes of the accumulator root.
+    pub short_root: [u8; 4],
+}
+
+impl Era1Name {
+    /// Parses `<network>-<era:05>-<hash8>.era1`. The network may itself contain dashes.
+    pub fn parse(file_name: &str) -> Result<Self, FormatErrorKind> {
+        let stem = file_name.strip_suffix(".era1").ok_or_else(|| {
+            FormatErrorKind::FileName(format!("'{file_name}' does not end in .era1"))
+        })?;
+        let mut parts = stem.rsplitn(3, '-');
+        let (Some(hash), Some(era), Some(network)) = (parts.next(), parts.next(), parts.next()) else {
+            return Err(FormatErrorKind::FileName(format!(
+                "'{file_name}': expected <network>-<era:05>-<hash8>.era1"
+            )));
+        };
+        let era_ok = era.len() >= 5 && era.bytes().all(|b| b.is_ascii_digit());
+        let mut short_root = [0u8; 4];
+        let hash_ok = hash.len() == 8 && hex::decode_to_slice(hash, &mut short_root).is_ok();
+        if !era_ok || !hash_ok || network.is_empty() {
+            return Err(FormatErrorKind::FileName(format!(
+                "'{file_name}': expected <network>-<era:05>-<hash8>.era1"
+            )));
+        }
+        let era = era.parse().map_err(|_| FormatErrorKind::FileName(format!("'{file_name}': era too large")))?;
+        Ok(Era1Name { network: network.to_string(), era, short_root })
+    }
+
+    /// The canonical file name for a network, era and accumulator root.
+    pub fn format(network: &str, era: u64, accumulator_root: &[u8; 32]) -> String {
+        format!("{network}-{era:05}-{}.era1", hex::encode(&accumulator_root[..4]))
+    }
+}
+
+/// The block index: which block each tuple holds and where it starts.
+#[derive(Debug, Clone)]
+pub struct BlockIndex {
+    /// First block number.
+    pub start: u64,
+    /// Absolute file offsets of each block's CompressedHeader record.
+    pub offsets: Vec<u64>,
+    /// Offset of the BlockIndex record.
+    pub record_offset: u64,
+}
+
+impl BlockIndex {
+    /// Number of blocks.
+    pub fn len(&self) -> u64 {
+        self.offsets.len() as u64
+    }
+    /// True for an index of no blocks (never valid in an era1 file).
+    pub fn is_empty(&self) -> bool {
+        self.offsets.is_empty()
+    }
+}
+
+/// The four records of one block, as slices of the map (still compressed).
+#[derive(Debug, Clone, Copy)]
+pub struct BlockTuple<'a> {
+    pub number: u64,
+    pub header: Record<'a>,
+    pub body: Record<'a>,
+    pub receipts: Record<'a>,
+    pub total_difficulty: Record<'a>,
+}
+
+/// An era1 file, memory-mapped, with its index and accumulator located and bounds-checked.
+pub struct Era1File {
+    path: PathBuf,
+    map: Mmap,
+    index: BlockIndex,
+    accumulator: [u8; 32],
+    accumulator_offset: u64,
+    name: Option<Era1Name>,
+}
+
+impl std::fmt::Debug for Era1File {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Era1File").field("path", &self.path).field("blocks", &self.index.len()).finish()
+    }
+}
+
+impl Era1File {
+    /// Maps `path` and reads its Version, BlockIndex and Accumulator records. Block records are read lazily.
+    pub fn open(path: &Path) -> Result<Self, FormatError> {
+        let io = |e: std::io::Error| FormatError::at(0, FormatErrorKind::Io(e.to_string())).in_file(path);
+        let file = File::open(path).map_err(io)?;
+        // SAFETY: the map is read-only; archives are immutable inputs. A file truncated underneath us by another
+        // process would fault (SIGBUS) — the same contract every mmap-based archive reader has.
+        let map = unsafe { Mmap::map(&file) }.map_err(io)?;
+        Self::from_map(path, map)
+    }
+
+    fn from_map(path: &Path, map: Mmap) -> Result<Self, FormatError> {
+        let (index, accumulator, accumulator_offset) =
+            Self::read_trailer(&map).map_err(|e| e.in_file(path))?;
+        let name = path.file_name().and_then(|n| n.to_str()).and_then(|n| Era1Name::parse(n).ok());
+        Ok(Era1File { path: path.to_path_buf(), map, index, accumulator, accumulator_offset, name })
+    }
+
+    fn read_trailer(bytes: &[u8]) -> Result<(BlockIndex, [u8; 32], u64), FormatError> {
+        let len = bytes.len() as u64;
+        read_record_at(bytes, 0)?.expect(RecordType::VERSION, "Version")?;
+        // BlockIndex is the last record; its final 8 bytes are the count.
+        let count_bytes: [u8; 8] = bytes
+            .get(bytes.len().saturating_sub(8)..)
+            .and_then(|s| s.try_into().ok())
+            .ok_or_else(|| FormatError::at(0, FormatErrorKind::Truncated { expected: 8, found: len }))?;
+        let count = u64::from_le_bytes(count_bytes);
+        if count == 0 || count > BLOCKS_PER_ERA {
+            return Err(FormatError::at(
+                len - 8,
+                FormatErrorKind::Index(format!("block count must be 1..=8192, found {count}")),
+            ));
+        }
+        let index_len = HEADER_LEN as u64 + 16 + 8 * count;
+        let index_offset = len.checked_sub(index_len).ok_or_else(|| {
+            FormatError::at(0, FormatErrorKind::Index(format!("file of {len} bytes cannot hold an index of {count} blocks")))
+        })?;
+        let rec = read_record_at(bytes, index_offset)?;
+        rec.expect(RecordType::BLOCK_INDEX, "BlockIndex")?;
+        if rec.end() != len {
+            return Err(FormatError::at(
+                index_offset,
+                FormatErrorKind::Index(format!("index record ends at {}, file at {len}", rec.end())),
+            ));
+        }
+        let start = u64::from_le_bytes(rec.data[..8].try_into().unwrap_or_default());
+        let mut offsets = Vec::with_capacity(count as usize);
+        for (i, c) in rec.data[8..8 + 8 * count as usize].chunks_exact(8).enumerate() {
+            let rel = i64::from_le_bytes(c.try_into().unwrap_or_default());
+            let abs = (index_offset as i128) + rel as i128;
+            if abs < HEADER_LEN as i128 || abs >= index_offset as i128 {
+                return Err(FormatError::at(
+                    index_offset + 8 + 8 + 8 * i as u64,
+                    FormatErrorKind::Index(format!(
+                        "entry {i} (block {}) points to offset {abs}, outside the block records 8..{index_offset}",
+                        start.saturating_add(i as u64)
+                    )),
+                )
+                .in_block(start.saturating_add(i as u64)));
+            }
+            offsets.push(abs as u64);
+        }
+        let acc_offset = index_offset.checked_sub(HEADER_LEN as u64 + 32).ok_or_else(|| {
+            FormatError::at(index_offset, FormatErrorKind::Index("no room for the Accumulator record".into()))
+        })?;
+        let acc = read_record_at(bytes, acc_offset)?;
+        acc.expect(RecordType::ACCUMULATOR, "Accumulator")?;
+        let accumulator: [u8; 32] = acc.data.try_into().map_err(|_| {
+            FormatError::at(
+                acc_offset,
+                FormatErrorKind::Mismatch { what: "accumulator length", expected: "32".into(), found: acc.data.len().to_string() },
+            )
+        })?;
+        Ok((BlockIndex { start, offsets, record_offset: index_offset }, accumulator, acc_offset))
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+    /// The whole file as bytes (the memory map).
+    pub fn bytes(&self) -> &[u8] {
+        &self.map
+    }
+    /// The block index.
+    pub fn index(&self) -> &BlockIndex {
+        &self.index
+    }
+    /// First block number.
+    pub fn first_block(&self) -> u64 {
+        self.index.start
+    }
+    /// Last block number.
+    pub fn last_block(&self) -> u64 {
+        self.index.start + self.index.len() - 1
+    }
+    /// Number of blocks.
+    pub fn block_count(&self) -> u64 {
+        self.index.len()
+    }
+    /// The Accumulator record's root.
+    pub fn accumulator_root(&self) -> &[u8; 32] {
+        &self.accumulator
+    }
+    /// Offset of the Accumulator record.
+    pub fn accumulator_offset(&self) -> u64 {
+        self.accumulator_offset
+    }
+    /// The parsed file name, when it is canonical.
+    pub fn name(&self) -> Option<&Era1Name> {
+        self.name.as_ref()
+    }
+
+    /// The records of the `i`-th block of the file (0-based), checked to be in tuple order.
+    pub fn block(&self, i: u64) -> Result<BlockTuple<'_>, FormatError> {
+        let number = self.index.start + i;
+        let at = |e: FormatError| e.in_file(&self.path).in_block(number);
+        let offset = *self.index.offsets.get(i as usize).ok_or_else(|| {
+            at(FormatError::at(self.index.record_offset, FormatErrorKind::Index(format!("no entry {i}"))))
+        })?;
+        let header = read_record_at(&self.map, offset).map_err(at)?;
+        header.expect(RecordType::COMPRESSED_HEADER, "CompressedHeader").map_err(at)?;
+        let body = read_record_at(&self.map, header.end()).map_err(at)?;
+        body.expect(RecordType::COMPRESSED_BODY, "CompressedBody").map_err(at)?;
+        let receipts = read_record_at(&self.map, body.end()).map_err(at)?;
+        receipts.expect(RecordType::COMPRESSED_RECEIPTS, "CompressedReceipts").map_err(at)?;
+        let total_difficulty = read_record_at(&self.map, receipts.end()).map_err(at)?;
+        total_difficulty.expect(RecordType::TOTAL_DIFFICULTY, "TotalDifficulty").map_err(at)?;
+        if total_difficulty.data.len() != 32 {
+            return Err(at(FormatError::at(
+                total_difficulty.offset,
+                FormatErrorKind::Mismatch {
+                    what: "total difficulty length",
+                    expected: "32".into(),
+                    found: total_difficulty.data.len().to_string(),
+                },
+            )));
+        }
+        Ok(BlockTuple { number, header, body, receipts, total_difficulty })
+    }
+}
+
+/// Decodes a TotalDifficulty record (32 bytes little-endian).
+pub fn total_difficulty(record: &Record<'_>) -> alloy_primitives::U256 {
+    alloy_primitives::U256::from_le_slice(record.data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        let n = Era1Name::parse("sepolia-00021-b8814b14.era1").unwrap();
+        assert_eq!((n.network.as_str(), n.era, n.short_root), ("sepolia", 21, [0xb8, 0x81, 0x4b, 0x14]));
+        let n = Era1Name::parse("synthnet-r1-00002-00112233.era1").unwrap();
+        assert_eq!((n.network.as_str(), n.era), ("synthnet-r1", 2));
+        for bad in ["x.era1", "mainnet-0-5ec1ffb8.era1", "mainnet-00000-5ec1ffb.era1", "mainnet-00000-5ec1ffbz.era1", "mainnet-00000-5ec1ffb8.era"] {
+            assert!(Era1Name::parse(bad).is_err(), "{bad}");
+        }
+        assert_eq!(Era1Name::format("mainnet", 3, &[0xab; 32]), "mainnet-00003-abababab.era1");
+    }
+}
+
+/// One framed decoder per record kind, so header, body and receipts of a block can be held at once.
+/// Create one per worker thread and reuse it for every block.
+#[derive(Default)]
+pub struct BlockDecoders {
+    pub header: super::snappy::FramedDecoder,
+    pub body: super::snappy::FramedDecoder,
+    pub receipts: super::snappy::FramedDecoder,
+}
+
+/// Decompresses one record with `dec`, locating any error at the record in `file`, block `number`.
+pub fn decompress<'d>(
+    dec: &'d mut super::snappy::FramedDecoder,
+    record: &Record<'_>,
+    file: &Path,
+    number: u64,
+) -> Result<&'d [u8], FormatError> {
+    dec.decompress(record.data)
+        .map_err(|k| FormatError::at(record.offset, k).in_file(file).in_block(number))
+}

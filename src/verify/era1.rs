@@ -1,0 +1,480 @@
+//! Full verification of era1 files: every block's hash chain, roots, receipts, total difficulty, the index and
+//! the accumulator, with blocks checked in parallel chunks and files in parallel.
+
+use super::report::FileReport;
+use crate::crypto::keccak::keccak256;
+use crate::execution::accumulator::HeaderRecords;
+use crate::execution::body::BodyView;
+use crate::execution::header::HeaderView;
+use crate::execution::receipt::{self, Outcome};
+use crate::execution::rlp::{self, Item, ListIter};
+use crate::execution::{bloom, trie};
+use crate::formats::e2store::{E2StoreReader, RecordType};
+use crate::formats::era1::{self, BlockDecoders, Era1File, Era1Name, BLOCKS_PER_ERA};
+use crate::formats::{FormatError, FormatErrorKind};
+use crate::network::Network;
+use alloy_primitives::U256;
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Blocks per parallel work unit: big enough to amortise scheduling, small enough to balance 2-64 threads.
+const CHUNK: u64 = 256;
+
+/// How to verify.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyOptions {
+    /// Network to check fork rules against; `None` takes it from each file name.
+    pub network: Option<Network>,
+    /// Also compute the sha256 of each file for the report.
+    pub checksum: bool,
+}
+
+/// What one block contributed, kept for the sequential checks after the parallel pass.
+#[derive(Debug, Clone, Copy, Default)]
+struct BlockFacts {
+    hash: [u8; 32],
+    parent: [u8; 32],
+    td_le: [u8; 32],
+    difficulty: U256,
+    ok: bool,
+}
+
+/// Counts accumulated over a chunk of blocks and merged.
+#[derive(Debug, Default)]
+struct Counts {
+    transactions: u64,
+    ommers: u64,
+    receipts: u64,
+    logs: u64,
+    tx_kinds: BTreeMap<&'static str, u64>,
+    receipt_forms: BTreeMap<String, u64>,
+    header_fields: BTreeMap<usize, u64>,
+}
+
+impl Counts {
+    fn merge(mut self, o: Counts) -> Counts {
+        self.transactions += o.transactions;
+        self.ommers += o.ommers;
+        self.receipts += o.receipts;
+        self.logs += o.logs;
+        for (k, v) in o.tx_kinds {
+            *self.tx_kinds.entry(k).or_default() += v;
+        }
+        for (k, v) in o.receipt_forms {
+            *self.receipt_forms.entry(k).or_default() += v;
+        }
+        for (k, v) in o.header_fields {
+            *self.header_fields.entry(k).or_default() += v;
+        }
+        self
+    }
+}
+
+/// The kind of a transaction as stored in a body, for reports: typed ones by type byte, legacy ones by whether
+/// `v` carries a chain id (EIP-155: v = 35 + 2 * chain_id + parity; before it v is 27 or 28).
+pub fn tx_kind(item: &Item<'_>) -> Result<&'static str, rlp::RlpError> {
+    if !item.is_list {
+        return Ok(match item.payload.first() {
+            Some(1) => "type1",
+            Some(2) => "type2",
+            Some(3) => "type3",
+            Some(4) => "type4",
+            _ => "unknown",
+        });
+    }
+    let v = ListIter::new(item.payload, "legacy transaction").nth(6).ok_or_else(|| {
+        rlp::RlpError::new("legacy transaction", "fewer than 9 fields")
+    })??;
+    Ok(if matches!(rlp::as_u64(&v, "v")?, 27 | 28) { "legacy_pre155" } else { "legacy_eip155" })
+}
+
+/// Verifies one era1 file completely and returns its report (never panics; errors are in the report).
+pub fn verify_file(path: &Path, opts: &VerifyOptions) -> FileReport {
+    let mut report = FileReport {
+        file: path.display().to_string(),
+        kind: "era1".into(),
+        file_size: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
+        ok: true,
+        ..Default::default()
+    };
+    let file = match Era1File::open(path) {
+        Ok(f) => f,
+        Err(e) => {
+            report.error(e);
+            return report;
+        }
+    };
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let parsed_name = Era1Name::parse(name);
+    let network = match (&opts.network, &parsed_name) {
+        (Some(n), _) => Some(n.clone()),
+        (None, Ok(n)) => match Network::by_name(&n.network) {
+            Ok(net) => Some(net),
+            Err(e) => {
+                report.warnings.push(format!("fork rules and genesis hash not checked: {e}"));
+                None
+            }
+        },
+        (None, Err(_)) => None,
+    };
+    report.network = network
+        .as_ref()
+        .map(|n| n.name.clone())
+        .or_else(|| parsed_name.as_ref().ok().map(|n| n.network.clone()))
+        .unwrap_or_default();
+    report.first_block = Some(file.first_block());
+    report.last_block = Some(file.last_block());
+    report.blocks = file.block_count();
+    report.era = Some(file.first_block() / BLOCKS_PER_ERA);
+    if opts.checksum {
+        report.sha256 = Some(hex::encode(crate::crypto::sha256::sha256(file.bytes())));
+    }
+
+    walk_records(&file, &mut report);
+
+    // Parallel pass over blocks.
+    let n = file.block_count();
+    let chunks: Vec<(u64, u64)> = (0..n).step_by(CHUNK as usize).map(|s| (s, (s + CHUNK).min(n))).collect();
+    let results: Vec<(Vec<BlockFacts>, Counts, Vec<FormatError>)> = chunks
+        .par_iter()
+        .map_init(BlockDecoders::default, |dec, &(s, e)| {
+            let mut facts = Vec::with_capacity((e - s) as usize);
+            let mut counts = Counts::default();
+            let mut errors = Vec::new();
+            for i in s..e {
+                match check_block(&file, i, dec, network.as_ref(), &mut counts) {
+                    Ok(f) => facts.push(f),
+                    Err(err) => {
+                        facts.push(BlockFacts::default());
+                        errors.push(err);
+                    }
+                }
+            }
+            (facts, counts, errors)
+        })
+        .collect();
+    let mut facts = Vec::with_capacity(n as usize);
+    let mut counts = Counts::default();
+    for (f, c, errs) in results {
+        facts.extend(f);
+        counts = counts.merge(c);
+        for e in errs {
+            report.error(e);
+        }
+    }
+    report.transactions = counts.transactions;
+    report.ommers = counts.ommers;
+    report.receipts = counts.receipts;
+    report.logs = counts.logs;
+    report.tx_kinds = counts.tx_kinds.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    report.receipt_forms = counts.receipt_forms;
+    report.header_field_counts = counts.header_fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+
+    sequential_checks(&file, &facts, network.as_ref(), parsed_name.as_ref().ok(), &mut report);
+    if let Err(e) = parsed_name {
+        report.error(FormatError::at(0, e).in_file(path));
+    }
+    report
+}
+
+/// Walks every record in order: checks the tuple order against the index and counts record types.
+fn walk_records(file: &Era1File, report: &mut FileReport) {
+    let index = file.index();
+    let mut next_block = 0usize;
+    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    for rec in E2StoreReader::new(file.bytes()) {
+        let rec = match rec {
+            Ok(r) => r,
+            Err(e) => {
+                report.error(e.in_file(file.path()));
+                break;
+            }
+        };
+        *counts.entry(rec.kind.name()).or_default() += 1;
+        if rec.kind == RecordType::COMPRESSED_HEADER {
+            let expected = index.offsets.get(next_block).copied();
+            if expected != Some(rec.offset) {
+                report.error(
+                    FormatError::at(
+                        rec.offset,
+                        FormatErrorKind::Index(format!(
+                            "header record #{next_block} is here, but the index says {}",
+                            expected.map_or("nothing".to_string(), |o| format!("offset {o}"))
+                        )),
+                    )
+                    .in_file(file.path())
+                    .in_block(index.start + next_block as u64),
+                );
+            }
+            next_block += 1;
+        }
+    }
+    if next_block as u64 != index.len() {
+        report.error(
+            FormatError::at(
+                index.record_offset,
+                FormatErrorKind::Mismatch {
+                    what: "block count",
+                    expected: format!("{} (index)", index.len()),
+                    found: format!("{next_block} header records"),
+                },
+            )
+            .in_file(file.path()),
+        );
+    }
+    report.record_counts = counts;
+}
+
+fn mismatch(offset: u64, what: &'static str, expected: impl ToString, found: impl ToString) -> FormatError {
+    FormatError::at(offset, FormatErrorKind::Mismatch { what, expected: expected.to_string(), found: found.to_string() })
+}
+
+fn hex0x(b: &[u8]) -> String {
+    format!("0x{}", hex::encode(b))
+}
+
+/// Decodes and checks one block against itself: roots, receipts, blooms, gas.
+fn check_block(
+    file: &Era1File,
+    i: u64,
+    dec: &mut BlockDecoders,
+    network: Option<&Network>,
+    counts: &mut Counts,
+) -> Result<BlockFacts, FormatError> {
+    let t = file.block(i)?;
+    let path = file.path();
+    let number = t.number;
+    let rlp_err = |offset: u64| move |e: rlp::RlpError| {
+        FormatError::at(offset, FormatErrorKind::Rlp(e.to_string())).in_file(path).in_block(number)
+    };
+    let located = |e: FormatError| e.in_file(path).in_block(number);
+
+    let header_raw = era1::decompress(&mut dec.header, &t.header, path, number)?;
+    let header = HeaderView::decode(header_raw).map_err(rlp_err(t.header.offset))?;
+    *counts.header_fields.entry(header.field_count()).or_default() += 1;
+    if header.number() != number {
+        return Err(located(mismatch(t.header.offset, "header number", number, header.number())));
+    }
+    if let Some(net) = network {
+        let want = if net.is_london(number) { 16 } else { 15 };
+        if header.field_count() != want {
+            return Err(located(mismatch(t.header.offset, "header field count", want, header.field_count())));
+        }
+    }
+    let hash: [u8; 32] = header.hash().0;
+
+    // Body: transactions root and ommers hash.
+    let body_raw = era1::decompress(&mut dec.body, &t.body, path, number)?;
+    let body = BodyView::decode(body_raw).map_err(rlp_err(t.body.offset))?;
+    let mut tx_encodings: Vec<&[u8]> = Vec::new();
+    let mut kinds: Vec<&'static str> = Vec::new();
+    for item in body.transactions() {
+        let item = item.map_err(rlp_err(t.body.offset))?;
+        tx_encodings.push(rlp::envelope_canonical(&item));
+        kinds.push(tx_kind(&item).map_err(rlp_err(t.body.offset))?);
+    }
+    let tx_root = trie::ordered_root(&tx_encodings);
+    if tx_root.0 != *header.transactions_root() {
+        return Err(located(mismatch(t.body.offset, "transactions root", hex0x(header.transactions_root()), hex0x(&tx_root.0))));
+    }
+    let ommers_hash = keccak256(body.ommers_rlp());
+    if ommers_hash.0 != *header.ommers_hash() {
+        return Err(located(mismatch(t.body.offset, "ommers hash", hex0x(header.ommers_hash()), hex0x(&ommers_hash.0))));
+    }
+    let mut ommer_count = 0u64;
+    for o in body.ommers() {
+        let o = o.map_err(rlp_err(t.body.offset))?;
+        HeaderView::decode(o.raw).map_err(rlp_err(t.body.offset))?;
+        ommer_count += 1;
+    }
+    if body.withdrawals().is_some() {
+        return Err(located(mismatch(t.body.offset, "body lists", "2 (pre-merge)", "3 (withdrawals)")));
+    }
+
+    // Receipts: root, per-receipt bloom, header bloom, gas.
+    let receipts_raw = era1::decompress(&mut dec.receipts, &t.receipts, path, number)?;
+    let mut receipt_encodings: Vec<&[u8]> = Vec::with_capacity(tx_encodings.len());
+    let mut block_bloom = [0u8; bloom::BLOOM_LEN];
+    let mut last_gas = 0u64;
+    let mut logs = 0u64;
+    let roff = t.receipts.offset;
+    for (idx, r) in receipt::decode_list(receipts_raw).map_err(rlp_err(roff))?.enumerate() {
+        let r = r.map_err(rlp_err(roff))?;
+        let kind = kinds.get(idx).copied().unwrap_or("missing");
+        let ty = if kind.starts_with("legacy") { 0 } else { kind.as_bytes().get(4).map_or(255, |b| b - b'0') };
+        if r.tx_type() != ty {
+            return Err(located(mismatch(roff, "receipt type", format!("{ty} (transaction {idx})"), r.tx_type())));
+        }
+        if r.cumulative_gas_used() < last_gas {
+            return Err(located(mismatch(roff, "cumulative gas (non-decreasing)", format!(">= {last_gas}"), r.cumulative_gas_used())));
+        }
+        last_gas = r.cumulative_gas_used();
+        let form = match r.outcome() {
+            Outcome::Status(_) => "status",
+            Outcome::PostState(_) => "post_state",
+        };
+        if let Some(net) = network {
+            let want = if net.is_byzantium(number) { "status" } else { "post_state" };
+            if form != want {
+                return Err(located(mismatch(roff, "receipt form", want, form)));
+            }
+        }
+        let label = if kind.starts_with("legacy") { "legacy" } else { kind };
+        *counts.receipt_forms.entry(format!("{label}/{form}")).or_default() += 1;
+        let mut rb = [0u8; bloom::BLOOM_LEN];
+        for log in r.logs() {
+            let log = log.map_err(rlp_err(roff))?;
+            bloom::accrue(&mut rb, log.address);
+            for topic in log.topics() {
+                bloom::accrue(&mut rb, topic);
+            }
+            logs += 1;
+        }
+        if rb != *r.logs_bloom() {
+            return Err(located(mismatch(roff, "receipt logs bloom", format!("bloom of receipt {idx}'s logs"), "a different bloom")));
+        }
+        bloom::union(&mut block_bloom, &rb);
+        receipt_encodings.push(r.canonical());
+    }
+    if receipt_encodings.len() != tx_encodings.len() {
+        return Err(located(mismatch(roff, "receipt count", tx_encodings.len(), receipt_encodings.len())));
+    }
+    let receipts_root = trie::ordered_root(&receipt_encodings);
+    if receipts_root.0 != *header.receipts_root() {
+        return Err(located(mismatch(roff, "receipts root", hex0x(header.receipts_root()), hex0x(&receipts_root.0))));
+    }
+    if block_bloom != *header.logs_bloom() {
+        return Err(located(mismatch(t.header.offset, "header logs bloom", "union of receipt blooms", "a different bloom")));
+    }
+    if last_gas != header.gas_used() {
+        return Err(located(mismatch(t.header.offset, "gas used", format!("{} (last cumulative gas)", last_gas), header.gas_used())));
+    }
+
+    counts.transactions += tx_encodings.len() as u64;
+    counts.receipts += receipt_encodings.len() as u64;
+    counts.logs += logs;
+    counts.ommers += ommer_count;
+    for k in kinds {
+        *counts.tx_kinds.entry(k).or_default() += 1;
+    }
+    let td_le: [u8; 32] = t.total_difficulty.data.try_into().unwrap_or_default();
+    Ok(BlockFacts { hash, parent: *header.parent_hash(), td_le, difficulty: header.difficulty(), ok: true })
+}
+
+/// Checks that need blocks in order: parent hashes, total difficulty, accumulator, file name, genesis.
+fn sequential_checks(
+    file: &Era1File,
+    facts: &[BlockFacts],
+    network: Option<&Network>,
+    name: Option<&Era1Name>,
+    report: &mut FileReport,
+) {
+    let path = file.path();
+    let off = |i: usize| file.index().offsets.get(i).copied().unwrap_or(0);
+    let all_ok = facts.iter().all(|f| f.ok);
+    let mut records = HeaderRecords::with_capacity(facts.len());
+    let mut prev_td: Option<U256> = None;
+    for (i, f) in facts.iter().enumerate() {
+        records.push(&f.hash, &f.td_le);
+        if !f.ok {
+            prev_td = None;
+            continue;
+        }
+        let number = file.first_block() + i as u64;
+        let td = U256::from_le_bytes(f.td_le);
+        match prev_td {
+            Some(p) => {
+                if p.checked_add(f.difficulty) != Some(td) {
+                    report.error(mismatch(off(i), "total difficulty", format!("{} + {} = {}", p, f.difficulty, p.saturating_add(f.difficulty)), td).in_file(path).in_block(number));
+                }
+            }
+            None if i == 0 => match td.checked_sub(f.difficulty) {
+                Some(initial) => report.initial_total_difficulty = Some(initial.to_string()),
+                None => report.error(mismatch(off(i), "total difficulty", format!(">= difficulty {}", f.difficulty), td).in_file(path).in_block(number)),
+            },
+            None => {}
+        }
+        prev_td = Some(td);
+        if i > 0 && facts[i - 1].ok && f.parent != facts[i - 1].hash {
+            report.error(mismatch(off(i), "parent hash", hex0x(&facts[i - 1].hash), hex0x(&f.parent)).in_file(path).in_block(number));
+        }
+    }
+    if let (Some(first), Some(last)) = (facts.first(), facts.last()) {
+        report.first_block_hash = Some(hex0x(&first.hash));
+        report.last_block_hash = Some(hex0x(&last.hash));
+        report.final_total_difficulty = Some(U256::from_le_bytes(last.td_le).to_string());
+    }
+    if let Some(net) = network {
+        if file.first_block() == 0 && facts.first().is_some_and(|f| f.ok) {
+            let got = hex0x(&facts[0].hash);
+            if got != net.genesis_hash && net.genesis_hash.trim_start_matches("0x").trim_start_matches('0') != "" {
+                report.error(mismatch(off(0), "genesis hash", &net.genesis_hash, got).in_file(path).in_block(0));
+            }
+        }
+    }
+    // Accumulator: only meaningful once every block hash is known.
+    if let Some(root) = records.root() {
+        report.accumulator_root = Some(hex0x(&root));
+        if all_ok && root != *file.accumulator_root() {
+            report.error(mismatch(file.accumulator_offset(), "accumulator root", hex0x(file.accumulator_root()), hex0x(&root)).in_file(path));
+        }
+    }
+    if file.first_block() % BLOCKS_PER_ERA != 0 {
+        report.error(mismatch(file.index().record_offset, "first block", "a multiple of 8192", file.first_block()).in_file(path));
+    }
+    if let Some(name) = name {
+        let era = file.first_block() / BLOCKS_PER_ERA;
+        if name.era != era {
+            report.error(mismatch(0, "era in file name", era, name.era).in_file(path));
+        }
+        if name.short_root != file.accumulator_root()[..4] {
+            report.error(mismatch(0, "file name hash (accumulator root prefix)", hex::encode(&file.accumulator_root()[..4]), hex::encode(name.short_root)).in_file(path));
+        }
+        if let Some(net) = network {
+            if net.name != name.network {
+                report.warnings.push(format!("file name says network '{}', verified as '{}'", name.network, net.name));
+            }
+        }
+    }
+}
+
+/// Verifies many files in parallel, then checks continuity between consecutive files of the same network
+/// (parent hash and total difficulty across the boundary). Reports come back in input order.
+pub fn verify_files(paths: &[std::path::PathBuf], opts: &VerifyOptions) -> Vec<FileReport> {
+    let mut reports: Vec<FileReport> = paths.par_iter().map(|p| verify_file(p, opts)).collect();
+    let mut order: Vec<usize> = (0..reports.len()).filter(|&i| reports[i].first_block.is_some()).collect();
+    order.sort_by_key(|&i| (reports[i].network.clone(), reports[i].first_block));
+    for w in order.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let (ra, rb) = (&reports[a], &reports[b]);
+        if ra.network != rb.network || ra.last_block.map(|l| l + 1) != rb.first_block {
+            continue;
+        }
+        // The first block's parent is only known from the file; re-read it cheaply.
+        let parent = first_parent_hash(Path::new(&rb.file));
+        let (last_hash, final_td, initial_td) = (ra.last_block_hash.clone(), ra.final_total_difficulty.clone(), rb.initial_total_difficulty.clone());
+        let prev_file = ra.file.clone();
+        let rb = &mut reports[b];
+        if let (Some(p), Some(h)) = (parent, last_hash) {
+            if p != h {
+                rb.error(format!("{}: block {}: parent hash: expected {h} (last block of {}), found {p}", rb.file, rb.first_block.unwrap_or(0), prev_file));
+            }
+        }
+        let rb = &mut reports[b];
+        if let (Some(f), Some(i)) = (final_td, initial_td) {
+            if f != i {
+                rb.error(format!("{}: total difficulty before block {}: expected {f} (end of previous file), found {i}", rb.file, rb.first_block.unwrap_or(0)));
+            }
+        }
+    }
+    reports
+}
+
+fn first_parent_hash(path: &Path) -> Option<String> {
+    let file = Era1File::open(path).ok()?;
+    let t = file.block(0).ok()?;
+    let mut dec = crate::formats::snappy::FramedDecoder::new();
+    let raw = dec.decompress(t.header.data).ok()?;
+    Some(hex0x(HeaderView::decode(raw).ok()?.parent_hash()))
+}

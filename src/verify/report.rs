@@ -1,0 +1,69 @@
+//! What `eraflow verify` reports per file: the JSON shape of `verify --json` (one object per line) and the
+//! human summary. Field names are a stable interface for scripts.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The verification result of one archive file.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct FileReport {
+    /// Path as given on the command line.
+    pub file: String,
+    /// `era1` or `era`.
+    pub kind: String,
+    /// Network from the file name (or `--network`).
+    pub network: String,
+    pub era: Option<u64>,
+    pub first_block: Option<u64>,
+    pub last_block: Option<u64>,
+    pub blocks: u64,
+    pub transactions: u64,
+    pub ommers: u64,
+    pub receipts: u64,
+    pub logs: u64,
+    /// Senders recovered (only with `--senders`), and failures among them.
+    pub senders_recovered: Option<u64>,
+    pub sender_errors: Option<u64>,
+    /// Hex accumulator root as computed (era1).
+    pub accumulator_root: Option<String>,
+    pub first_block_hash: Option<String>,
+    pub last_block_hash: Option<String>,
+    /// Total difficulty before the first block, decimal.
+    pub initial_total_difficulty: Option<String>,
+    /// Total difficulty after the last block, decimal.
+    pub final_total_difficulty: Option<String>,
+    /// Transaction kinds: legacy_pre155, legacy_eip155, type1, type2, type3, type4.
+    pub tx_kinds: BTreeMap<String, u64>,
+    /// Receipt forms: `<tx kind>/status` or `<tx kind>/post_state`.
+    pub receipt_forms: BTreeMap<String, u64>,
+    /// Headers by number of fields (15 pre-London, 16 London, ...).
+    pub header_field_counts: BTreeMap<String, u64>,
+    /// Records by type name, from a sequential walk of the file.
+    pub record_counts: BTreeMap<String, u64>,
+    pub file_size: u64,
+    /// Hex sha256 of the whole file.
+    pub sha256: Option<String>,
+    /// Everything verified.
+    pub ok: bool,
+    /// Human-readable errors: file, offset, block, expected and found.
+    pub errors: Vec<String>,
+    /// Errors beyond the first `MAX_ERRORS` are counted, not listed.
+    pub errors_omitted: u64,
+    /// Checks that could not run (e.g. fork rules for an unknown network).
+    pub warnings: Vec<String>,
+}
+
+/// Errors listed per file before the rest are only counted.
+pub const MAX_ERRORS: usize = 50;
+
+impl FileReport {
+    /// Records an error, keeping the list bounded.
+    pub fn error(&mut self, e: impl ToString) {
+        self.ok = false;
+        if self.errors.len() < MAX_ERRORS {
+            self.errors.push(e.to_string());
+        } else {
+            self.errors_omitted += 1;
+        }
+    }
+}
