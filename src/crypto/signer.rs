@@ -205,13 +205,18 @@ pub fn initialisations() -> u64 {
     INITIALISATIONS.load(Ordering::Relaxed)
 }
 
-/// Left-pads a minimal big-endian integer (at most 32 bytes, as `TxView` guarantees) to 32 bytes.
+/// Left-pads a big-endian integer to 32 bytes; `None` when its value needs more than 32 bytes (never
+/// truncated: a truncated r or s would recover a silently wrong address).
 #[inline]
-fn pad32(p: &[u8]) -> [u8; 32] {
+fn pad32(p: &[u8]) -> Option<[u8; 32]> {
+    let skip = p.iter().take_while(|&&b| b == 0).count();
+    let p = &p[skip..];
+    if p.len() > 32 {
+        return None;
+    }
     let mut out = [0u8; 32];
-    let n = p.len().min(32);
-    out[32 - n..].copy_from_slice(&p[p.len() - n..]);
-    out
+    out[32 - p.len()..].copy_from_slice(p);
+    Some(out)
 }
 
 /// The Ethereum address of an uncompressed SEC1 public key: `keccak256(x || y)[12..]`.
@@ -291,8 +296,8 @@ impl Signer {
         y_odd: bool,
         low_s: bool,
     ) -> Result<[u8; 20], SenderError> {
-        let r = pad32(r);
-        let s = pad32(s);
+        let r = pad32(r).ok_or(SenderError::ROutOfRange)?;
+        let s = pad32(s).ok_or(SenderError::SOutOfRange)?;
         let (n, half_n) = match self.algorithm {
             SignatureAlgorithm::Secp256k1 => (&K1_N, &K1_HALF_N),
             SignatureAlgorithm::Secp256r1 => (&R1_N, &R1_HALF_N),
@@ -473,6 +478,31 @@ mod tests {
             }
             assert_eq!(sum, n);
         }
+    }
+
+    #[test]
+    fn wide_r_or_s_is_out_of_range_not_truncated() {
+        // A caller-supplied 33-byte r or s must not be cut down to its low 32 bytes.
+        let signer = Signer {
+            algorithm: SignatureAlgorithm::Secp256k1,
+        };
+        let mut wide = [0u8; 33];
+        wide[0] = 1;
+        wide[32] = 1;
+        let one = [1u8];
+        assert_eq!(
+            signer.recover_prehash(&[7; 32], &wide, &one, false, true),
+            Err(SenderError::ROutOfRange)
+        );
+        assert_eq!(
+            signer.recover_prehash(&[7; 32], &one, &wide, false, true),
+            Err(SenderError::SOutOfRange)
+        );
+        // Leading zeros beyond 32 bytes are harmless.
+        assert_eq!(pad32(&[0, 0, 5]).map(|p| p[31]), Some(5));
+        let mut padded = [0u8; 40];
+        padded[39] = 9;
+        assert_eq!(pad32(&padded).map(|p| p[31]), Some(9));
     }
 
     #[test]

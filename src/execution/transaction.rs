@@ -283,7 +283,10 @@ fn validate_blob_hashes(mut buf: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// Reads one EIP-7702 authorization tuple `[chain_id, address, nonce, y_parity, r, s]`.
+/// Reads one EIP-7702 authorization tuple `[chain_id, address, nonce, y_parity, r, s]`. EIP-7702 makes the
+/// whole transaction invalid when a tuple field is out of its bounds (chain_id, r, s < 2^256, nonce < 2^64,
+/// 20-byte address, y_parity < 2^8), so those are decode errors; a bad signature inside the bounds only
+/// invalidates that authorization, and is reported per authority at recovery.
 fn read_authorization<'a>(buf: &mut &'a [u8]) -> Result<Authorization<'a>> {
     let mut t = expect_list(buf, "authorization")?;
     let fields = t;
@@ -439,7 +442,8 @@ impl<'a> TxView<'a> {
             tx.value = uint_bytes(&mut f, "value", 32)?;
             tx.input = expect_string(&mut f, "input")?;
         } else {
-            // EIP-2930 / 1559 / 4844 / 7702 all start with chain_id, nonce.
+            // EIP-2930 / 1559 / 4844 / 7702 all start with chain_id, nonce. The EIPs type chain_id as a
+            // uint256; every real chain id fits a u64 (EIP-2294 bounds it), so a wider one is a decode error.
             tx.chain_id = Some(uint_u64(&mut f, "chain_id")?);
             tx.nonce = uint_u64(&mut f, "nonce")?;
             if kind == TxKind::Eip2930 {
