@@ -121,6 +121,24 @@ enum Command {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         sets: Vec<String>,
     },
+    /// Measure decode, verify and export throughput beside their floors on a synthetic era; print ratios.
+    Bench {
+        /// Blocks in the synthetic era.
+        #[arg(long, default_value_t = 8192)]
+        blocks: u64,
+        /// Transactions per block.
+        #[arg(long, default_value_t = 4)]
+        txs_per_block: u32,
+        /// Repetitions (the best is kept).
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// Work directory (default: a temporary one).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Summarise one archive file: range, counts by record type, transaction kinds, roots, total difficulty.
     Inspect {
         file: PathBuf,
@@ -195,6 +213,13 @@ fn main() -> ExitCode {
             )
         }
         Command::Run { pipeline, sets } => cmd_run(&pipeline, &sets, cli.threads.is_some()),
+        Command::Bench {
+            blocks,
+            txs_per_block,
+            runs,
+            dir,
+            json,
+        } => cmd_bench(blocks, txs_per_block, runs, dir, json),
         Command::Synth {
             out,
             network,
@@ -362,6 +387,41 @@ fn cmd_run(path: &std::path::Path, sets: &[String], threads_from_cli: bool) -> u
         ));
     }
     run::run_stages(&files, &cfg.out, &stages).into()
+}
+
+fn cmd_bench(blocks: u64, txs: u32, runs: usize, dir: Option<PathBuf>, json: bool) -> u8 {
+    let tmp;
+    let dir = match dir {
+        Some(d) => d,
+        None => match tempfile_dir() {
+            Ok(d) => {
+                tmp = d;
+                tmp.clone()
+            }
+            Err(e) => return usage(e),
+        },
+    };
+    let r = eraflow::bench::run(&dir, blocks, txs, runs.max(1));
+    let code = match r {
+        Ok(ms) if json => {
+            println!("{}", serde_json::to_string_pretty(&ms).unwrap_or_default());
+            exit::OK
+        }
+        Ok(ms) => {
+            eraflow::bench::print(&ms);
+            exit::OK
+        }
+        Err(e) => usage(e),
+    };
+    code
+}
+
+/// A fresh directory under the system temp dir for `bench` (removed at the end of the process by nobody:
+/// it is small and named so it is easy to spot).
+fn tempfile_dir() -> Result<PathBuf, String> {
+    let d = std::env::temp_dir().join(format!("eraflow-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+    Ok(d)
 }
 
 fn cmd_synth(

@@ -1,0 +1,91 @@
+//! Export throughput beside its floors, same run: decode + verify only, and Parquet encoding of the same rows.
+//! `eraflow bench` prints the same comparison as ratios; this gives criterion's statistics.
+//!
+//! Run: `cargo bench --bench export`.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use eraflow::crypto::signer::{self, SignatureAlgorithm};
+use eraflow::datasets;
+use eraflow::network::Network;
+use eraflow::pipeline::export::{export, ExportOptions};
+use eraflow::pipeline::report::Progress;
+use eraflow::sink::parquet::ParquetOptions;
+use eraflow::verify::era1::{verify_file, VerifyOptions};
+use std::hint::black_box;
+
+fn bench(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = eraflow::synth::era1::SynthOptions::new(Network::by_name("synthnet").unwrap());
+    o.blocks = 1024;
+    o.txs_per_block = 4;
+    let input = eraflow::synth::era1::write(&dir.path().join("in"), &o)
+        .unwrap()
+        .remove(0);
+    let size = std::fs::metadata(&input).unwrap().len();
+    signer::init(SignatureAlgorithm::Secp256k1).unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let run = |senders: bool, out: &str| {
+        let opts = ExportOptions {
+            out: dir.path().join(out),
+            datasets: datasets::ALL.to_vec(),
+            senders,
+            network: None,
+            overwrite: true,
+            parquet: ParquetOptions::default(),
+        };
+        pool.install(|| {
+            export(std::slice::from_ref(&input), &opts, &Progress::hidden()).unwrap()[0].ok
+        })
+    };
+    let mut g = c.benchmark_group("export_1_thread");
+    g.throughput(Throughput::Bytes(size));
+    g.sample_size(10);
+    g.bench_function("floor_decode_verify_only", |b| {
+        b.iter(|| pool.install(|| black_box(verify_file(&input, &VerifyOptions::default()).ok)))
+    });
+    g.bench_function("export_without_senders", |b| {
+        b.iter(|| black_box(run(false, "a")))
+    });
+    g.bench_function("export_with_senders", |b| {
+        b.iter(|| black_box(run(true, "b")))
+    });
+    // Floor for the Parquet side: re-encode the rows the export wrote.
+    let mut batches = Vec::new();
+    for d in datasets::ALL {
+        for e in std::fs::read_dir(dir.path().join("a").join(d.name()))
+            .unwrap()
+            .flatten()
+        {
+            let f = std::fs::File::open(e.path()).unwrap();
+            let r = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f)
+                .unwrap()
+                .build()
+                .unwrap();
+            batches.push((d.schema(), r.map(|b| b.unwrap()).collect::<Vec<_>>()));
+        }
+    }
+    g.bench_function("floor_parquet_encode_only", |b| {
+        b.iter(|| {
+            for (i, (schema, bs)) in batches.iter().enumerate() {
+                let p = dir.path().join("enc").join(format!("{i}.parquet"));
+                let mut s = eraflow::sink::parquet::ParquetSink::create(
+                    &p,
+                    schema.clone(),
+                    &ParquetOptions::default(),
+                )
+                .unwrap();
+                for batch in bs {
+                    s.write(batch).unwrap();
+                }
+                black_box(s.commit().unwrap());
+            }
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
