@@ -2,6 +2,7 @@
 //! Nothing here knows about RLP or SSZ contents; it hands out record slices of the memory map.
 
 pub mod e2store;
+pub mod era;
 pub mod era1;
 pub mod error;
 pub mod snappy;

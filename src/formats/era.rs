@@ -1,0 +1,303 @@
+//! era files: beacon-chain history, one file per 8192 slots (github.com/eth-clients/e2store-format-specs,
+//! formats/era.md).
+//!
+//! ```text
+//! era   := group+
+//! group := Version | CompressedSignedBeaconBlock* | CompressedBeaconState | other* | SlotIndex(block)? | SlotIndex(state)
+//! SlotIndex := starting-slot: u64 LE | offset: i64 LE * count | count: u64 LE
+//! ```
+//!
+//! - Offsets are relative to the start of the SlotIndex record; 0 marks an empty slot.
+//! - The state is the one at slot `era * 8192`; the blocks are those of slots `(era - 1) * 8192 ..
+//!   era * 8192`, so the genesis era has a state and no block index.
+//! - A file is named `<network>-<era:05>-<hash8>.era`: hash8 is the first 4 bytes of the genesis validators
+//!   root (era 0), `historical_roots[era - 1]` before Capella, or the historical summary root after it.
+
+use super::e2store::{read_record_at, Record, RecordType, HEADER_LEN};
+use super::error::{FormatError, FormatErrorKind};
+use memmap2::Mmap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+/// Slots per era file (SLOTS_PER_HISTORICAL_ROOT of the mainnet preset).
+pub const SLOTS_PER_ERA: u64 = 8192;
+
+/// The parts of a canonical era file name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EraName {
+    pub network: String,
+    pub era: u64,
+    pub short_root: [u8; 4],
+}
+
+impl EraName {
+    /// Parses `<network>-<era:05>-<hash8>.era`.
+    pub fn parse(file_name: &str) -> Result<Self, FormatErrorKind> {
+        let bad = || {
+            FormatErrorKind::FileName(format!(
+                "'{file_name}': expected <network>-<era:05>-<hash8>.era"
+            ))
+        };
+        let stem = file_name.strip_suffix(".era").ok_or_else(bad)?;
+        let mut parts = stem.rsplitn(3, '-');
+        let (Some(hash), Some(era), Some(network)) = (parts.next(), parts.next(), parts.next())
+        else {
+            return Err(bad());
+        };
+        let mut short_root = [0u8; 4];
+        if network.is_empty()
+            || era.len() < 5
+            || !era.bytes().all(|b| b.is_ascii_digit())
+            || hash.len() != 8
+        {
+            return Err(bad());
+        }
+        hex::decode_to_slice(hash, &mut short_root).map_err(|_| bad())?;
+        Ok(EraName {
+            network: network.into(),
+            era: era.parse().map_err(|_| bad())?,
+            short_root,
+        })
+    }
+}
+
+/// A slot index: the starting slot and the absolute file offset of each slot's record (`None` = empty slot).
+#[derive(Debug, Clone)]
+pub struct SlotIndex {
+    pub start_slot: u64,
+    pub offsets: Vec<Option<u64>>,
+    pub record_offset: u64,
+}
+
+/// An era file, memory-mapped, with its slot indices located and bounds-checked.
+pub struct EraFile {
+    path: PathBuf,
+    map: Mmap,
+    state_index: SlotIndex,
+    block_index: Option<SlotIndex>,
+}
+
+impl std::fmt::Debug for EraFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EraFile")
+            .field("path", &self.path)
+            .field("state_slot", &self.state_slot())
+            .finish()
+    }
+}
+
+fn read_index(
+    bytes: &[u8],
+    offset: u64,
+    expect_count: Option<u64>,
+) -> Result<SlotIndex, FormatError> {
+    let rec = read_record_at(bytes, offset)?;
+    rec.expect(RecordType::SLOT_INDEX, "SlotIndex")?;
+    let d = rec.data;
+    if d.len() < 16 || (d.len() - 16) % 8 != 0 {
+        return Err(FormatError::at(
+            offset,
+            FormatErrorKind::Index(format!("slot index of {} bytes", d.len())),
+        ));
+    }
+    let count = u64::from_le_bytes(d[d.len() - 8..].try_into().unwrap_or_default());
+    if count != ((d.len() - 16) / 8) as u64 || expect_count.is_some_and(|c| c != count) {
+        return Err(FormatError::at(
+            offset,
+            FormatErrorKind::Index(format!(
+                "slot index declares {count} entries in {} bytes{}",
+                d.len(),
+                expect_count.map_or(String::new(), |c| format!(", expected {c}"))
+            )),
+        ));
+    }
+    let start_slot = u64::from_le_bytes(d[..8].try_into().unwrap_or_default());
+    let mut offsets = Vec::with_capacity(count as usize);
+    for (i, c) in d[8..d.len() - 8].chunks_exact(8).enumerate() {
+        let rel = i64::from_le_bytes(c.try_into().unwrap_or_default());
+        if rel == 0 {
+            offsets.push(None);
+            continue;
+        }
+        let abs = offset as i128 + rel as i128;
+        if abs < HEADER_LEN as i128 || abs >= offset as i128 {
+            return Err(FormatError::at(
+                offset + 8 + 8 + 8 * i as u64,
+                FormatErrorKind::Index(format!(
+                    "entry {i} (slot {}) points to offset {abs}, outside 8..{offset}",
+                    start_slot + i as u64
+                )),
+            ));
+        }
+        offsets.push(Some(abs as u64));
+    }
+    Ok(SlotIndex {
+        start_slot,
+        offsets,
+        record_offset: offset,
+    })
+}
+
+impl EraFile {
+    /// Maps `path` and reads its slot indices.
+    pub fn open(path: &Path) -> Result<Self, FormatError> {
+        let io = |e: std::io::Error| {
+            FormatError::at(0, FormatErrorKind::Io(e.to_string())).in_file(path)
+        };
+        let file = File::open(path).map_err(io)?;
+        // SAFETY: read-only map of an immutable archive (see Era1File::open).
+        let map = unsafe { Mmap::map(&file) }.map_err(io)?;
+        let (state_index, block_index) = Self::read_indices(&map).map_err(|e| e.in_file(path))?;
+        Ok(EraFile {
+            path: path.to_path_buf(),
+            map,
+            state_index,
+            block_index,
+        })
+    }
+
+    fn read_indices(bytes: &[u8]) -> Result<(SlotIndex, Option<SlotIndex>), FormatError> {
+        let len = bytes.len() as u64;
+        read_record_at(bytes, 0)?.expect(RecordType::VERSION, "Version")?;
+        let state_at = len.checked_sub(HEADER_LEN as u64 + 24).ok_or_else(|| {
+            FormatError::at(
+                0,
+                FormatErrorKind::Truncated {
+                    expected: 32,
+                    found: len,
+                },
+            )
+        })?;
+        let state_index = read_index(bytes, state_at, Some(1))?;
+        if state_index.offsets[0].is_none() {
+            return Err(FormatError::at(
+                state_at,
+                FormatErrorKind::Index("the state slot index is empty".into()),
+            ));
+        }
+        let block_len = HEADER_LEN as u64 + 16 + 8 * SLOTS_PER_ERA;
+        let block_index = state_at
+            .checked_sub(block_len)
+            .filter(|&at| read_record_at(bytes, at).is_ok_and(|r| r.kind == RecordType::SLOT_INDEX))
+            .map(|at| read_index(bytes, at, Some(SLOTS_PER_ERA)))
+            .transpose()?;
+        if let Some(b) = &block_index {
+            if b.start_slot + SLOTS_PER_ERA != state_index.start_slot {
+                return Err(FormatError::at(
+                    b.record_offset,
+                    FormatErrorKind::Mismatch {
+                        what: "block index start slot",
+                        expected: format!(
+                            "{} (state slot - 8192)",
+                            state_index.start_slot.saturating_sub(SLOTS_PER_ERA)
+                        ),
+                        found: b.start_slot.to_string(),
+                    },
+                ));
+            }
+        }
+        Ok((state_index, block_index))
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+    /// The whole file (the memory map).
+    pub fn bytes(&self) -> &[u8] {
+        &self.map
+    }
+    /// Slot of the state (`era * 8192`).
+    pub fn state_slot(&self) -> u64 {
+        self.state_index.start_slot
+    }
+    /// The era number.
+    pub fn era(&self) -> u64 {
+        self.state_slot() / SLOTS_PER_ERA
+    }
+    /// The block slot index (absent in the genesis era).
+    pub fn block_index(&self) -> Option<&SlotIndex> {
+        self.block_index.as_ref()
+    }
+
+    /// The CompressedBeaconState record.
+    pub fn state_record(&self) -> Result<Record<'_>, FormatError> {
+        let at = self.state_index.offsets[0].unwrap_or_default();
+        let r = read_record_at(&self.map, at).map_err(|e| e.in_file(&self.path))?;
+        r.expect(RecordType::COMPRESSED_BEACON_STATE, "CompressedBeaconState")
+            .map_err(|e| e.in_file(&self.path))?;
+        Ok(r)
+    }
+
+    /// The CompressedSignedBeaconBlock record of `slot`, or `None` for an empty slot or a slot outside the file.
+    pub fn block_record(&self, slot: u64) -> Result<Option<Record<'_>>, FormatError> {
+        let Some(idx) = &self.block_index else {
+            return Ok(None);
+        };
+        let Some(Some(at)) = slot
+            .checked_sub(idx.start_slot)
+            .and_then(|i| idx.offsets.get(i as usize))
+        else {
+            return Ok(None);
+        };
+        let r = read_record_at(&self.map, *at).map_err(|e| e.in_file(&self.path).in_block(slot))?;
+        r.expect(
+            RecordType::COMPRESSED_SIGNED_BEACON_BLOCK,
+            "CompressedSignedBeaconBlock",
+        )
+        .map_err(|e| e.in_file(&self.path).in_block(slot))?;
+        Ok(Some(r))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn real_genesis_era_files_open() {
+        for (name, network) in [
+            ("era/mainnet-00000-4b363db9.era", "mainnet"),
+            ("era/sepolia-00000-d8ea171f.era", "sepolia"),
+        ] {
+            let Some(p) = crate::testdata::file(name) else {
+                return;
+            };
+            let f = EraFile::open(&p).unwrap();
+            assert_eq!((f.era(), f.state_slot()), (0, 0));
+            assert!(f.block_index().is_none(), "genesis era has no blocks");
+            let state = f.state_record().unwrap();
+            let mut dec = crate::formats::snappy::FramedDecoder::new();
+            let ssz = dec.decompress(state.data).unwrap();
+            let genesis =
+                crate::testdata::file(&format!("ssz/genesis/{network}-genesis.ssz")).unwrap();
+            assert_eq!(
+                ssz,
+                std::fs::read(genesis).unwrap(),
+                "{name}: state is the real genesis state"
+            );
+            let n = EraName::parse(p.file_name().unwrap().to_str().unwrap()).unwrap();
+            assert_eq!((n.network.as_str(), n.era), (network, 0));
+        }
+    }
+
+    #[test]
+    fn damaged_files_give_errors() {
+        let Some(p) = crate::testdata::file("era/sepolia-00000-d8ea171f.era") else {
+            return;
+        };
+        let orig = std::fs::read(&p).unwrap();
+        let d = tempfile::tempdir().unwrap();
+        let q = d.path().join("sepolia-00000-d8ea171f.era");
+        for cut in [0usize, 7, 100, orig.len() - 1] {
+            std::fs::write(&q, &orig[..cut]).unwrap();
+            assert!(EraFile::open(&q).is_err(), "truncated at {cut}");
+        }
+        let mut bad = orig.clone();
+        let n = bad.len();
+        bad[n - 16..n - 8].copy_from_slice(&(1i64 << 40).to_le_bytes());
+        std::fs::write(&q, &bad).unwrap();
+        let e = EraFile::open(&q).unwrap_err().to_string();
+        assert!(e.contains("outside") && e.contains("sepolia-00000"), "{e}");
+    }
+}
