@@ -161,6 +161,15 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    // Structured logs on stderr (RUST_LOG overrides the level); progress bars replace them on a terminal.
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_ansi(false)
+        .try_init();
     if let Some(n) = cli.threads {
         if let Err(e) = rayon::ThreadPoolBuilder::new()
             .num_threads(n)
