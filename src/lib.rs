@@ -8,6 +8,7 @@
 //!                crypto (keccak, sha256, the one signature algorithm) serves the middle layers
 //! ```
 
+pub mod consensus;
 pub mod crypto;
 pub mod network;
 pub mod testdata;

@@ -60,7 +60,10 @@ pub enum NetworkError {
     #[error("unknown network '{0}': known networks are {known}; or pass a preset file", known = PRESETS.iter().map(|p| p.0).collect::<Vec<_>>().join(", "))]
     Unknown(String),
     #[error("network preset {path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("network preset {path}: {message}")]
     Parse { path: String, message: String },
 }
@@ -69,8 +72,14 @@ pub enum NetworkError {
 const PRESETS: &[(&str, &str)] = &[
     ("mainnet", include_str!("../configs/networks/mainnet.toml")),
     ("sepolia", include_str!("../configs/networks/sepolia.toml")),
-    ("synthnet", include_str!("../configs/networks/synthnet.toml")),
-    ("synthnet-r1", include_str!("../configs/networks/synthnet-r1.toml")),
+    (
+        "synthnet",
+        include_str!("../configs/networks/synthnet.toml"),
+    ),
+    (
+        "synthnet-r1",
+        include_str!("../configs/networks/synthnet-r1.toml"),
+    ),
 ];
 
 impl Network {
@@ -149,8 +158,14 @@ mod tests {
             let n = Network::by_name(name).unwrap();
             assert_eq!(n.name, name);
         }
-        assert_eq!(Network::by_name("mainnet").unwrap().first_pos_block, 15537394);
-        assert_eq!(Network::by_name("sepolia").unwrap().first_pos_block, 1450409);
+        assert_eq!(
+            Network::by_name("mainnet").unwrap().first_pos_block,
+            15537394
+        );
+        assert_eq!(
+            Network::by_name("sepolia").unwrap().first_pos_block,
+            1450409
+        );
     }
 
     #[test]

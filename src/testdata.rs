@@ -29,7 +29,10 @@ pub fn file(rel: &str) -> Option<PathBuf> {
     if p.exists() {
         Some(p)
     } else {
-        eprintln!("\n!!!!! SKIPPED: {} missing from the test data !!!!!\n", p.display());
+        eprintln!(
+            "\n!!!!! SKIPPED: {} missing from the test data !!!!!\n",
+            p.display()
+        );
         None
     }
 }

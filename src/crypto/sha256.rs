@@ -61,7 +61,10 @@ pub fn hash_pair(left: &[u8; 32], right: &[u8; 32]) -> [u8; 32] {
 /// # Panics
 /// If `input.len() != 2 * out.len()` or `out.len()` is not a multiple of 32 (a caller bug, not bad data).
 pub fn hash_blocks(input: &[u8], out: &mut [u8]) {
-    assert!(input.len() == 2 * out.len() && out.len() % 32 == 0, "hash_blocks: bad lengths");
+    assert!(
+        input.len() == 2 * out.len() && out.len().is_multiple_of(32),
+        "hash_blocks: bad lengths"
+    );
     let (blocks, _) = input.as_chunks::<64>();
     let (outs, _) = out.as_chunks_mut::<32>();
     for (b, o) in blocks.iter().zip(outs) {
