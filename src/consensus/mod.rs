@@ -15,6 +15,7 @@ pub mod fork;
 pub mod merkle;
 pub mod ssz;
 pub mod state;
+pub mod synth;
 pub mod types;
 pub mod validators;
 

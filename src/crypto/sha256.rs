@@ -6,6 +6,30 @@
 //! and it also suffers from the AVX/SHA-NI transition penalty described in ARCHITECTURE.md.
 
 use sha2::block_api::compress256;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+
+/// Whether 64-byte hashes are being counted (off by default: one relaxed load per call when off).
+static COUNTING: AtomicBool = AtomicBool::new(false);
+/// Hashes counted since the last [`take_hash_count`].
+static COUNT: AtomicU64 = AtomicU64::new(0);
+
+/// Starts or stops counting 64-byte hashes (benchmarks use it to compute the floor of a merkleization:
+/// hashes needed x cost of one hash). Counting is process-wide.
+pub fn set_hash_counting(on: bool) {
+    COUNTING.store(on, Relaxed);
+}
+
+/// The number of 64-byte hashes since the previous call (while counting was on), resetting it to zero.
+pub fn take_hash_count() -> u64 {
+    COUNT.swap(0, Relaxed)
+}
+
+#[inline(always)]
+fn count(n: usize) {
+    if COUNTING.load(Relaxed) {
+        COUNT.fetch_add(n as u64, Relaxed);
+    }
+}
 
 /// SHA-256 initial hash value (FIPS 180-4 §5.3.3).
 const IV: [u32; 8] = [
@@ -30,6 +54,12 @@ fn finish(state: &[u32; 8], out: &mut [u8; 32]) {
 /// SHA-256 of one 64-byte block, written into `out` (no allocation, no copy of the input).
 #[inline]
 pub fn hash64_into(block: &[u8; 64], out: &mut [u8; 32]) {
+    count(1);
+    compress64(block, out);
+}
+
+#[inline(always)]
+fn compress64(block: &[u8; 64], out: &mut [u8; 32]) {
     let mut state = IV;
     compress256(&mut state, std::slice::from_ref(block));
     compress256(&mut state, std::slice::from_ref(&PAD64));
@@ -67,8 +97,9 @@ pub fn hash_blocks(input: &[u8], out: &mut [u8]) {
     );
     let (blocks, _) = input.as_chunks::<64>();
     let (outs, _) = out.as_chunks_mut::<32>();
+    count(blocks.len());
     for (b, o) in blocks.iter().zip(outs) {
-        hash64_into(b, o);
+        compress64(b, o);
     }
 }
 

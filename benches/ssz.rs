@@ -1,0 +1,121 @@
+//! hash_tree_root of a synthetic mainnet-sized Electra BeaconState, beside its floor.
+//!
+//! The floor is the number of 64-byte SHA-256 compressions-pairs (`hash64` calls) the state needs, counted on
+//! the real code path (`sha256::set_hash_counting`), times the measured cost of one `hash64`. Goals: within
+//! 1.25x of the floor on one thread; at least 1.8x faster on two.
+//!
+//! `ERAFLOW_BENCH_VALIDATORS` sets the registry size (default 1,100,000, about mainnet in 2025).
+//! Run: `cargo bench --bench ssz`.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use eraflow::consensus::{self, synth, Fork};
+use eraflow::crypto::sha256;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+fn validators() -> usize {
+    std::env::var("ERAFLOW_BENCH_VALIDATORS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_100_000)
+}
+
+fn pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("rayon pool")
+}
+
+/// Nanoseconds per call of `f` doing `per_call` units of work: best of 7 runs of `iters` calls.
+fn best_ns(iters: u32, per_call: u64, mut f: impl FnMut()) -> f64 {
+    (0..7)
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..iters {
+                f();
+            }
+            t.elapsed().as_nanos() as f64 / (iters as f64 * per_call as f64)
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+fn bench(c: &mut Criterion) {
+    let n = validators();
+    let t = Instant::now();
+    let state = synth::state(Fork::Electra, n, 1);
+    eprintln!(
+        "synthetic electra state: {n} validators, {} MB, built in {:?}",
+        state.len() >> 20,
+        t.elapsed()
+    );
+
+    let p1 = pool(1);
+    let p2 = pool(2);
+    let root = |p: &rayon::ThreadPool| {
+        p.install(|| consensus::state_root(&state, Fork::Electra).expect("root"))
+    };
+
+    // Count the hashes on the real path, and check the root does not depend on the thread count.
+    sha256::set_hash_counting(true);
+    let _ = sha256::take_hash_count();
+    let r1 = root(&p1);
+    let hashes = sha256::take_hash_count();
+    sha256::set_hash_counting(false);
+    assert_eq!(r1, root(&p2), "root differs between 1 and 2 threads");
+
+    // Cost of one hash64, single calls on distinct blocks (what the floor multiplies), and inside a batch.
+    let blocks: Vec<u8> = (0..64 * 4096).map(|i| (i * 131 % 251) as u8).collect();
+    let mut out = vec![0u8; 32 * 4096];
+    let (bs, _) = blocks.as_chunks::<64>();
+    let hash64_ns = best_ns(50, bs.len() as u64, || {
+        for b in bs {
+            black_box(sha256::hash64(black_box(b)));
+        }
+    });
+    let batch_ns = best_ns(50, 4096, || {
+        sha256::hash_blocks(black_box(&blocks), black_box(&mut out))
+    });
+
+    let floor_ms = hashes as f64 * hash64_ns / 1e6;
+    let one_ms = best_ns(3, 1, || {
+        black_box(root(&p1));
+    }) / 1e6;
+    let two_ms = best_ns(3, 1, || {
+        black_box(root(&p2));
+    }) / 1e6;
+    eprintln!(
+        "hashes needed: {hashes} ({:.2} per validator)",
+        hashes as f64 / n as f64
+    );
+    eprintln!("hash64: {hash64_ns:.1} ns/call; hash_blocks: {batch_ns:.1} ns/block");
+    eprintln!("floor: {floor_ms:.1} ms (hashes x hash64)");
+    eprintln!(
+        "1 thread: {one_ms:.1} ms = {:.3} x floor",
+        one_ms / floor_ms
+    );
+    eprintln!(
+        "2 threads: {two_ms:.1} ms = {:.2}x speedup over 1 thread",
+        one_ms / two_ms
+    );
+
+    let mut g = c.benchmark_group("electra_state_root");
+    g.sample_size(10)
+        .measurement_time(Duration::from_secs(15))
+        .warm_up_time(Duration::from_secs(2));
+    g.bench_function(format!("{n}_validators_1_thread"), |b| b.iter(|| root(&p1)));
+    g.bench_function(format!("{n}_validators_2_threads"), |b| {
+        b.iter(|| root(&p2))
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("sha256");
+    g.bench_function("hash64", |b| b.iter(|| sha256::hash64(black_box(&bs[7]))));
+    g.bench_function("hash_blocks_4096", |b| {
+        b.iter(|| sha256::hash_blocks(black_box(&blocks), &mut out))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
