@@ -130,13 +130,14 @@ fn bench(c: &mut Criterion) {
     let cpu_hash64_ns = p1.install(|| {
         (0..5)
             .filter_map(|_| {
+                // Windows of ~0.2 s: schedstat advances at scheduler ticks, so short windows are inexact.
                 let t0 = thread_cpu_ns()?;
-                for _ in 0..50 {
+                for _ in 0..1000 {
                     for b in bs {
                         black_box(sha256::hash64(black_box(b)));
                     }
                 }
-                Some((thread_cpu_ns()? - t0) as f64 / (50.0 * bs.len() as f64))
+                Some((thread_cpu_ns()? - t0) as f64 / (1000.0 * bs.len() as f64))
             })
             .fold(f64::INFINITY, f64::min)
     });
@@ -145,10 +146,10 @@ fn bench(c: &mut Criterion) {
         (0..5)
             .filter_map(|_| {
                 let t0 = thread_cpu_ns()?;
-                for _ in 0..50 {
+                for _ in 0..2000 {
                     sha256::hash_blocks(black_box(&blocks), black_box(&mut out));
                 }
-                Some((thread_cpu_ns()? - t0) as f64 / (50.0 * 4096.0))
+                Some((thread_cpu_ns()? - t0) as f64 / (2000.0 * 4096.0))
             })
             .fold(f64::INFINITY, f64::min)
     });
