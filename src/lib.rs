@@ -9,6 +9,7 @@
 //! ```
 
 pub mod bench;
+pub mod consensus;
 pub mod crypto;
 pub mod datasets;
 pub mod execution;

@@ -1,0 +1,279 @@
+//! `SignedBeaconBlock`, `BeaconBlock`, `BeaconBlockBody` and `ExecutionPayload` as views over SSZ bytes.
+//!
+//! Spec facts: `SignedBeaconBlock = {message: BeaconBlock, signature}`; `BeaconBlock = {slot, proposer_index,
+//! parent_root, state_root, body}`; the body gains `sync_aggregate` (altair), `execution_payload` (bellatrix),
+//! `bls_to_execution_changes` (capella), `blob_kzg_commitments` (deneb), `execution_requests` (electra); the
+//! payload gains `withdrawals` (capella) and `blob_gas_used`, `excess_blob_gas` (deneb). The block root that
+//! `state.block_roots` records is `hash_tree_root(BeaconBlock)`, the message, not the signed envelope.
+
+use super::fork::Fork;
+use super::ssz::{read_u64, SszError, View};
+
+/// A validated `SignedBeaconBlock`.
+#[derive(Debug, Clone)]
+pub struct SignedBeaconBlock<'a> {
+    view: View<'a>,
+    fork: Fork,
+}
+
+impl<'a> SignedBeaconBlock<'a> {
+    /// Validates the envelope and the message's offsets.
+    pub fn new(bytes: &'a [u8], fork: Fork) -> Result<Self, SszError> {
+        let view = View::new(fork.signed_block_schema(), bytes)?;
+        let b = SignedBeaconBlock { view, fork };
+        b.message()?;
+        Ok(b)
+    }
+
+    /// The block message (whose root is the block root).
+    pub fn message(&self) -> Result<BeaconBlock<'a>, SszError> {
+        BeaconBlock::new(self.view.get("message").unwrap_or_default(), self.fork)
+    }
+
+    /// The proposer's BLS signature (96 bytes).
+    pub fn signature(&self) -> &'a [u8] {
+        self.view.get("signature").unwrap_or_default()
+    }
+
+    /// hash_tree_root of the signed envelope (rarely needed: the block root is the message's).
+    pub fn root(&self) -> Result<[u8; 32], SszError> {
+        self.view.root()
+    }
+}
+
+/// A validated `BeaconBlock`.
+#[derive(Debug, Clone)]
+pub struct BeaconBlock<'a> {
+    view: View<'a>,
+    fork: Fork,
+}
+
+impl<'a> BeaconBlock<'a> {
+    /// Validates the block's and its body's fixed parts and offsets.
+    pub fn new(bytes: &'a [u8], fork: Fork) -> Result<Self, SszError> {
+        let view = View::new(fork.block_schema(), bytes)?;
+        let b = BeaconBlock { view, fork };
+        b.body()?;
+        Ok(b)
+    }
+
+    /// The fork whose schema this view uses.
+    pub fn fork(&self) -> Fork {
+        self.fork
+    }
+    /// `slot`.
+    pub fn slot(&self) -> u64 {
+        self.view.u64("slot").unwrap_or_default()
+    }
+    /// `proposer_index`.
+    pub fn proposer_index(&self) -> u64 {
+        self.view.u64("proposer_index").unwrap_or_default()
+    }
+    /// `parent_root`: the previous block's root.
+    pub fn parent_root(&self) -> [u8; 32] {
+        self.view.bytes32("parent_root").unwrap_or_default()
+    }
+    /// `state_root`: the post-state's root.
+    pub fn state_root(&self) -> [u8; 32] {
+        self.view.bytes32("state_root").unwrap_or_default()
+    }
+    /// The block body.
+    pub fn body(&self) -> Result<BeaconBlockBody<'a>, SszError> {
+        match self.view.sub("body") {
+            Some(v) => Ok(BeaconBlockBody {
+                view: v?,
+                fork: self.fork,
+            }),
+            None => Err(SszError::new(super::ssz::ErrorKind::TooShort {
+                ty: "BeaconBlock".into(),
+                expected: 84,
+                found: 0,
+            })),
+        }
+    }
+    /// hash_tree_root of the block: the value recorded in `state.block_roots` and children's `parent_root`.
+    pub fn root(&self) -> Result<[u8; 32], SszError> {
+        self.view.root()
+    }
+}
+
+/// A validated `BeaconBlockBody`.
+#[derive(Debug, Clone)]
+pub struct BeaconBlockBody<'a> {
+    view: View<'a>,
+    fork: Fork,
+}
+
+impl<'a> BeaconBlockBody<'a> {
+    fn count(&self, name: &str) -> Result<usize, SszError> {
+        self.view.count(name).unwrap_or(Ok(0))
+    }
+    /// `graffiti` (32 bytes).
+    pub fn graffiti(&self) -> [u8; 32] {
+        self.view.bytes32("graffiti").unwrap_or_default()
+    }
+    /// Number of attestations.
+    pub fn attestations(&self) -> Result<usize, SszError> {
+        self.count("attestations")
+    }
+    /// Number of deposits.
+    pub fn deposits(&self) -> Result<usize, SszError> {
+        self.count("deposits")
+    }
+    /// Number of voluntary exits.
+    pub fn voluntary_exits(&self) -> Result<usize, SszError> {
+        self.count("voluntary_exits")
+    }
+    /// Number of proposer slashings.
+    pub fn proposer_slashings(&self) -> Result<usize, SszError> {
+        self.count("proposer_slashings")
+    }
+    /// Number of attester slashings.
+    pub fn attester_slashings(&self) -> Result<usize, SszError> {
+        self.count("attester_slashings")
+    }
+    /// Number of BLS-to-execution changes (0 before capella).
+    pub fn bls_to_execution_changes(&self) -> Result<usize, SszError> {
+        self.count("bls_to_execution_changes")
+    }
+    /// Number of blob KZG commitments (0 before deneb).
+    pub fn blob_kzg_commitments(&self) -> Result<usize, SszError> {
+        self.count("blob_kzg_commitments")
+    }
+    /// The execution payload (bellatrix on), `None` before the merge fork.
+    pub fn execution_payload(&self) -> Option<Result<ExecutionPayload<'a>, SszError>> {
+        Some(
+            self.view
+                .sub("execution_payload")?
+                .map(|view| ExecutionPayload {
+                    view,
+                    fork: self.fork,
+                }),
+        )
+    }
+    /// The electra execution requests' serialized bytes (`None` before electra).
+    pub fn execution_requests(&self) -> Option<&'a [u8]> {
+        self.view.get("execution_requests")
+    }
+}
+
+/// One `Withdrawal` of a capella+ payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Withdrawal {
+    /// Global withdrawal index.
+    pub index: u64,
+    /// Validator index.
+    pub validator_index: u64,
+    /// Execution address credited.
+    pub address: [u8; 20],
+    /// Amount in Gwei.
+    pub amount: u64,
+}
+
+/// A validated `ExecutionPayload` (bellatrix and later).
+#[derive(Debug, Clone)]
+pub struct ExecutionPayload<'a> {
+    view: View<'a>,
+    fork: Fork,
+}
+
+impl<'a> ExecutionPayload<'a> {
+    fn field(&self, name: &str) -> &'a [u8] {
+        self.view.get(name).unwrap_or_default()
+    }
+    /// `parent_hash` (32 bytes).
+    pub fn parent_hash(&self) -> &'a [u8] {
+        self.field("parent_hash")
+    }
+    /// `fee_recipient` (20 bytes).
+    pub fn fee_recipient(&self) -> &'a [u8] {
+        self.field("fee_recipient")
+    }
+    /// `state_root` (32 bytes).
+    pub fn state_root(&self) -> &'a [u8] {
+        self.field("state_root")
+    }
+    /// `receipts_root` (32 bytes).
+    pub fn receipts_root(&self) -> &'a [u8] {
+        self.field("receipts_root")
+    }
+    /// `logs_bloom` (256 bytes).
+    pub fn logs_bloom(&self) -> &'a [u8] {
+        self.field("logs_bloom")
+    }
+    /// `prev_randao` (32 bytes; the header's mix_hash).
+    pub fn prev_randao(&self) -> &'a [u8] {
+        self.field("prev_randao")
+    }
+    /// `block_number`.
+    pub fn block_number(&self) -> u64 {
+        read_u64(self.field("block_number"), 0).unwrap_or_default()
+    }
+    /// `gas_limit`.
+    pub fn gas_limit(&self) -> u64 {
+        read_u64(self.field("gas_limit"), 0).unwrap_or_default()
+    }
+    /// `gas_used`.
+    pub fn gas_used(&self) -> u64 {
+        read_u64(self.field("gas_used"), 0).unwrap_or_default()
+    }
+    /// `timestamp`.
+    pub fn timestamp(&self) -> u64 {
+        read_u64(self.field("timestamp"), 0).unwrap_or_default()
+    }
+    /// `extra_data` (at most 32 bytes).
+    pub fn extra_data(&self) -> &'a [u8] {
+        self.field("extra_data")
+    }
+    /// `base_fee_per_gas` as 32 little-endian bytes (uint256).
+    pub fn base_fee_per_gas(&self) -> &'a [u8] {
+        self.field("base_fee_per_gas")
+    }
+    /// `block_hash` (32 bytes): the execution block's hash.
+    pub fn block_hash(&self) -> &'a [u8] {
+        self.field("block_hash")
+    }
+    /// The transactions (EIP-2718 encoded), offsets validated.
+    pub fn transactions(&self) -> Result<impl ExactSizeIterator<Item = &'a [u8]> + 'a, SszError> {
+        Ok(self
+            .view
+            .elements("transactions")
+            .unwrap_or(Ok(Vec::new()))?
+            .into_iter())
+    }
+    /// The withdrawals (empty before capella).
+    pub fn withdrawals(&self) -> Result<Vec<Withdrawal>, SszError> {
+        let items = self
+            .view
+            .elements("withdrawals")
+            .unwrap_or(Ok(Vec::new()))?;
+        Ok(items
+            .into_iter()
+            .map(|w| Withdrawal {
+                index: read_u64(w, 0).unwrap_or_default(),
+                validator_index: read_u64(w, 8).unwrap_or_default(),
+                address: w
+                    .get(16..36)
+                    .and_then(|a| a.try_into().ok())
+                    .unwrap_or_default(),
+                amount: read_u64(w, 36).unwrap_or_default(),
+            })
+            .collect())
+    }
+    /// `blob_gas_used` (deneb on).
+    pub fn blob_gas_used(&self) -> Option<u64> {
+        self.view.u64("blob_gas_used")
+    }
+    /// `excess_blob_gas` (deneb on).
+    pub fn excess_blob_gas(&self) -> Option<u64> {
+        self.view.u64("excess_blob_gas")
+    }
+    /// The fork whose payload schema this is.
+    pub fn fork(&self) -> Fork {
+        self.fork
+    }
+    /// hash_tree_root of the payload.
+    pub fn root(&self) -> Result<[u8; 32], SszError> {
+        self.view.root()
+    }
+}

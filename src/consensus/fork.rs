@@ -1,0 +1,171 @@
+//! Which fork's containers a block or state uses, from its slot and the network's fork epochs.
+//!
+//! Spec fact: a fork activates at the first slot of its `*_FORK_EPOCH` (configs/mainnet.yaml), and
+//! `compute_epoch_at_slot(slot) = slot // SLOTS_PER_EPOCH` with `SLOTS_PER_EPOCH = 32` (mainnet preset).
+
+use super::ssz::Container;
+use super::types::*;
+use crate::network::Network;
+use std::fmt;
+use std::str::FromStr;
+
+/// A consensus fork whose containers differ from its predecessor's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Fork {
+    /// Genesis containers.
+    Phase0,
+    /// Sync committees, participation flags, inactivity scores.
+    Altair,
+    /// The merge: execution payloads.
+    Bellatrix,
+    /// Withdrawals, BLS-to-execution changes, historical summaries.
+    Capella,
+    /// Blobs: KZG commitments, blob gas fields.
+    Deneb,
+    /// Execution requests, pending deposits/withdrawals/consolidations, committee bits.
+    Electra,
+    /// Proposer lookahead in the state; blocks as in Electra.
+    Fulu,
+}
+
+/// Every fork, oldest first.
+pub const ALL_FORKS: [Fork; 7] = [
+    Fork::Phase0,
+    Fork::Altair,
+    Fork::Bellatrix,
+    Fork::Capella,
+    Fork::Deneb,
+    Fork::Electra,
+    Fork::Fulu,
+];
+
+impl Fork {
+    /// The fork in force at `slot` on `network` (SLOTS_PER_EPOCH = 32).
+    pub fn at_slot(slot: u64, network: &Network) -> Fork {
+        Self::at_epoch(slot / SLOTS_PER_EPOCH, network)
+    }
+
+    /// The fork in force at `epoch` on `network`.
+    pub fn at_epoch(epoch: u64, network: &Network) -> Fork {
+        let c = &network.consensus;
+        if epoch >= c.fulu_epoch {
+            Fork::Fulu
+        } else if epoch >= c.electra_epoch {
+            Fork::Electra
+        } else if epoch >= c.deneb_epoch {
+            Fork::Deneb
+        } else if epoch >= c.capella_epoch {
+            Fork::Capella
+        } else if epoch >= c.bellatrix_epoch {
+            Fork::Bellatrix
+        } else if epoch >= c.altair_epoch {
+            Fork::Altair
+        } else {
+            Fork::Phase0
+        }
+    }
+
+    /// Lower-case spec name (`phase0`, ..., `fulu`), as used in `--fork` and file names.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fork::Phase0 => "phase0",
+            Fork::Altair => "altair",
+            Fork::Bellatrix => "bellatrix",
+            Fork::Capella => "capella",
+            Fork::Deneb => "deneb",
+            Fork::Electra => "electra",
+            Fork::Fulu => "fulu",
+        }
+    }
+
+    /// The `BeaconState` schema of this fork.
+    pub fn state_schema(self) -> &'static Container {
+        match self {
+            Fork::Phase0 => &BEACON_STATE_PHASE0,
+            Fork::Altair => &BEACON_STATE_ALTAIR,
+            Fork::Bellatrix => &BEACON_STATE_BELLATRIX,
+            Fork::Capella => &BEACON_STATE_CAPELLA,
+            Fork::Deneb => &BEACON_STATE_DENEB,
+            Fork::Electra => &BEACON_STATE_ELECTRA,
+            Fork::Fulu => &BEACON_STATE_FULU,
+        }
+    }
+
+    /// The `BeaconBlock` schema of this fork (Fulu did not change blocks).
+    pub fn block_schema(self) -> &'static Container {
+        match self {
+            Fork::Phase0 => &BEACON_BLOCK_PHASE0,
+            Fork::Altair => &BEACON_BLOCK_ALTAIR,
+            Fork::Bellatrix => &BEACON_BLOCK_BELLATRIX,
+            Fork::Capella => &BEACON_BLOCK_CAPELLA,
+            Fork::Deneb => &BEACON_BLOCK_DENEB,
+            Fork::Electra | Fork::Fulu => &BEACON_BLOCK_ELECTRA,
+        }
+    }
+
+    /// The `SignedBeaconBlock` schema of this fork.
+    pub fn signed_block_schema(self) -> &'static Container {
+        match self {
+            Fork::Phase0 => &SIGNED_BEACON_BLOCK_PHASE0,
+            Fork::Altair => &SIGNED_BEACON_BLOCK_ALTAIR,
+            Fork::Bellatrix => &SIGNED_BEACON_BLOCK_BELLATRIX,
+            Fork::Capella => &SIGNED_BEACON_BLOCK_CAPELLA,
+            Fork::Deneb => &SIGNED_BEACON_BLOCK_DENEB,
+            Fork::Electra | Fork::Fulu => &SIGNED_BEACON_BLOCK_ELECTRA,
+        }
+    }
+}
+
+impl fmt::Display for Fork {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A fork name that is not one of [`ALL_FORKS`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown fork '{0}': expected one of phase0, altair, bellatrix, capella, deneb, electra, fulu"
+)]
+pub struct UnknownFork(pub String);
+
+impl FromStr for Fork {
+    type Err = UnknownFork;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ALL_FORKS
+            .iter()
+            .copied()
+            .find(|f| f.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| UnknownFork(s.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mainnet_fork_boundaries() {
+        let n = Network::by_name("mainnet").unwrap();
+        assert_eq!(Fork::at_slot(0, &n), Fork::Phase0);
+        assert_eq!(Fork::at_slot(74240 * 32 - 1, &n), Fork::Phase0);
+        assert_eq!(Fork::at_slot(74240 * 32, &n), Fork::Altair);
+        assert_eq!(Fork::at_slot(4700013, &n), Fork::Bellatrix);
+        assert_eq!(Fork::at_slot(6209538, &n), Fork::Capella);
+        assert_eq!(Fork::at_slot(8626176, &n), Fork::Deneb);
+        assert_eq!(Fork::at_slot(364032 * 32, &n), Fork::Electra);
+        assert_eq!(Fork::at_slot(411392 * 32, &n), Fork::Fulu);
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for f in ALL_FORKS {
+            assert_eq!(f.name().parse::<Fork>().unwrap(), f);
+        }
+        assert!("merge"
+            .parse::<Fork>()
+            .unwrap_err()
+            .to_string()
+            .contains("bellatrix"));
+    }
+}

@@ -1,0 +1,371 @@
+//! SSZ merkleization straight from serialized bytes.
+//!
+//! Spec facts used (consensus-specs `ssz/simple-serialize.md`, "Merkleization"):
+//! - `merkleize(chunks, limit)` pads the chunk list with zero chunks up to `next_pow_of_two(limit)` and hashes
+//!   pairs with SHA-256 up to a single root; with no chunks and limit 0 the root is the zero chunk.
+//! - `pack` of basic values is their serialization right-padded with zero bytes to a multiple of 32.
+//! - `mix_in_length(root, length) = hash(root + length.to_bytes(32, "little"))`.
+//!
+//! The padding is never materialised: a subtree made only of padding has the precomputed root
+//! `ZERO_HASHES[level]` (the root of `2^level` zero chunks). Real chunks are hashed from the input slice in
+//! place (layer 1 reads the caller's bytes, only upper layers go to a reused per-thread buffer), many
+//! independent 64-byte blocks per [`sha256::hash_blocks`] call so a multi-buffer hasher fits in. Trees bigger
+//! than [`PAR_MIN_CHUNKS`] are split at power-of-two subtree boundaries with `rayon::join`; since the split
+//! points are fixed by the tree shape, the root does not depend on the number of threads.
+
+use crate::crypto::sha256;
+use std::cell::RefCell;
+use std::ops::Range;
+use std::sync::OnceLock;
+
+/// SSZ hashes 32-byte chunks (`BYTES_PER_CHUNK`).
+pub const CHUNK: usize = 32;
+
+/// Deepest tree we precompute padding for: list limits in the specs stay far below 2^64 chunks.
+pub const MAX_DEPTH: usize = 64;
+
+/// Subtrees of at most `2^LEAF_LEVEL` chunks (32 KiB) are hashed layer by layer in one cache-resident buffer;
+/// above that the tree is walked recursively (and possibly in parallel).
+const LEAF_LEVEL: u32 = 10;
+
+/// Subtrees of at least this many chunks (512 KiB of leaves, ~16k hashes, tens of microseconds) are split
+/// across rayon workers; smaller ones are not worth a task.
+pub const PAR_MIN_CHUNKS: usize = 1 << 14;
+
+/// `ZERO_HASHES[i]` = root of a perfect tree of `2^i` zero chunks (`ZERO_HASHES[0]` is the zero chunk).
+fn zero_hashes() -> &'static [[u8; 32]; MAX_DEPTH + 1] {
+    static Z: OnceLock<[[u8; 32]; MAX_DEPTH + 1]> = OnceLock::new();
+    Z.get_or_init(|| {
+        let mut z = [[0u8; 32]; MAX_DEPTH + 1];
+        for i in 1..=MAX_DEPTH {
+            z[i] = sha256::hash_pair(&z[i - 1], &z[i - 1]);
+        }
+        z
+    })
+}
+
+/// The root of `2^level` zero chunks: the value of every virtual padding subtree at that height.
+///
+/// Levels above [`MAX_DEPTH`] are clamped (no SSZ type comes near them).
+#[inline]
+pub fn zero_hash(level: u32) -> &'static [u8; 32] {
+    let z = zero_hashes();
+    &z[(level as usize).min(MAX_DEPTH)]
+}
+
+/// Tree depth for a chunk limit: `ceil(log2(limit))`, 0 for limits 0 and 1 (spec: `next_pow_of_two`).
+#[inline]
+pub fn depth_for(limit_chunks: u64) -> u32 {
+    if limit_chunks <= 1 {
+        0
+    } else {
+        64 - (limit_chunks - 1).leading_zeros()
+    }
+}
+
+/// Chunks needed for `bytes` bytes of packed basic values (spec `(N * size + 31) // 32`).
+#[inline]
+pub fn chunks_for_bytes(bytes: u64) -> u64 {
+    bytes.div_ceil(CHUNK as u64)
+}
+
+/// `mix_in_length`: the root of a list is its data root hashed with its length (little-endian, 32 bytes).
+#[inline]
+pub fn mix_in_length(root: &[u8; 32], length: u64) -> [u8; 32] {
+    let mut len = [0u8; 32];
+    len[..8].copy_from_slice(&length.to_le_bytes());
+    sha256::hash_pair(root, &len)
+}
+
+/// Merkleize packed data: `chunks` is the serialization of basic values or of 32-byte roots; a final partial
+/// chunk is zero-padded (the spec's `pack`), and the tree is padded up to `limit_chunks` with zero subtrees.
+///
+/// The caller checks `chunks.len() <= 32 * limit_chunks` (SSZ views do, with a typed error); if it does not
+/// hold, the tree is silently made deep enough to hold every chunk.
+pub fn merkleize(chunks: &[u8], limit_chunks: u64) -> [u8; 32] {
+    merkleize_leaves(&Packed(chunks), limit_chunks)
+}
+
+/// A source of 32-byte leaves for [`merkleize_leaves`]: either chunks present verbatim in the input
+/// ([`Leaves::direct`], hashed in place) or leaves computed on demand in batches ([`Leaves::fill`], e.g. the
+/// roots of validators), so no list of leaves for the whole tree is ever built.
+pub trait Leaves: Sync {
+    /// Number of leaves.
+    fn count(&self) -> usize;
+    /// The bytes of leaves `range` when they exist verbatim (the last chunk may be partial: zero-padded).
+    fn direct(&self, range: Range<usize>) -> Option<&[u8]>;
+    /// Appends the 32-byte leaves of `range` to `out` (only called when `direct` gave `None`).
+    fn fill(&self, range: Range<usize>, out: &mut Vec<u8>);
+    /// Subtrees with at least this many leaves are split across rayon workers.
+    fn par_min(&self) -> usize {
+        PAR_MIN_CHUNKS
+    }
+}
+
+/// Packed bytes as leaves: chunk `i` is `bytes[32 i .. 32 i + 32]`.
+struct Packed<'a>(&'a [u8]);
+
+impl Leaves for Packed<'_> {
+    fn count(&self) -> usize {
+        self.0.len().div_ceil(CHUNK)
+    }
+    fn direct(&self, range: Range<usize>) -> Option<&[u8]> {
+        let end = (range.end * CHUNK).min(self.0.len());
+        self.0.get(range.start * CHUNK..end)
+    }
+    fn fill(&self, _: Range<usize>, _: &mut Vec<u8>) {}
+}
+
+/// Merkleize any [`Leaves`] source up to `limit_chunks` (see [`merkleize`]).
+pub fn merkleize_leaves<L: Leaves + ?Sized>(leaves: &L, limit_chunks: u64) -> [u8; 32] {
+    let n = leaves.count();
+    let depth = depth_for(limit_chunks.max(n as u64));
+    node(leaves, 0, n, depth)
+}
+
+thread_local! {
+    /// Upper layers of leaf subtrees: grown once per thread, never zero-filled again.
+    static LAYERS: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// Computed leaves of one leaf subtree (e.g. 1024 validator roots).
+    static FILLED: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Root of the subtree of height `level` whose first leaf is `start` (leaves `start..end` are real).
+fn node<L: Leaves + ?Sized>(leaves: &L, start: usize, end: usize, level: u32) -> [u8; 32] {
+    let n = end.saturating_sub(start);
+    if n == 0 {
+        return *zero_hash(level);
+    }
+    if n <= 1 << LEAF_LEVEL || level == 0 {
+        return leaf_subtree(leaves, start..end, level);
+    }
+    // Here 2^LEAF_LEVEL < n <= 2^level, so level > LEAF_LEVEL >= 1.
+    let half = 1usize << (level - 1);
+    if n <= half {
+        let left = node(leaves, start, end, level - 1);
+        return sha256::hash_pair(&left, zero_hash(level - 1));
+    }
+    let mid = start + half;
+    let (left, right) = if n >= leaves.par_min() {
+        rayon::join(
+            || node(leaves, start, mid, level - 1),
+            || node(leaves, mid, end, level - 1),
+        )
+    } else {
+        (
+            node(leaves, start, mid, level - 1),
+            node(leaves, mid, end, level - 1),
+        )
+    };
+    sha256::hash_pair(&left, &right)
+}
+
+fn leaf_subtree<L: Leaves + ?Sized>(leaves: &L, range: Range<usize>, level: u32) -> [u8; 32] {
+    LAYERS.with(|layers| {
+        let mut own_layers = Vec::new();
+        let mut guard = layers.try_borrow_mut();
+        let layers: &mut Vec<u8> = match guard.as_deref_mut() {
+            Ok(l) => l,
+            Err(_) => &mut own_layers,
+        };
+        if let Some(d) = leaves.direct(range.clone()) {
+            return subtree(d, level, layers);
+        }
+        FILLED.with(|filled| {
+            let mut own_filled = Vec::new();
+            let mut guard = filled.try_borrow_mut();
+            let filled: &mut Vec<u8> = match guard.as_deref_mut() {
+                Ok(f) => f,
+                Err(_) => &mut own_filled,
+            };
+            filled.clear();
+            leaves.fill(range, filled);
+            subtree(filled, level, layers)
+        })
+    })
+}
+
+/// Root of a subtree of height `level` over `chunks` (at most `2^level` chunks, last one possibly partial),
+/// zero-padded. Layer 1 is hashed straight from `chunks`; upper layers live contiguously in `layers`.
+fn subtree(chunks: &[u8], level: u32, layers: &mut Vec<u8>) -> [u8; 32] {
+    let n = chunks.len().div_ceil(CHUNK);
+    if n == 0 {
+        return *zero_hash(level);
+    }
+    // Room for every upper layer: ceil(n/2) + ceil(n/4) + ... < n + level chunks.
+    let need = (n + level as usize + 1) * CHUNK;
+    if layers.len() < need {
+        layers.resize(need, 0);
+    }
+    let mut count = n;
+    let mut lvl = 0u32;
+    let mut src_start = usize::MAX; // usize::MAX: the source layer is `chunks` itself
+    let mut src_len = chunks.len();
+    let mut off = 0usize;
+    while count > 1 {
+        let out_count = count.div_ceil(2);
+        let (done, rest) = layers.split_at_mut(off);
+        let src: &[u8] = if src_start == usize::MAX {
+            chunks
+        } else {
+            &done[src_start..src_start + src_len]
+        };
+        let dst = &mut rest[..out_count * CHUNK];
+        let full = src.len() / 64;
+        let (pairs, rem) = src.split_at(full * 64);
+        let (dst_full, dst_rem) = dst.split_at_mut(full * CHUNK);
+        sha256::hash_blocks(pairs, dst_full);
+        if !rem.is_empty() {
+            // An odd last chunk (its sibling is a zero subtree of this height), or at layer 0 a full chunk
+            // followed by a partial one (zero-padded by `pack`).
+            let mut block = [0u8; 64];
+            block[..rem.len()].copy_from_slice(rem);
+            if rem.len() <= CHUNK {
+                block[CHUNK..].copy_from_slice(zero_hash(lvl));
+            }
+            let mut out = [0u8; 32];
+            sha256::hash64_into(&block, &mut out);
+            dst_rem[..CHUNK].copy_from_slice(&out);
+        }
+        src_start = off;
+        src_len = out_count * CHUNK;
+        off += src_len;
+        count = out_count;
+        lvl += 1;
+    }
+    let mut root = [0u8; 32];
+    if src_start == usize::MAX {
+        root[..chunks.len()].copy_from_slice(chunks);
+    } else {
+        root.copy_from_slice(&layers[src_start..src_start + CHUNK]);
+    }
+    while lvl < level {
+        root = sha256::hash_pair(&root, zero_hash(lvl));
+        lvl += 1;
+    }
+    root
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The spec's algorithm, literally: pack, pad to the next power of two of the limit, hash layers.
+    fn naive(bytes: &[u8], limit: u64) -> [u8; 32] {
+        let n = bytes.len().div_ceil(32) as u64;
+        let width = limit.max(n).max(1).next_power_of_two() as usize;
+        let mut layer = vec![0u8; width * 32];
+        layer[..bytes.len()].copy_from_slice(bytes);
+        while layer.len() > 32 {
+            let mut next = vec![0u8; layer.len() / 2];
+            for (i, pair) in layer.chunks_exact(64).enumerate() {
+                next[i * 32..i * 32 + 32].copy_from_slice(&sha256::sha256(pair));
+            }
+            layer = next;
+        }
+        layer.try_into().unwrap()
+    }
+
+    fn data(len: usize, seed: u8) -> Vec<u8> {
+        (0..len)
+            .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed) ^ (i >> 8) as u8)
+            .collect()
+    }
+
+    #[test]
+    fn zero_hashes_are_roots_of_zero_trees() {
+        for l in 0..6 {
+            assert_eq!(*zero_hash(l), naive(&[], 1 << l));
+        }
+    }
+
+    #[test]
+    fn matches_naive_for_many_lengths_and_limits() {
+        for chunks in [
+            0usize, 1, 2, 3, 4, 5, 7, 8, 9, 31, 33, 64, 100, 1023, 1024, 1025, 2047, 2049, 3000,
+        ] {
+            for extra in [0usize, 1, 17, 31] {
+                let len = (chunks * 32).saturating_sub(if extra > 0 && chunks > 0 {
+                    32 - extra
+                } else {
+                    0
+                });
+                let bytes = data(len, chunks as u8);
+                let n = len.div_ceil(32) as u64;
+                for limit in [n, n + 1, n.next_power_of_two(), 4096, 1 << 13] {
+                    if limit < n {
+                        continue;
+                    }
+                    assert_eq!(
+                        merkleize(&bytes, limit),
+                        naive(&bytes, limit),
+                        "len {len} limit {limit}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn large_parallel_tree_matches_naive_and_is_thread_count_independent() {
+        let bytes = data((PAR_MIN_CHUNKS * 3 + 123) * 32 + 5, 9);
+        let limit = (PAR_MIN_CHUNKS * 4) as u64;
+        let expect = naive(&bytes, limit);
+        for threads in [1, 2, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            assert_eq!(
+                pool.install(|| merkleize(&bytes, limit)),
+                expect,
+                "{threads} threads"
+            );
+        }
+    }
+
+    #[test]
+    fn huge_limits_use_virtual_padding() {
+        let bytes = data(5 * 32, 3);
+        // 2^40 chunks cannot be materialised; compare against padding a 2^3 tree by hand.
+        let mut root = naive(&bytes, 8);
+        for l in 3..40 {
+            root = sha256::hash_pair(&root, zero_hash(l));
+        }
+        assert_eq!(merkleize(&bytes, 1 << 40), root);
+        assert_eq!(merkleize(&[], 1 << 40), *zero_hash(40));
+    }
+
+    #[test]
+    fn filled_leaves_equal_direct_leaves() {
+        struct Computed(Vec<u8>);
+        impl Leaves for Computed {
+            fn count(&self) -> usize {
+                self.0.len() / 32
+            }
+            fn direct(&self, _: Range<usize>) -> Option<&[u8]> {
+                None
+            }
+            fn fill(&self, r: Range<usize>, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.0[r.start * 32..r.end * 32]);
+            }
+            fn par_min(&self) -> usize {
+                2048
+            }
+        }
+        let bytes = data(5000 * 32, 1);
+        assert_eq!(
+            merkleize_leaves(&Computed(bytes.clone()), 8192),
+            naive(&bytes, 8192)
+        );
+    }
+
+    #[test]
+    fn mix_in_length_is_hash_of_root_and_le_length() {
+        let r = [7u8; 32];
+        let mut b = [0u8; 64];
+        b[..32].copy_from_slice(&r);
+        b[32..40].copy_from_slice(&300u64.to_le_bytes());
+        assert_eq!(mix_in_length(&r, 300), sha256::sha256(&b));
+    }
+}
