@@ -139,6 +139,16 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print the hash_tree_root of a BeaconState: an era file's state, or a raw `.ssz` / `.ssz_snappy` state.
+    StateRoot {
+        file: PathBuf,
+        /// Fork (phase0 .. fulu); default: inferred from the state's slot and the network's fork epochs.
+        #[arg(long)]
+        fork: Option<String>,
+        /// Network for fork inference (default: from an era file's name, else mainnet).
+        #[arg(long)]
+        network: Option<String>,
+    },
     /// Summarise one archive file: range, counts by record type, transaction kinds, roots, total difficulty.
     Inspect {
         file: PathBuf,
@@ -229,6 +239,11 @@ fn main() -> ExitCode {
             dir,
             json,
         } => cmd_bench(blocks, txs_per_block, runs, dir, json),
+        Command::StateRoot {
+            file,
+            fork,
+            network,
+        } => cmd_state_root(&file, fork.as_deref(), network.as_deref()),
         Command::Synth {
             out,
             network,
@@ -431,6 +446,98 @@ fn tempfile_dir() -> Result<PathBuf, String> {
     let d = std::env::temp_dir().join(format!("eraflow-bench-{}", std::process::id()));
     std::fs::create_dir_all(&d).map_err(|e| format!("{}: {e}", d.display()))?;
     Ok(d)
+}
+
+fn cmd_state_root(file: &std::path::Path, fork: Option<&str>, network: Option<&str>) -> u8 {
+    use eraflow::consensus::{self, Fork, Kind};
+    let name = file
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let net_name = network.map(str::to_string).or_else(|| {
+        eraflow::formats::era::EraName::parse(name)
+            .ok()
+            .map(|n| n.network)
+    });
+    let net = match Network::resolve(net_name.as_deref().unwrap_or("mainnet")) {
+        Ok(n) => n,
+        Err(e) => return usage(e),
+    };
+    let t0 = std::time::Instant::now();
+    let mut dec = eraflow::formats::snappy::FramedDecoder::new();
+    let raw_snappy;
+    let bytes: Vec<u8>;
+    let ssz: &[u8] = if name.ends_with(".era") {
+        let era = match eraflow::formats::era::EraFile::open(file) {
+            Ok(f) => f,
+            Err(e) => return data_error(e),
+        };
+        let rec = match era.state_record() {
+            Ok(r) => r,
+            Err(e) => return data_error(e),
+        };
+        bytes = match dec.decompress(rec.data) {
+            Ok(b) => b.to_vec(),
+            Err(k) => {
+                return data_error(eraflow::formats::FormatError::at(rec.offset, k).in_file(file))
+            }
+        };
+        &bytes
+    } else {
+        let data = match std::fs::read(file) {
+            Ok(d) => d,
+            Err(e) => return usage(format!("{}: {e}", file.display())),
+        };
+        if name.ends_with(".ssz_snappy") {
+            raw_snappy = match snap::raw::Decoder::new().decompress_vec(&data) {
+                Ok(d) => d,
+                Err(e) => return data_error(format!("{}: raw snappy: {e}", file.display())),
+            };
+            &raw_snappy
+        } else {
+            bytes = data;
+            &bytes
+        }
+    };
+    let read_secs = t0.elapsed().as_secs_f64();
+    let fork = match fork {
+        Some(f) => match f.parse::<Fork>() {
+            Ok(f) => f,
+            Err(e) => return usage(e),
+        },
+        None => match consensus::infer_fork(ssz, Kind::State, &net) {
+            Ok(f) => f,
+            Err(e) => return data_error(format!("{}: {e}", file.display())),
+        },
+    };
+    let t1 = std::time::Instant::now();
+    let state = match consensus::BeaconState::new(ssz, fork) {
+        Ok(s) => s,
+        Err(e) => return data_error(format!("{}: {e}", file.display())),
+    };
+    match state.root() {
+        Ok(root) => {
+            let secs = t1.elapsed().as_secs_f64();
+            println!("0x{}", hex::encode(root));
+            eprintln!(
+                "{}: {fork:?} state at slot {}, {} validators, {} bytes; read {:.3}s, hash_tree_root {:.3}s on {} threads",
+                file.display(),
+                state.slot(),
+                state.validator_count().unwrap_or(0),
+                ssz.len(),
+                read_secs,
+                secs,
+                rayon::current_num_threads()
+            );
+            exit::OK
+        }
+        Err(e) => data_error(format!("{}: {e}", file.display())),
+    }
+}
+
+fn data_error(msg: impl std::fmt::Display) -> u8 {
+    eprintln!("error: {msg}");
+    exit::DATA
 }
 
 fn cmd_synth(
