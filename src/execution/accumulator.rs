@@ -60,21 +60,24 @@ impl HeaderRecords {
 fn merkleize(mut layer: Vec<u8>, depth: usize) -> [u8; 32] {
     let mut zero = [0u8; 32];
     let mut next = Vec::with_capacity(layer.len() / 2 + 32);
+    if layer.is_empty() {
+        // An empty list's tree is all padding: the zero-subtree hash of the full depth.
+        for _ in 0..depth {
+            zero = sha256::hash_pair(&zero, &zero);
+        }
+        return zero;
+    }
     for _ in 0..depth {
         let n = layer.len() / 32;
-        if n == 0 {
-            layer.extend_from_slice(&zero);
-        } else {
-            let pairs = n / 2;
-            next.clear();
-            next.resize(32 * pairs, 0);
-            sha256::hash_blocks(&layer[..64 * pairs], &mut next);
-            if n % 2 == 1 {
-                let last: [u8; 32] = layer[64 * pairs..].try_into().unwrap_or_default();
-                next.extend_from_slice(&sha256::hash_pair(&last, &zero));
-            }
-            std::mem::swap(&mut layer, &mut next);
+        let pairs = n / 2;
+        next.clear();
+        next.resize(32 * pairs, 0);
+        sha256::hash_blocks(&layer[..64 * pairs], &mut next);
+        if n % 2 == 1 {
+            let last: [u8; 32] = layer[64 * pairs..].try_into().unwrap_or_default();
+            next.extend_from_slice(&sha256::hash_pair(&last, &zero));
         }
+        std::mem::swap(&mut layer, &mut next);
         zero = sha256::hash_pair(&zero, &zero);
     }
     layer[..32].try_into().unwrap_or_default()
