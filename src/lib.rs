@@ -14,6 +14,7 @@ pub mod formats;
 pub mod fsutil;
 pub mod inputs;
 pub mod network;
+pub mod prune;
 pub mod synth;
 pub mod testdata;
 pub mod verify;
