@@ -5,7 +5,8 @@
 //!   transactions root, ommers, accumulator, file sha256) plus every output written (block_hashes.bin,
 //!   tx_hashes.bin via the external sort, tx_locations.parquet, ranges.json, manifest.json), goal >= 0.8 of
 //!   the floor;
-//! - the same two on a file without transactions, to split the cost into per-block and per-transaction parts
+//! - verification alone as prune runs it (`verify_no_receipts`), to split the gap between floor and manifest;
+//! - the same on a file without transactions, to split the cost into per-block and per-transaction parts
 //!   for the mainnet projection in docs/prune.md.
 //!
 //! Run: `CARGO_TARGET_DIR=target cargo bench --bench prune`
@@ -17,6 +18,7 @@ use eraflow::formats::era1::{self, BlockDecoders, Era1File};
 use eraflow::network::Network;
 use eraflow::prune::{run, PruneOptions};
 use eraflow::synth::era1::{write, SynthOptions};
+use eraflow::verify::era1::{verify_file, VerifyOptions};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -75,6 +77,17 @@ fn bench(c: &mut Criterion) {
         g.throughput(Throughput::Bytes(size));
         g.bench_function("floor_decompress_keccak_mb", |b| {
             b.iter(|| pool.install(|| black_box(floor(&path))))
+        });
+        // Verification alone as prune runs it (no receipts, no signer, file sha256): shows what of the
+        // manifest's cost is the verification the issue demands and what is writing the lists.
+        let vopts = VerifyOptions {
+            checksum: true,
+            skip_receipts: true,
+            senders: false,
+            network: None,
+        };
+        g.bench_function("verify_no_receipts_mb", |b| {
+            b.iter(|| pool.install(|| black_box(verify_file(&path, &vopts).ok)))
         });
         g.bench_function("manifest_mb", |b| {
             b.iter(|| {
