@@ -323,7 +323,7 @@ fn gaps_are_refused_unless_allowed_and_then_recorded() {
 
     // An explicit range that starts before the first file is a gap too.
     let e = run(
-        &[b.clone()],
+        std::slice::from_ref(&b),
         &out,
         &PruneOptions {
             from_block: Some(100),
