@@ -182,3 +182,60 @@ fn a_foreign_directory_is_never_replaced() {
     assert!(matches!(e, PruneError::OutputExists(_)), "{e}");
     assert_eq!(std::fs::read(out.join("notes.txt")).unwrap(), b"mine");
 }
+
+#[test]
+fn cli_exit_codes_for_prune_and_check() {
+    let bin = env!("CARGO_BIN_EXE_eraflow");
+    let d = tempfile::tempdir().unwrap();
+    let files = synth(&d.path().join("in"), 0, 1, 40, 2, 9);
+    let out = d.path().join("m");
+    let code = |args: &[&str]| {
+        std::process::Command::new(bin)
+            .args(args)
+            .output()
+            .unwrap()
+            .status
+            .code()
+    };
+    let input = files[0].to_str().unwrap();
+    let out_s = out.to_str().unwrap();
+    assert_eq!(
+        code(&["prune", "--out", out_s, "--format", "text", input]),
+        Some(0)
+    );
+    assert!(out.join("tx_hashes.txt").exists());
+    assert_eq!(code(&["prune", "check", out_s]), Some(0));
+    // Usage: missing --out, unknown format, an empty range, no manifest to check.
+    assert_eq!(code(&["prune", input]), Some(2));
+    assert_eq!(
+        code(&["prune", "--out", out_s, "--format", "csv", input]),
+        Some(2)
+    );
+    assert_eq!(
+        code(&[
+            "prune",
+            "--out",
+            out_s,
+            "--from-block",
+            "30",
+            "--until-block",
+            "30",
+            input
+        ]),
+        Some(2)
+    );
+    assert_eq!(
+        code(&["prune", "check", d.path().join("none").to_str().unwrap()]),
+        Some(2)
+    );
+    // Data: a gap (explicit end past the file), and a corrupted list.
+    assert_eq!(
+        code(&["prune", "--out", out_s, "--until-block", "100", input]),
+        Some(1)
+    );
+    let p = out.join("block_hashes.bin");
+    let mut b = std::fs::read(&p).unwrap();
+    b[5] ^= 1;
+    std::fs::write(&p, b).unwrap();
+    assert_eq!(code(&["prune", "check", out_s]), Some(1));
+}
