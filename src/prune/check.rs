@@ -409,6 +409,10 @@ fn check_locations(dir: &Path, m: &Manifest, tx_sum: Option<U256>, issues: &mut 
     let want_schema = super::tx_locations_schema();
     let ranges = covered(m.range, &m.gaps);
     let mut per_source = vec![0u64; m.sources.len()];
+    // Sources by first included block (the manifest lists them so; sorting keeps a tampered order harmless).
+    let mut order: Vec<usize> = (0..m.sources.len()).collect();
+    order.sort_by_key(|&k| m.sources[k].included.first);
+    let (mut rc, mut sc) = (0usize, 0usize);
     let mut rows = 0u64;
     let mut prev: Option<(u64, u32)> = None;
     let mut sum = U256::ZERO;
@@ -466,7 +470,11 @@ fn check_locations(dir: &Path, m: &Manifest, tx_sum: Option<U256>, issues: &mut 
                 return;
             }
             prev = Some((b, i));
-            if !ranges.iter().any(|rg| rg.first <= b && b <= rg.last) {
+            // Rows are in block order (checked above), so both lookups advance a cursor: O(rows + sources).
+            while ranges.get(rc).is_some_and(|rg| rg.last < b) {
+                rc += 1;
+            }
+            if ranges.get(rc).is_none_or(|rg| rg.first > b) {
                 issues.add(
                     name,
                     "block number in a covered range",
@@ -475,12 +483,16 @@ fn check_locations(dir: &Path, m: &Manifest, tx_sum: Option<U256>, issues: &mut 
                 );
                 return;
             }
-            if let Some(s) = m
-                .sources
-                .iter()
-                .position(|s| s.included.first <= b && b <= s.included.last)
+            while order
+                .get(sc)
+                .is_some_and(|&k| m.sources[k].included.last < b)
             {
-                per_source[s] += 1;
+                sc += 1;
+            }
+            if let Some(&k) = order.get(sc) {
+                if m.sources[k].included.first <= b {
+                    per_source[k] += 1;
+                }
             }
             let h: [u8; 32] = match hashes.value(r).try_into() {
                 Ok(h) => h,
