@@ -18,6 +18,7 @@ pub mod fsutil;
 pub mod inputs;
 pub mod network;
 pub mod pipeline;
+pub mod prune;
 pub mod sink;
 pub mod synth;
 pub mod testdata;

@@ -149,6 +149,15 @@ enum Command {
         #[arg(long)]
         network: Option<String>,
     },
+    /// Build a prune manifest (verified block/transaction hash lists a node uses to drop pre-merge history),
+    /// or check one: `eraflow prune --out DIR PATH...`, `eraflow prune check DIR`.
+    #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+    Prune {
+        #[command(subcommand)]
+        check: Option<PruneCommand>,
+        #[command(flatten)]
+        args: PruneArgs,
+    },
     /// Summarise one archive file: range, counts by record type, transaction kinds, roots, total difficulty.
     Inspect {
         file: PathBuf,
@@ -156,6 +165,46 @@ enum Command {
         #[arg(long)]
         network: Option<String>,
     },
+}
+
+/// `eraflow prune check DIR`.
+#[derive(Subcommand)]
+enum PruneCommand {
+    /// Re-verify a manifest directory: checksums, sizes, sort order (no duplicates), counts, ranges.
+    Check {
+        /// The manifest directory.
+        dir: PathBuf,
+    },
+}
+
+/// Arguments of `eraflow prune` (building a manifest).
+#[derive(clap::Args)]
+struct PruneArgs {
+    /// Output directory (written beside under a temporary name, renamed into place when complete).
+    #[arg(long, required = true)]
+    out: Option<PathBuf>,
+    /// Network preset name or preset .toml (default: from the file names).
+    #[arg(long)]
+    network: Option<String>,
+    /// First block to include (default: the first block of the inputs).
+    #[arg(long)]
+    from_block: Option<u64>,
+    /// End of the range, EXCLUSIVE: blocks below N (default: the end of the inputs, which must lie before the
+    /// network's first proof-of-stake block; only an explicit value may go past it).
+    #[arg(long)]
+    until_block: Option<u64>,
+    /// Record blocks no input covers as gaps in the manifest instead of refusing.
+    #[arg(long)]
+    allow_gaps: bool,
+    /// `binary` (default) or `text` (also block_hashes.txt and tx_hashes.txt, one 0x-hash per line).
+    #[arg(long, default_value = "binary", value_parser = ["binary", "text"])]
+    format: String,
+    /// Bytes of transaction hashes held in memory before a sorted run is spilled to disk.
+    #[arg(long, default_value_t = eraflow::prune::DEFAULT_MEMORY_BUDGET)]
+    memory_budget: usize,
+    /// era1 files, directories or glob patterns.
+    #[arg(required = true)]
+    paths: Vec<String>,
 }
 
 fn main() -> ExitCode {
@@ -254,6 +303,11 @@ fn main() -> ExitCode {
             seed,
         } => cmd_synth(&out, &network, era, files, blocks, txs_per_block, seed),
         Command::Inspect { file, network } => cmd_inspect(&file, network.as_deref()),
+        Command::Prune {
+            check: Some(PruneCommand::Check { dir }),
+            ..
+        } => cmd_prune_check(&dir),
+        Command::Prune { check: None, args } => cmd_prune(&args),
     };
     ExitCode::from(code)
 }
@@ -730,4 +784,83 @@ fn fmt_map(m: &std::collections::BTreeMap<String, u64>) -> String {
         .map(|(k, v)| format!("{k}: {v}"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+fn cmd_prune(a: &PruneArgs) -> u8 {
+    let network = match resolve_network(a.network.as_deref()) {
+        Ok(n) => n,
+        Err(code) => return code,
+    };
+    let Some(out) = a.out.as_deref() else {
+        return usage("prune: --out DIR is required");
+    };
+    let files = match inputs::expand(&a.paths) {
+        Ok(f) => f,
+        Err(e) => return usage(e),
+    };
+    let opts = eraflow::prune::PruneOptions {
+        network,
+        from_block: a.from_block,
+        until_block: a.until_block,
+        allow_gaps: a.allow_gaps,
+        format: if a.format == "text" {
+            eraflow::prune::OutputFormat::Text
+        } else {
+            eraflow::prune::OutputFormat::Binary
+        },
+        memory_budget: a.memory_budget,
+    };
+    let started = std::time::Instant::now();
+    match eraflow::prune::run(&files, out, &opts) {
+        Ok(s) => {
+            let m = &s.manifest;
+            for f in &s.skipped {
+                eprintln!("note: {f} holds no block of the range; not read");
+            }
+            println!(
+                "OK   {}  {} blocks {}..={}  {} transactions  {} sources  {} gaps  ({} sort runs spilled, {:.1}s)",
+                s.out.display(),
+                m.totals.blocks,
+                m.range.first,
+                m.range.last,
+                m.totals.transactions,
+                m.sources.len(),
+                m.gaps.len(),
+                s.sort.runs_spilled,
+                started.elapsed().as_secs_f64()
+            );
+            exit::OK
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            if e.is_data_error() {
+                exit::DATA
+            } else {
+                exit::USAGE
+            }
+        }
+    }
+}
+
+fn cmd_prune_check(dir: &std::path::Path) -> u8 {
+    match eraflow::prune::check::check(dir) {
+        Ok(s) => {
+            println!(
+                "OK   {}  {} files consistent: {} blocks, {} transactions",
+                dir.display(),
+                s.files_checked,
+                s.manifest.totals.blocks,
+                s.manifest.totals.transactions
+            );
+            exit::OK
+        }
+        Err(e @ eraflow::prune::check::CheckError::Manifest { .. }) => {
+            eprintln!("error: {e}");
+            exit::USAGE
+        }
+        Err(e) => {
+            eprintln!("FAIL {e}");
+            exit::DATA
+        }
+    }
 }
