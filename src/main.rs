@@ -452,19 +452,59 @@ fn cmd_run(path: &std::path::Path, sets: &[String], threads_from_cli: bool) -> u
             },
         ));
     }
-    if cfg.prune.is_some() {
+    if stages.is_empty() && cfg.prune.is_none() {
         return usage(format!(
-            "{}: the prune stage is not available in this build",
+            "{}: no stages (add [verify], [export] or [prune])",
             path.display()
         ));
     }
-    if stages.is_empty() {
-        return usage(format!(
-            "{}: no stages (add [verify] or [export])",
-            path.display()
-        ));
+    let mut code: u8 = if stages.is_empty() {
+        exit::OK
+    } else {
+        run::run_stages(&files, &cfg.out, &stages).into()
+    };
+    if let Some(p) = &cfg.prune {
+        // Prune runs after the other stages; it never touches the signer and decodes no receipts.
+        let opts = eraflow::prune::PruneOptions {
+            network: network.clone(),
+            from_block: p.from_block,
+            until_block: p.until_block,
+            allow_gaps: p.allow_gaps,
+            format: if p.format == "text" {
+                eraflow::prune::OutputFormat::Text
+            } else {
+                eraflow::prune::OutputFormat::Binary
+            },
+            memory_budget: p.memory_budget,
+        };
+        let c = match eraflow::prune::run(&files, &p.out, &opts) {
+            Ok(s) => {
+                println!(
+                    "prune: {} blocks {}..={}, {} transactions -> {}",
+                    s.manifest.totals.blocks,
+                    s.manifest.range.first,
+                    s.manifest.range.last,
+                    s.manifest.totals.transactions,
+                    s.out.display()
+                );
+                if p.check {
+                    cmd_prune_check(&p.out)
+                } else {
+                    exit::OK
+                }
+            }
+            Err(e) => {
+                eprintln!("error: prune: {e}");
+                if e.is_data_error() {
+                    exit::DATA
+                } else {
+                    exit::USAGE
+                }
+            }
+        };
+        code = code.max(c);
     }
-    run::run_stages(&files, &cfg.out, &stages).into()
+    code
 }
 
 fn cmd_bench(blocks: u64, txs: u32, runs: usize, dir: Option<PathBuf>, json: bool) -> u8 {

@@ -24,8 +24,39 @@ pub struct PipelineConfig {
     pub synth: Option<SynthStage>,
     pub verify: Option<VerifyStage>,
     pub export: Option<ExportStage>,
-    /// Prune-manifest stage: options as for `eraflow prune`.
-    pub prune: Option<toml::Table>,
+    pub prune: Option<PruneStage>,
+}
+
+/// Build a prune manifest from the inputs (as `eraflow prune`), then check it (as `eraflow prune check`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PruneStage {
+    /// Manifest directory.
+    pub out: PathBuf,
+    /// `binary` (lists only) or `text` (also one 0x-hash per line).
+    #[serde(default = "binary")]
+    pub format: String,
+    /// Bytes of transaction hashes sorted in memory before a sorted run is spilled to disk.
+    #[serde(default = "budget")]
+    pub memory_budget: usize,
+    #[serde(default)]
+    pub allow_gaps: bool,
+    pub from_block: Option<u64>,
+    /// Exclusive; only an explicit value may reach past the network's first proof-of-stake block.
+    pub until_block: Option<u64>,
+    /// Re-verify the written manifest (`eraflow prune check`).
+    #[serde(default = "yes")]
+    pub check: bool,
+}
+
+fn binary() -> String {
+    "binary".into()
+}
+fn budget() -> usize {
+    256 << 20
+}
+fn yes() -> bool {
+    true
 }
 
 /// Create the inputs with the synthetic generator first.
@@ -181,7 +212,12 @@ mod tests {
     #[test]
     fn shipped_pipelines_load_with_defaults_and_overrides() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines");
-        for name in ["sample.toml", "premerge-export.toml", "verify-archive.toml"] {
+        for name in [
+            "sample.toml",
+            "premerge-export.toml",
+            "verify-archive.toml",
+            "prune-premerge.toml",
+        ] {
             load(&root.join(name), &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
         }
         let c = load(
