@@ -470,10 +470,9 @@ fn cmd_run(path: &std::path::Path, sets: &[String], threads_from_cli: bool) -> u
             from_block: p.from_block,
             until_block: p.until_block,
             allow_gaps: p.allow_gaps,
-            format: if p.format == "text" {
-                eraflow::prune::OutputFormat::Text
-            } else {
-                eraflow::prune::OutputFormat::Binary
+            format: match prune_format(&p.format) {
+                Ok(f) => f,
+                Err(e) => return usage(e),
             },
             memory_budget: p.memory_budget,
         };
@@ -843,10 +842,9 @@ fn cmd_prune(a: &PruneArgs) -> u8 {
         from_block: a.from_block,
         until_block: a.until_block,
         allow_gaps: a.allow_gaps,
-        format: if a.format == "text" {
-            eraflow::prune::OutputFormat::Text
-        } else {
-            eraflow::prune::OutputFormat::Binary
+        format: match prune_format(&a.format) {
+            Ok(f) => f,
+            Err(e) => return usage(e),
         },
         memory_budget: a.memory_budget,
     };
@@ -879,6 +877,15 @@ fn cmd_prune(a: &PruneArgs) -> u8 {
                 exit::USAGE
             }
         }
+    }
+}
+
+/// The prune list format by name; an unknown name is a usage error, never a silent default.
+fn prune_format(name: &str) -> Result<eraflow::prune::OutputFormat, String> {
+    match name {
+        "binary" => Ok(eraflow::prune::OutputFormat::Binary),
+        "text" => Ok(eraflow::prune::OutputFormat::Text),
+        other => Err(format!("unknown prune format '{other}': binary or text")),
     }
 }
 

@@ -397,13 +397,7 @@ fn check_block<V: BlockVisitor>(
     let t = file.block(i)?;
     let path = file.path();
     let number = t.number;
-    let rlp_err = |offset: u64| {
-        move |e: rlp::RlpError| {
-            FormatError::at(offset, FormatErrorKind::Rlp(e.to_string()))
-                .in_file(path)
-                .in_block(number)
-        }
-    };
+    let rlp_err = |offset: u64| move |e: rlp::RlpError| rlp_error(e, offset, path, number);
     let located = |e: FormatError| e.in_file(path).in_block(number);
 
     let header_raw = era1::decompress(&mut dec.header, &t.header, path, number)?;
@@ -536,6 +530,13 @@ fn check_block<V: BlockVisitor>(
     })
 }
 
+/// An RLP failure located at the record at `offset` of `path`, block `number`.
+fn rlp_error(e: rlp::RlpError, offset: u64, path: &Path, number: u64) -> FormatError {
+    FormatError::at(offset, FormatErrorKind::Rlp(e.to_string()))
+        .in_file(path)
+        .in_block(number)
+}
+
 /// Receipts: root, per-receipt bloom, header bloom, gas, receipt type and form.
 #[allow(clippy::too_many_arguments)]
 fn check_receipts<'d>(
@@ -549,13 +550,7 @@ fn check_receipts<'d>(
     counts: &mut Counts,
     views: &mut Vec<ReceiptView<'d>>,
 ) -> Result<(), FormatError> {
-    let rlp_err = |offset: u64| {
-        move |e: rlp::RlpError| {
-            FormatError::at(offset, FormatErrorKind::Rlp(e.to_string()))
-                .in_file(path)
-                .in_block(number)
-        }
-    };
+    let rlp_err = |offset: u64| move |e: rlp::RlpError| rlp_error(e, offset, path, number);
     let located = |e: FormatError| e.in_file(path).in_block(number);
     let receipts_raw = era1::decompress(dec, &t.receipts, path, number)?;
     let mut receipt_encodings: Vec<&[u8]> = Vec::with_capacity(kinds.len());
