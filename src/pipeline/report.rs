@@ -28,6 +28,8 @@ pub struct FileOutcome {
 /// Live progress: an indicatif bar when stderr is a terminal, `tracing` events otherwise.
 pub struct Progress {
     bar: Option<indicatif::ProgressBar>,
+    /// No bar and no log events (library callers, tests, benchmarks).
+    silent: bool,
     blocks: AtomicU64,
     txs: AtomicU64,
     started: Instant,
@@ -79,6 +81,9 @@ impl Progress {
 
     /// Reports a finished file.
     pub fn file_done(&self, o: &FileOutcome) {
+        if self.silent {
+            return;
+        }
         if let Some(b) = &self.bar {
             if o.skipped {
                 b.inc(o.blocks);
