@@ -53,6 +53,7 @@ impl Progress {
         tracing::info!(stage, files, total_blocks, "starting");
         Progress {
             bar,
+            silent: false,
             blocks: AtomicU64::new(0),
             txs: AtomicU64::new(0),
             started: Instant::now(),
@@ -63,6 +64,7 @@ impl Progress {
     pub fn hidden() -> Progress {
         Progress {
             bar: None,
+            silent: true,
             blocks: AtomicU64::new(0),
             txs: AtomicU64::new(0),
             started: Instant::now(),
