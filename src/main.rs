@@ -34,7 +34,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Verify every block of era1 files: hashes, roots, receipts, total difficulty, index, accumulator.
+    /// Verify archives: era1 (every block's hashes, roots, receipts, total difficulty, index, accumulator) and
+    /// era (state root and history, every block root against the state, parent chain, payload block hashes).
     Verify {
         /// Print one JSON object per file instead of a human summary.
         #[arg(long)]
@@ -55,24 +56,34 @@ enum Command {
         #[arg(required = true)]
         paths: Vec<String>,
     },
-    /// Write deterministic synthetic era1 files (real signatures, logs, every pre-merge transaction kind).
+    /// Write deterministic synthetic archives: era1 (real signatures, logs, every pre-merge transaction kind) or
+    /// era (beacon blocks of any fork chained into their state, payloads with transactions of types 0-4).
     Synth {
         /// Output directory.
         #[arg(long)]
         out: PathBuf,
+        /// Archive kind: era1 or era.
+        #[arg(long, default_value = "era1")]
+        kind: String,
         /// Network preset name or preset .toml.
         #[arg(long, default_value = "synthnet")]
         network: String,
-        /// First era.
-        #[arg(long, default_value_t = 0)]
-        era: u64,
+        /// First era (era files: default the first era wholly in --fork, else 1).
+        #[arg(long)]
+        era: Option<u64>,
+        /// Era files only: pick the first era whose blocks and state are all of this fork.
+        #[arg(long)]
+        fork: Option<String>,
         /// Number of consecutive files.
         #[arg(long, default_value_t = 1)]
         files: u64,
-        /// Blocks per file (at most 8192).
-        #[arg(long, default_value_t = 8192)]
-        blocks: u64,
-        /// Transactions per block.
+        /// Blocks per file (at most 8192; default 8192 for era1, 64 for era: the other slots stay empty).
+        #[arg(long)]
+        blocks: Option<u64>,
+        /// Era files only: validators in each state.
+        #[arg(long, default_value_t = 256)]
+        validators: usize,
+        /// Transactions per block (era: per execution payload).
         #[arg(long, default_value_t = 4)]
         txs_per_block: u32,
         /// Seed: the same seed gives byte-identical files.
@@ -295,13 +306,29 @@ fn main() -> ExitCode {
         } => cmd_state_root(&file, fork.as_deref(), network.as_deref()),
         Command::Synth {
             out,
+            kind,
             network,
             era,
+            fork,
             files,
             blocks,
+            validators,
             txs_per_block,
             seed,
-        } => cmd_synth(&out, &network, era, files, blocks, txs_per_block, seed),
+        } => cmd_synth(
+            &out,
+            &kind,
+            &network,
+            SynthArgs {
+                era,
+                fork,
+                files,
+                blocks,
+                validators,
+                txs_per_block,
+                seed,
+            },
+        ),
         Command::Inspect { file, network } => cmd_inspect(&file, network.as_deref()),
         Command::Prune {
             check: Some(PruneCommand::Check { dir }),
@@ -327,8 +354,11 @@ fn init_signer(flag: Option<&str>, network: Option<&Network>, files: &[PathBuf])
     let from_files = || {
         files.iter().find_map(|p| {
             let name = p.file_name()?.to_str()?;
-            let parsed = eraflow::formats::era1::Era1Name::parse(name).ok()?;
-            Network::by_name(&parsed.network)
+            let network = eraflow::formats::era1::Era1Name::parse(name)
+                .map(|n| n.network)
+                .or_else(|_| eraflow::formats::era::EraName::parse(name).map(|n| n.network))
+                .ok()?;
+            Network::by_name(&network)
                 .ok()
                 .map(|n| n.signature_algorithm)
         })
@@ -633,28 +663,66 @@ fn data_error(msg: impl std::fmt::Display) -> u8 {
     exit::DATA
 }
 
-fn cmd_synth(
-    out: &std::path::Path,
-    network: &str,
-    era: u64,
+/// `eraflow synth` options shared by both archive kinds.
+struct SynthArgs {
+    era: Option<u64>,
+    fork: Option<String>,
     files: u64,
-    blocks: u64,
+    blocks: Option<u64>,
+    validators: usize,
     txs_per_block: u32,
     seed: u64,
-) -> u8 {
+}
+
+fn cmd_synth(out: &std::path::Path, kind: &str, network: &str, a: SynthArgs) -> u8 {
     let network = match Network::resolve(network) {
         Ok(n) => n,
         Err(e) => return usage(e),
     };
-    let opts = eraflow::synth::era1::SynthOptions {
-        network,
-        era,
-        files,
-        blocks,
-        txs_per_block,
-        seed,
+    let written = match kind {
+        "era1" => {
+            if a.fork.is_some() {
+                return usage("--fork applies to --kind era only");
+            }
+            let opts = eraflow::synth::era1::SynthOptions {
+                network,
+                era: a.era.unwrap_or(0),
+                files: a.files,
+                blocks: a.blocks.unwrap_or(8192),
+                txs_per_block: a.txs_per_block,
+                seed: a.seed,
+            };
+            eraflow::synth::era1::write(out, &opts)
+        }
+        "era" => {
+            use eraflow::synth::era::EraSynthOptions;
+            let era = match (a.era, a.fork.as_deref()) {
+                (Some(e), _) => e,
+                (None, Some(f)) => match f
+                    .parse::<eraflow::consensus::Fork>()
+                    .map_err(|e| e.to_string())
+                    .and_then(|f| {
+                        EraSynthOptions::era_of_fork(&network, f).map_err(|e| e.to_string())
+                    }) {
+                    Ok(e) => e,
+                    Err(e) => return usage(e),
+                },
+                (None, None) => 1,
+            };
+            let opts = EraSynthOptions {
+                network,
+                era,
+                files: a.files,
+                blocks: a.blocks.unwrap_or(64),
+                validators: a.validators,
+                txs_per_block: a.txs_per_block,
+                seed: a.seed,
+            };
+            eraflow::synth::era::write(out, &opts)
+        }
+        other => return usage(format!("--kind must be era1 or era, got '{other}'")),
     };
-    match eraflow::synth::era1::write(out, &opts) {
+    match written {
         Ok(paths) => {
             for p in paths {
                 println!("{}", p.display());
@@ -681,17 +749,12 @@ fn cmd_verify(
         Ok(f) => f,
         Err(e) => return usage(e),
     };
-    let (era1_files, other): (Vec<_>, Vec<_>) = files
+    let (era_files, era1_files): (Vec<_>, Vec<_>) = files
         .into_iter()
-        .partition(|p| ArchiveKind::of(p) != Some(ArchiveKind::Era));
-    if !other.is_empty() {
-        eprintln!(
-            "warning: era (beacon) files are not verified yet; skipped {}",
-            other.len()
-        );
-    }
+        .partition(|p| ArchiveKind::of(p) == Some(ArchiveKind::Era));
     if senders {
-        if let Err(code) = init_signer(algorithm, network.as_ref(), &era1_files) {
+        let all: Vec<PathBuf> = era1_files.iter().chain(&era_files).cloned().collect();
+        if let Err(code) = init_signer(algorithm, network.as_ref(), &all) {
             return code;
         }
     }
@@ -701,7 +764,9 @@ fn cmd_verify(
         senders,
         skip_receipts: false,
     };
-    let reports = verify::era1::verify_files(&era1_files, &opts);
+    let mut reports = verify::era1::verify_files(&era1_files, &opts);
+    // Era files one at a time: each one's state root and blocks already use every thread.
+    reports.extend(era_files.iter().map(|p| verify::era::verify_file(p, &opts)));
     let mut failed = 0;
     for r in &reports {
         if !r.ok {
@@ -714,14 +779,32 @@ fn cmd_verify(
             let senders = r
                 .senders_recovered
                 .map_or(String::new(), |n| format!("  senders {n}"));
-            println!(
-                "{status} {}  blocks {}..={}  txs {}{senders}  accumulator {}",
-                r.file,
-                r.first_block.map_or("?".into(), |b| b.to_string()),
-                r.last_block.map_or("?".into(), |b| b.to_string()),
-                r.transactions,
-                r.accumulator_root.as_deref().unwrap_or("?")
-            );
+            if let Some(b) = &r.beacon {
+                let exec = match (r.first_block, r.last_block) {
+                    (Some(a), Some(z)) => format!("  execution blocks {a}..={z}"),
+                    _ => String::new(),
+                };
+                println!(
+                    "{status} {}  era {}  state slot {} ({})  beacon blocks {} (+{} empty slots){exec}  txs {}{senders}  state root {}",
+                    r.file,
+                    r.era.map_or("?".into(), |e| e.to_string()),
+                    b.state_slot,
+                    b.state_fork,
+                    r.blocks,
+                    b.empty_slots,
+                    r.transactions,
+                    b.state_root
+                );
+            } else {
+                println!(
+                    "{status} {}  blocks {}..={}  txs {}{senders}  accumulator {}",
+                    r.file,
+                    r.first_block.map_or("?".into(), |b| b.to_string()),
+                    r.last_block.map_or("?".into(), |b| b.to_string()),
+                    r.transactions,
+                    r.accumulator_root.as_deref().unwrap_or("?")
+                );
+            }
             for e in &r.errors {
                 println!("     error: {e}");
             }

@@ -1,9 +1,14 @@
-//! Cross-check against an independent SSZ implementation: synthetic states and signed blocks of EVERY fork,
-//! built by `consensus::synth` (blocks chained, their roots written into the state's `block_roots`), hashed
-//! here and by Lodestar (`tests/crosscheck/check.mjs`, `@lodestar/types`). Skips loudly when node or the
+//! Cross-check against an independent SSZ implementation: states and signed blocks of EVERY fork, taken out
+//! of era files written by our own era writer (`synth::era`, as `eraflow synth --kind era --fork F`: blocks
+//! chained into the state's `block_roots`, payloads with transactions of types 0-4), hashed here and by
+//! Lodestar (`tests/crosscheck/check.mjs`, `@lodestar/types`). Skips loudly when node or the
 //! npm packages are absent (`npm ci --prefix tests/crosscheck`).
 
-use eraflow::consensus::{self, synth, Kind, ALL_FORKS};
+use eraflow::consensus::{self, Kind, ALL_FORKS};
+use eraflow::formats::era::EraFile;
+use eraflow::formats::snappy::FramedDecoder;
+use eraflow::network::Network;
+use eraflow::synth::era::{write, EraSynthOptions};
 use std::path::Path;
 use std::process::Command;
 
@@ -30,9 +35,15 @@ fn every_fork_matches_lodestar() {
         );
     }
     let mut manifest = Vec::new();
+    let net = Network::by_name("synthnet").unwrap();
     for fork in ALL_FORKS {
         for (validators, blocks, seed) in [(0usize, 1u64, 1u64), (70, 3, 2), (1000, 2, 3)] {
-            let (state, signed) = synth::chain(fork, validators, blocks, seed).unwrap();
+            let mut o = EraSynthOptions::new(net.clone());
+            o.era = EraSynthOptions::era_of_fork(&net, fork).unwrap();
+            (o.validators, o.blocks, o.seed) = (validators, blocks, seed);
+            let era_dir = tempfile::tempdir().unwrap();
+            let path = write(era_dir.path(), &o).unwrap().remove(0);
+            let (state, signed) = unpack(&path);
             let name = format!("{fork}-state-{validators}.ssz");
             std::fs::write(dir.path().join(&name), &state).unwrap();
             let root = consensus::state_root(&state, fork).unwrap();
@@ -74,4 +85,20 @@ fn every_fork_matches_lodestar() {
         text.contains(&format!("{} passed, 0 failed", manifest.len())),
         "{text}"
     );
+}
+
+/// The decompressed state and signed blocks of an era file.
+fn unpack(p: &Path) -> (Vec<u8>, Vec<Vec<u8>>) {
+    let f = EraFile::open(p).unwrap();
+    let mut dec = FramedDecoder::new();
+    let idx = f.block_index().unwrap();
+    let blocks = (idx.start_slot..idx.start_slot + idx.offsets.len() as u64)
+        .filter_map(|slot| f.block_record(slot).unwrap())
+        .map(|r| dec.decompress(r.data).unwrap().to_vec())
+        .collect();
+    let state = dec
+        .decompress(f.state_record().unwrap().data)
+        .unwrap()
+        .to_vec();
+    (state, blocks)
 }

@@ -105,6 +105,10 @@ pub struct BeaconBlockBody<'a> {
 }
 
 impl<'a> BeaconBlockBody<'a> {
+    /// hash_tree_root of the body (a `BeaconBlockHeader`'s `body_root`).
+    pub fn root(&self) -> Result<[u8; 32], SszError> {
+        self.view.root()
+    }
     fn count(&self, name: &str) -> Result<usize, SszError> {
         self.view.count(name).unwrap_or(Ok(0))
     }
@@ -139,6 +143,12 @@ impl<'a> BeaconBlockBody<'a> {
     /// Number of blob KZG commitments (0 before deneb).
     pub fn blob_kzg_commitments(&self) -> Result<usize, SszError> {
         self.count("blob_kzg_commitments")
+    }
+    /// The blob KZG commitments, 48 bytes each (empty before deneb).
+    pub fn blob_kzg_commitment_list(&self) -> Result<Vec<&'a [u8]>, SszError> {
+        self.view
+            .elements("blob_kzg_commitments")
+            .unwrap_or(Ok(Vec::new()))
     }
     /// The execution payload (bellatrix on), `None` before the merge fork.
     pub fn execution_payload(&self) -> Option<Result<ExecutionPayload<'a>, SszError>> {
@@ -267,6 +277,10 @@ impl<'a> ExecutionPayload<'a> {
     /// `excess_blob_gas` (deneb on).
     pub fn excess_blob_gas(&self) -> Option<u64> {
         self.view.u64("excess_blob_gas")
+    }
+    /// The serialized payload.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.view.bytes
     }
     /// The fork whose payload schema this is.
     pub fn fork(&self) -> Fork {

@@ -65,6 +65,25 @@ impl Fork {
         }
     }
 
+    /// The epoch at which this fork activates on `network` (`u64::MAX` = never scheduled).
+    pub fn activation_epoch(self, network: &Network) -> u64 {
+        let c = &network.consensus;
+        match self {
+            Fork::Phase0 => 0,
+            Fork::Altair => c.altair_epoch,
+            Fork::Bellatrix => c.bellatrix_epoch,
+            Fork::Capella => c.capella_epoch,
+            Fork::Deneb => c.deneb_epoch,
+            Fork::Electra => c.electra_epoch,
+            Fork::Fulu => c.fulu_epoch,
+        }
+    }
+
+    /// The first slot of this fork on `network` (`None` if never scheduled or beyond u64 slots).
+    pub fn activation_slot(self, network: &Network) -> Option<u64> {
+        self.activation_epoch(network).checked_mul(SLOTS_PER_EPOCH)
+    }
+
     /// Lower-case spec name (`phase0`, ..., `fulu`), as used in `--fork` and file names.
     pub fn name(self) -> &'static str {
         match self {

@@ -148,6 +148,9 @@ pub enum ErrorKind {
     /// A bitlist without its delimiter bit (empty, or last byte zero).
     #[error("bitlist has no delimiter bit (expected a non-zero last byte, found {found})")]
     BitlistDelimiter { found: String },
+    /// A builder named a field the container does not have (wrong fork).
+    #[error("{container} has no field '{field}'")]
+    NoField { container: String, field: String },
     /// A slot whose fork is not known for this network.
     #[error("object has {found} bytes, too short to hold the slot at offset {offset}")]
     NoSlot { offset: usize, found: usize },
@@ -788,6 +791,39 @@ pub fn encode_variable_list(items: &[&[u8]]) -> Vec<u8> {
         out.extend_from_slice(i);
     }
     out
+}
+
+/// The container type of field `name` of `c` (`None` if absent or not a container).
+pub fn field_container(c: &'static Container, name: &str) -> Option<&'static Container> {
+    match c.fields.iter().find(|f| f.name == name)?.ty {
+        Ty::Container(sub) => Some(sub),
+        _ => None,
+    }
+}
+
+/// Re-serializes container `c` with the named fields replaced by new serializations (synthetic builders: a
+/// random block gets a real execution payload, a random state gets consistent roots). Names `c` lacks are an
+/// error, so a builder never silently writes a field into the wrong fork.
+pub fn with_fields(
+    c: &'static Container,
+    bytes: &[u8],
+    replace: &[(&str, &[u8])],
+) -> Result<Vec<u8>, SszError> {
+    let mut fields = split_container(c, bytes)?;
+    for (name, value) in replace {
+        let i = c
+            .fields
+            .iter()
+            .position(|f| f.name == *name)
+            .ok_or_else(|| {
+                SszError::new(ErrorKind::NoField {
+                    container: c.name.into(),
+                    field: (*name).into(),
+                })
+            })?;
+        fields[i] = value;
+    }
+    encode_container(c, &fields)
 }
 
 #[cfg(test)]

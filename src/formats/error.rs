@@ -40,6 +40,15 @@ pub enum FormatErrorKind {
     Io(String),
 }
 
+/// Where in the chain an error is: an execution block number or a beacon slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Position {
+    /// An execution block number.
+    Block(u64),
+    /// A beacon slot.
+    Slot(u64),
+}
+
 /// A format error located in a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FormatError {
@@ -47,8 +56,8 @@ pub struct FormatError {
     pub file: PathBuf,
     /// Byte offset of the record (or field) that failed, from the start of the file.
     pub offset: u64,
-    /// Block number (era1) or slot (era) when known.
-    pub block: Option<u64>,
+    /// The execution block (era1) or beacon slot (era) the error is about, when known.
+    pub position: Option<Position>,
     pub kind: FormatErrorKind,
 }
 
@@ -58,7 +67,7 @@ impl FormatError {
         FormatError {
             file: PathBuf::new(),
             offset,
-            block: None,
+            position: None,
             kind,
         }
     }
@@ -72,8 +81,14 @@ impl FormatError {
     }
 
     /// Names the block (or slot) the error happened in.
+    /// Names the beacon slot (era files), unless one is already named.
+    pub fn in_slot(mut self, slot: u64) -> Self {
+        self.position.get_or_insert(Position::Slot(slot));
+        self
+    }
+
     pub fn in_block(mut self, block: u64) -> Self {
-        self.block.get_or_insert(block);
+        self.position.get_or_insert(Position::Block(block));
         self
     }
 }
@@ -84,8 +99,10 @@ impl fmt::Display for FormatError {
             write!(f, "{}: ", self.file.display())?;
         }
         write!(f, "at byte offset {}", self.offset)?;
-        if let Some(b) = self.block {
-            write!(f, " (block {b})")?;
+        match self.position {
+            Some(Position::Block(b)) => write!(f, " (block {b})")?,
+            Some(Position::Slot(s)) => write!(f, " (slot {s})")?,
+            None => {}
         }
         write!(f, ": {}", self.kind)
     }

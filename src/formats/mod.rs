@@ -7,4 +7,4 @@ pub mod era1;
 pub mod error;
 pub mod snappy;
 
-pub use error::{FormatError, FormatErrorKind};
+pub use error::{FormatError, FormatErrorKind, Position};

@@ -2,5 +2,6 @@
 //! (logs, EIP-2930, pre-EIP-155 signatures, post-state-root receipts), and the embedded default of the README's
 //! main command.
 
+pub mod era;
 pub mod era1;
 pub mod rng;

@@ -1,5 +1,69 @@
 //! Verification: everything in an archive that can be checked against something else is checked here.
 
+pub mod era;
 pub mod era1;
 pub mod payload;
 pub mod report;
+
+pub use era1::VerifyOptions;
+
+use crate::crypto::signer::{self, Signer};
+use crate::formats::{FormatError, FormatErrorKind};
+use crate::network::Network;
+use report::FileReport;
+use std::path::Path;
+
+/// A mismatch error at `offset`: what was checked, what was expected, what was found.
+pub(crate) fn mismatch(
+    offset: u64,
+    what: &'static str,
+    expected: impl ToString,
+    found: impl ToString,
+) -> FormatError {
+    FormatError::at(
+        offset,
+        FormatErrorKind::Mismatch {
+            what,
+            expected: expected.to_string(),
+            found: found.to_string(),
+        },
+    )
+}
+
+/// `0x`-prefixed lower-case hex.
+pub(crate) fn hex0x(b: &[u8]) -> String {
+    format!("0x{}", hex::encode(b))
+}
+
+/// The process-wide signer when senders are asked for: looked up once per file, never per transaction, and
+/// refused (as a report error) when the file's network signs with another curve. `Err(())` means the error is
+/// in the report and the file cannot be verified with senders.
+pub(crate) fn process_signer(
+    opts: &VerifyOptions,
+    network: Option<&Network>,
+    path: &Path,
+    report: &mut FileReport,
+) -> Result<Option<&'static Signer>, ()> {
+    if !opts.senders {
+        return Ok(None);
+    }
+    match signer::global() {
+        Ok(s) => {
+            let want = network.map_or("secp256k1", |n| n.signature_algorithm.as_str());
+            if s.algorithm().name() != want {
+                report.error(format!(
+                    "{}: network {} signs with {want}, but this process recovers senders with {}; run such files separately",
+                    path.display(),
+                    report.network,
+                    s.algorithm().name()
+                ));
+                return Err(());
+            }
+            Ok(Some(s))
+        }
+        Err(e) => {
+            report.error(format!("{}: senders requested: {e}", path.display()));
+            Err(())
+        }
+    }
+}

@@ -129,3 +129,11 @@ pub fn header_from_payload(block: &BeaconBlock<'_>) -> Result<HeaderFields, Payl
 pub fn recomputed_block_hash(block: &BeaconBlock<'_>) -> Result<B256, PayloadError> {
     Ok(keccak256(header_from_payload(block)?.encode()))
 }
+
+/// `kzg_commitment_to_versioned_hash` (EIP-4844): `0x01 || sha256(commitment)[1..]`; a deneb block's blob
+/// transactions carry exactly these hashes of its body's commitments, in order.
+pub fn versioned_hash(commitment: &[u8]) -> [u8; 32] {
+    let mut h = crate::crypto::sha256::sha256(commitment);
+    h[0] = 0x01;
+    h
+}

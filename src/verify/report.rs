@@ -51,6 +51,31 @@ pub struct FileReport {
     pub errors_omitted: u64,
     /// Checks that could not run (e.g. fork rules for an unknown network).
     pub warnings: Vec<String>,
+    /// Beacon-chain facts of an era file (absent for era1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub beacon: Option<BeaconReport>,
+}
+
+/// What `verify` reports about an era file's beacon chain. For era files, the report's `blocks` counts beacon
+/// blocks and `first_block`/`last_block` are the execution block numbers of its post-merge payloads.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct BeaconReport {
+    /// Slot of the era state (`era * 8192`).
+    pub state_slot: u64,
+    /// Fork of the state.
+    pub state_fork: String,
+    /// Hex hash_tree_root of the state.
+    pub state_root: String,
+    /// Validators in the state's registry.
+    pub validators: u64,
+    /// Slots of the era without a block.
+    pub empty_slots: u64,
+    /// Blocks per fork.
+    pub blocks_per_fork: BTreeMap<String, u64>,
+    /// Withdrawals in the era's payloads.
+    pub withdrawals: u64,
+    /// Hex root of the state's last historical entry (absent in era 0).
+    pub historical_root: Option<String>,
 }
 
 /// Errors listed per file before the rest are only counted.

@@ -1,0 +1,590 @@
+//! Synthetic era files: beacon blocks of every fork whose roots, parent chain, state roots and execution
+//! payloads are all consistent with the era's BeaconState, so `eraflow verify` can check every rule on files a
+//! fresh clone makes itself, and an independent SSZ implementation can cross-check every fork.
+//!
+//! What is real and what is not:
+//! - real: SSZ layout of every container, block roots in `state.block_roots` (empty slots repeat the previous
+//!   root), `state_roots` at each block's slot, `latest_block_header`, the historical root or summary of the
+//!   era's own vectors and the file name derived from it, execution payloads whose `block_hash` is the keccak
+//!   of the rebuilt header, transactions of types 0-4 signed with real keys (senders and EIP-7702 authorities
+//!   recover), blob versioned hashes derived from the body's KZG commitments, withdrawals with global indices;
+//! - not real: BLS signatures, attestation contents, validator balances (random bytes of the right shape), and
+//!   state roots (random per slot; a block's `state_root` is the one the state records for its slot).
+//!
+//! Deterministic: the same options give byte-identical files.
+
+use super::rng::Rng;
+use crate::consensus::merkle;
+use crate::consensus::ssz::{self, encode_container, encode_variable_list, field_container};
+use crate::consensus::types::{ROOTS_VECTOR, SLOTS_PER_HISTORICAL_ROOT};
+use crate::consensus::{self, BeaconBlock, Fork, SszError};
+use crate::crypto::signer::{self, SecretKeyBytes, SignatureAlgorithm};
+use crate::execution::tx_request::{AccessListEntry, SignedAuthorization, TxRequest};
+use crate::formats::era::{EraWriter, SLOTS_PER_ERA};
+use crate::network::Network;
+use alloy_primitives::U256;
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+
+pub use super::era1::SynthError;
+
+/// Seconds per slot (mainnet preset): payload timestamps are `genesis_time + slot * 12`.
+pub const SECONDS_PER_SLOT: u64 = 12;
+
+/// The `genesis_time` of synthetic states.
+pub const GENESIS_TIME: u64 = 1_606_824_023;
+
+/// Gas of one blob (EIP-4844 `GAS_PER_BLOB`).
+const GAS_PER_BLOB: u64 = 1 << 17;
+
+/// Number of distinct transaction senders.
+const SENDERS: u64 = 16;
+
+/// What to generate.
+#[derive(Debug, Clone)]
+pub struct EraSynthOptions {
+    /// Network whose fork schedule decides each slot's fork (and whose name and chain id the files carry).
+    pub network: Network,
+    /// First era file (era 0 holds only the genesis state).
+    pub era: u64,
+    /// Number of consecutive era files, chained (parent roots, execution parent hashes, historical roots).
+    pub files: u64,
+    /// Slots with a block per era (at most 8192); the rest are empty slots.
+    pub blocks: u64,
+    /// Validators in each state (with as many balances, participation flags, inactivity scores).
+    pub validators: usize,
+    /// Transactions per execution payload (bellatrix on).
+    pub txs_per_block: u32,
+    pub seed: u64,
+}
+
+impl EraSynthOptions {
+    /// Defaults: one era-1 file of `network` with 64 blocks, 256 validators, 4 transactions per payload.
+    pub fn new(network: Network) -> Self {
+        EraSynthOptions {
+            network,
+            era: 1,
+            files: 1,
+            blocks: 64,
+            validators: 256,
+            txs_per_block: 4,
+            seed: 1,
+        }
+    }
+
+    /// The first era whose blocks and state are all of `fork` on this network: its blocks start at or after the
+    /// fork and its state comes before the next fork.
+    pub fn era_of_fork(network: &Network, fork: Fork) -> Result<u64, SynthError> {
+        let never = || {
+            SynthError::Options(format!(
+                "{}: fork {fork} is not scheduled, so no era file is wholly in it",
+                network.name
+            ))
+        };
+        let start = fork.activation_slot(network).ok_or_else(never)?;
+        let era = start.div_ceil(SLOTS_PER_ERA) + 1;
+        let state_slot = era.checked_mul(SLOTS_PER_ERA).ok_or_else(never)?;
+        if Fork::at_slot(state_slot, network) != fork {
+            return Err(SynthError::Options(format!(
+                "{}: no era file lies wholly in {fork} (the next fork comes within 2 eras of it); pass --era",
+                network.name
+            )));
+        }
+        Ok(era)
+    }
+}
+
+/// What carries over from one era file to the next.
+struct Carry {
+    /// Root of the latest block (the next block's parent).
+    parent_root: [u8; 32],
+    /// The latest block's header as a state records it (`BeaconBlockHeader`, 112 bytes).
+    latest_header: [u8; 112],
+    /// Execution chain head: hash and number of the latest payload.
+    payload_hash: [u8; 32],
+    payload_number: u64,
+    /// The latest payload's fields by name (for `latest_execution_payload_header`), and its fork.
+    latest_payload: Option<(Fork, Vec<u8>)>,
+    withdrawal_index: u64,
+    /// `(block_summary_root, state_summary_root)` of every completed era so far.
+    history: Vec<([u8; 32], [u8; 32])>,
+}
+
+/// One slot's contents made in parallel before the chain links are known.
+struct SlotDraft {
+    slot: u64,
+    fork: Fork,
+    /// A random `SignedBeaconBlock` of the fork (its message gets real links and payload later).
+    signed: Vec<u8>,
+    proposer: u64,
+    txs: Vec<Vec<u8>>,
+    commitments: Vec<[u8; 48]>,
+    blob_gas: u64,
+    payload_rng: Rng,
+}
+
+/// The seeded accounts that sign transactions and authorizations.
+struct Accounts {
+    keys: Vec<SecretKeyBytes>,
+    algorithm: SignatureAlgorithm,
+}
+
+fn hash_of(tag: &[u8], seed: u64, n: u64) -> [u8; 32] {
+    let mut pre = tag.to_vec();
+    pre.extend_from_slice(&seed.to_le_bytes());
+    pre.extend_from_slice(&n.to_le_bytes());
+    crate::crypto::sha256::sha256(&pre)
+}
+
+/// Writes the files and returns their paths in order.
+pub fn write(dir: &Path, opts: &EraSynthOptions) -> Result<Vec<PathBuf>, SynthError> {
+    if opts.blocks > SLOTS_PER_ERA {
+        return Err(SynthError::Options(format!(
+            "--blocks must be at most 8192 (one per slot), got {}",
+            opts.blocks
+        )));
+    }
+    if opts.files == 0 {
+        return Err(SynthError::Options("at least one file".into()));
+    }
+    let net = &opts.network;
+    let algorithm = SignatureAlgorithm::from_name(&net.signature_algorithm)
+        .map_err(|e| SynthError::Sign(e.to_string()))?;
+    let accounts = Accounts {
+        keys: (0..SENDERS as u32)
+            .map(|i| signer::test_key(opts.seed, i))
+            .collect(),
+        algorithm,
+    };
+    let io = |source| SynthError::Io {
+        path: dir.display().to_string(),
+        source,
+    };
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let gvr = parse_root(&net.consensus.genesis_validators_root)?;
+
+    // Everything before the first era is made up, deterministically.
+    let first_slot = opts.era.saturating_sub(1) * SLOTS_PER_ERA;
+    let merge_slot = Fork::Bellatrix.activation_slot(net).unwrap_or(u64::MAX);
+    let mut carry = Carry {
+        parent_root: hash_of(b"eraflow-synth-parent-root", opts.seed, first_slot),
+        latest_header: [0u8; 112],
+        payload_hash: hash_of(b"eraflow-synth-payload", opts.seed, first_slot),
+        payload_number: net.first_pos_block + first_slot.saturating_sub(merge_slot),
+        latest_payload: None,
+        withdrawal_index: first_slot * 4,
+        history: (0..opts.era.saturating_sub(1))
+            .map(|e| {
+                (
+                    hash_of(b"eraflow-synth-block-summary", opts.seed, e),
+                    hash_of(b"eraflow-synth-state-summary", opts.seed, e),
+                )
+            })
+            .collect(),
+    };
+    let mut paths = Vec::new();
+    for era in opts.era..opts.era + opts.files {
+        let mut w = EraWriter::create(dir, &net.name, era).map_err(io)?;
+        let mut block_roots = vec![0u8; 32 * SLOTS_PER_HISTORICAL_ROOT];
+        let mut state_roots = vec![0u8; 32 * SLOTS_PER_HISTORICAL_ROOT];
+        if era > 0 {
+            let start = (era - 1) * SLOTS_PER_ERA;
+            for i in 0..SLOTS_PER_ERA {
+                state_roots[32 * i as usize..32 * (i as usize + 1)].copy_from_slice(&hash_of(
+                    b"eraflow-synth-state-root",
+                    opts.seed,
+                    start + i,
+                ));
+            }
+            let slots = block_slots(era, opts.blocks, opts.seed);
+            let drafts: Vec<SlotDraft> = slots
+                .par_iter()
+                .map(|&slot| draft(slot, opts, &accounts))
+                .collect::<Result<_, _>>()?;
+            let mut next = drafts.iter().peekable();
+            for i in 0..SLOTS_PER_ERA {
+                let slot = start + i;
+                if let Some(d) = next.next_if(|d| d.slot == slot) {
+                    let state_root: [u8; 32] = state_roots[32 * i as usize..32 * (i as usize + 1)]
+                        .try_into()
+                        .unwrap_or_default();
+                    let signed = link(d, state_root, &mut carry)
+                        .map_err(|e| SynthError::Options(format!("slot {slot}: {e}")))?;
+                    w.add_block(slot, &signed).map_err(io)?;
+                }
+                block_roots[32 * i as usize..32 * (i as usize + 1)]
+                    .copy_from_slice(&carry.parent_root);
+            }
+            let block_summary = ssz::hash_tree_root(&ROOTS_VECTOR, &block_roots)
+                .map_err(|e| SynthError::Options(e.to_string()))?;
+            let state_summary = ssz::hash_tree_root(&ROOTS_VECTOR, &state_roots)
+                .map_err(|e| SynthError::Options(e.to_string()))?;
+            carry.history.push((block_summary, state_summary));
+        }
+        let state = era_state(era, opts, &carry, &block_roots, &state_roots, gvr)
+            .map_err(|e| SynthError::Options(format!("era {era} state: {e}")))?;
+        let short = match carry.history.last() {
+            Some(&(b, s)) if era > 0 => historical_root(&b, &s),
+            _ => gvr,
+        };
+        paths.push(w.finish(&state, &short[..4]).map_err(io)?);
+    }
+    Ok(paths)
+}
+
+/// `hash_tree_root(HistoricalBatch)` = `hash_tree_root(HistoricalSummary)`: the two vector roots merkleized.
+pub fn historical_root(block_summary: &[u8; 32], state_summary: &[u8; 32]) -> [u8; 32] {
+    let mut two = [0u8; 64];
+    two[..32].copy_from_slice(block_summary);
+    two[32..].copy_from_slice(state_summary);
+    merkle::merkleize(&two, 2)
+}
+
+fn parse_root(hex_root: &str) -> Result<[u8; 32], SynthError> {
+    let mut r = [0u8; 32];
+    hex::decode_to_slice(hex_root.trim_start_matches("0x"), &mut r).map_err(|e| {
+        SynthError::Options(format!(
+            "genesis_validators_root '{hex_root}' is not 32 hex bytes: {e}"
+        ))
+    })?;
+    Ok(r)
+}
+
+/// The slots of era `era` that get a block: `blocks` of them spread over the era, never slot 0 (genesis).
+fn block_slots(era: u64, blocks: u64, seed: u64) -> Vec<u64> {
+    let start = (era - 1) * SLOTS_PER_ERA;
+    if blocks == 0 {
+        return Vec::new();
+    }
+    let stride = SLOTS_PER_ERA / blocks;
+    let mut rng = Rng::new(seed ^ 0x51_07, era);
+    let mut out: Vec<u64> = (0..blocks)
+        .map(|k| start + k * stride + rng.below(stride))
+        .filter(|&s| s != 0)
+        .collect();
+    out.dedup();
+    out
+}
+
+/// The random parts of one slot: the block skeleton and signed transactions (the slow part, run in parallel).
+fn draft(slot: u64, opts: &EraSynthOptions, accounts: &Accounts) -> Result<SlotDraft, SynthError> {
+    let net = &opts.network;
+    let fork = Fork::at_slot(slot, net);
+    let mut rng = Rng::new(opts.seed, slot);
+    let signed = consensus::synth::signed_block(fork, slot, rng.next_u64());
+    let proposer = rng.below(opts.validators.max(1) as u64);
+    let mut txs = Vec::new();
+    let mut commitments = Vec::new();
+    let mut blob_gas = 0;
+    if fork >= Fork::Bellatrix {
+        let mut kinds: Vec<u8> = vec![0, 1, 2];
+        if fork >= Fork::Deneb {
+            kinds.push(3);
+        }
+        if fork >= Fork::Electra {
+            kinds.push(4);
+        }
+        for i in 0..opts.txs_per_block as u64 {
+            let g = slot * opts.txs_per_block as u64 + i;
+            let tx_type = kinds[(g % kinds.len() as u64) as usize];
+            let key = &accounts.keys[(g % SENDERS) as usize];
+            let base_fee = U256::from(7 + rng.below(30_000_000_000));
+            let tip = U256::from(rng.below(3_000_000_000));
+            let creation = tx_type < 3 && rng.chance(1, 8);
+            let mut req = TxRequest {
+                tx_type,
+                chain_id: net.chain_id,
+                nonce: g / SENDERS,
+                gas_price: base_fee + tip,
+                max_priority_fee_per_gas: tip,
+                max_fee_per_gas: base_fee * U256::from(2u64) + tip,
+                gas_limit: 21_000 + rng.below(200_000),
+                to: (!creation).then(|| rng.bytes()),
+                value: match rng.below(3) {
+                    0 => U256::ZERO,
+                    1 => U256::from_be_slice(&rng.bytes::<25>()),
+                    _ => U256::from(rng.next_u64()),
+                },
+                input: rng.calldata(0, 200),
+                access_list: (0..rng.below(3))
+                    .map(|_| AccessListEntry {
+                        address: rng.bytes(),
+                        storage_keys: (0..rng.below(3)).map(|_| rng.bytes()).collect(),
+                    })
+                    .collect(),
+                ..Default::default()
+            };
+            if tx_type == 3 {
+                req.max_fee_per_blob_gas = U256::from(1 + rng.below(1_000_000_000));
+                for _ in 0..1 + rng.below(2) {
+                    let mut c = [0u8; 48];
+                    rng.fill(&mut c);
+                    req.blob_versioned_hashes
+                        .push(crate::verify::payload::versioned_hash(&c));
+                    commitments.push(c);
+                    blob_gas += GAS_PER_BLOB;
+                }
+            }
+            if tx_type == 4 {
+                for a in 0..1 + rng.below(2) {
+                    let authority = &accounts.keys[((g + a + 1) % SENDERS) as usize];
+                    // Chain id 0 (valid on any chain) for some, as EIP-7702 allows.
+                    let chain = if rng.chance(1, 4) {
+                        U256::ZERO
+                    } else {
+                        U256::from(net.chain_id)
+                    };
+                    req.authorization_list.push(
+                        SignedAuthorization::sign(
+                            chain,
+                            rng.bytes(),
+                            rng.below(1000),
+                            authority,
+                            accounts.algorithm,
+                        )
+                        .map_err(|e| SynthError::Sign(e.to_string()))?,
+                    );
+                }
+            }
+            txs.push(
+                req.sign_and_encode(key, accounts.algorithm)
+                    .map_err(|e| SynthError::Sign(e.to_string()))?,
+            );
+        }
+    }
+    Ok(SlotDraft {
+        slot,
+        fork,
+        signed,
+        proposer,
+        txs,
+        commitments,
+        blob_gas,
+        payload_rng: rng,
+    })
+}
+
+/// Links one drafted block into the chain: parent root, state root, payload (with its real block hash),
+/// commitments; updates `carry` and returns the serialized `SignedBeaconBlock`.
+fn link(d: &SlotDraft, state_root: [u8; 32], carry: &mut Carry) -> Result<Vec<u8>, String> {
+    let fork = d.fork;
+    let signed_c = fork.signed_block_schema();
+    let block_c = fork.block_schema();
+    let body_c =
+        field_container(block_c, "body").ok_or_else(|| no_field(block_c, "body").to_string())?;
+    let parts = ssz::split_container(signed_c, &d.signed).map_err(|e| e.to_string())?;
+    let (message, signature) = (parts[0], parts[1]);
+    let msg_parts = ssz::split_container(block_c, message).map_err(|e| e.to_string())?;
+    let body = msg_parts[4];
+
+    let build = |block_hash: &[u8; 32], carry: &Carry| -> Result<Vec<u8>, SszError> {
+        let mut replace: Vec<(&str, Vec<u8>)> = Vec::new();
+        if fork >= Fork::Bellatrix {
+            let payload_c = field_container(body_c, "execution_payload")
+                .ok_or_else(|| no_field(body_c, "execution_payload"))?;
+            replace.push((
+                "execution_payload",
+                payload(payload_c, d, carry, block_hash)?,
+            ));
+        }
+        if fork >= Fork::Deneb {
+            replace.push(("blob_kzg_commitments", d.commitments.concat()));
+        }
+        let refs: Vec<(&str, &[u8])> = replace.iter().map(|(n, v)| (*n, v.as_slice())).collect();
+        let body = ssz::with_fields(body_c, body, &refs)?;
+        ssz::with_fields(
+            block_c,
+            message,
+            &[
+                ("proposer_index", &d.proposer.to_le_bytes()),
+                ("parent_root", &carry.parent_root),
+                ("state_root", &state_root),
+                ("body", &body),
+            ],
+        )
+    };
+    let mut msg = build(&[0u8; 32], carry).map_err(|e| e.to_string())?;
+    let mut payload_hash = None;
+    if fork >= Fork::Bellatrix {
+        let view = BeaconBlock::new(&msg, fork).map_err(|e| e.to_string())?;
+        let hash = crate::verify::payload::recomputed_block_hash(&view)
+            .map_err(|e| e.to_string())?
+            .0;
+        msg = build(&hash, carry).map_err(|e| e.to_string())?;
+        payload_hash = Some(hash);
+    }
+    let ssz_err = |e: SszError| e.to_string();
+    let block = BeaconBlock::new(&msg, fork).map_err(ssz_err)?;
+    let root = block.root().map_err(ssz_err)?;
+    let body = block.body().map_err(ssz_err)?;
+    let body_root = body.root().map_err(ssz_err)?;
+    let mut header = [0u8; 112];
+    header[..8].copy_from_slice(&d.slot.to_le_bytes());
+    header[8..16].copy_from_slice(&d.proposer.to_le_bytes());
+    header[16..48].copy_from_slice(&carry.parent_root);
+    header[48..80].copy_from_slice(&state_root);
+    header[80..].copy_from_slice(&body_root);
+    if let Some(hash) = payload_hash {
+        let p = body
+            .execution_payload()
+            .ok_or_else(|| no_field(body_c, "execution_payload").to_string())?
+            .map_err(ssz_err)?;
+        carry.payload_hash = hash;
+        carry.payload_number += 1;
+        carry.withdrawal_index += p.withdrawals().map_err(ssz_err)?.len() as u64;
+        carry.latest_payload = Some((fork, p.bytes().to_vec()));
+    }
+    carry.parent_root = root;
+    carry.latest_header = header;
+    encode_container(signed_c, &[&msg, signature]).map_err(ssz_err)
+}
+
+fn no_field(c: &'static ssz::Container, name: &str) -> SszError {
+    SszError::new(ssz::ErrorKind::NoField {
+        container: c.name.into(),
+        field: name.into(),
+    })
+}
+
+/// The execution payload of a drafted block, following `carry`'s chain head.
+fn payload(
+    c: &'static ssz::Container,
+    d: &SlotDraft,
+    carry: &Carry,
+    block_hash: &[u8; 32],
+) -> Result<Vec<u8>, SszError> {
+    let mut rng = d.payload_rng.clone();
+    let u = |v: u64| v.to_le_bytes().to_vec();
+    let withdrawals: Vec<u8> = (0..rng.below(5))
+        .flat_map(|k| {
+            let mut w = Vec::with_capacity(44);
+            w.extend_from_slice(&(carry.withdrawal_index + k).to_le_bytes());
+            w.extend_from_slice(&rng.below(1 << 20).to_le_bytes());
+            w.extend_from_slice(&rng.bytes::<20>());
+            w.extend_from_slice(&rng.below(1 << 40).to_le_bytes());
+            w
+        })
+        .collect();
+    let txs: Vec<&[u8]> = d.txs.iter().map(|t| t.as_slice()).collect();
+    let gas_limit = 30_000_000 + rng.below(6_000_000);
+    let mut fields: Vec<Vec<u8>> = Vec::with_capacity(c.fields.len());
+    for f in c.fields {
+        fields.push(match f.name {
+            "parent_hash" => carry.payload_hash.to_vec(),
+            "fee_recipient" => rng.bytes::<20>().to_vec(),
+            "state_root" | "receipts_root" | "prev_randao" => rng.bytes::<32>().to_vec(),
+            "logs_bloom" => {
+                let mut b = vec![0u8; 256];
+                rng.fill(&mut b);
+                b
+            }
+            "block_number" => u(carry.payload_number + 1),
+            "gas_limit" => u(gas_limit),
+            "gas_used" => u(rng.below(gas_limit)),
+            "timestamp" => u(GENESIS_TIME + d.slot * SECONDS_PER_SLOT),
+            "extra_data" => {
+                let n = rng.below(33) as usize;
+                let mut b = vec![0u8; n];
+                rng.fill(&mut b);
+                b
+            }
+            "base_fee_per_gas" => U256::from(7 + rng.below(100_000_000_000))
+                .to_le_bytes::<32>()
+                .to_vec(),
+            "block_hash" => block_hash.to_vec(),
+            "transactions" => encode_variable_list(&txs),
+            "withdrawals" => withdrawals.clone(),
+            "blob_gas_used" => u(d.blob_gas),
+            "excess_blob_gas" => u(rng.below(1 << 30)),
+            other => return Err(no_field(c, other)),
+        });
+    }
+    let refs: Vec<&[u8]> = fields.iter().map(|f| f.as_slice()).collect();
+    encode_container(c, &refs)
+}
+
+/// The state at the end of era `era` (slot `era * 8192`), consistent with the blocks just written.
+fn era_state(
+    era: u64,
+    opts: &EraSynthOptions,
+    carry: &Carry,
+    block_roots: &[u8],
+    state_roots: &[u8],
+    gvr: [u8; 32],
+) -> Result<Vec<u8>, SszError> {
+    let net = &opts.network;
+    let slot = era * SLOTS_PER_ERA;
+    let fork = Fork::at_slot(slot, net);
+    let c = fork.state_schema();
+    let base = consensus::synth::state(fork, opts.validators, opts.seed ^ era.rotate_left(17));
+    let mut replace: Vec<(&str, Vec<u8>)> = vec![
+        ("genesis_time", GENESIS_TIME.to_le_bytes().to_vec()),
+        ("genesis_validators_root", gvr.to_vec()),
+        ("slot", slot.to_le_bytes().to_vec()),
+        ("latest_block_header", carry.latest_header.to_vec()),
+        ("block_roots", block_roots.to_vec()),
+        ("state_roots", state_roots.to_vec()),
+    ];
+    // historical_roots is frozen at capella; later eras append summaries instead (one entry per era either way).
+    let frozen = if fork >= Fork::Capella {
+        (Fork::Capella.activation_slot(net).unwrap_or(0) / SLOTS_PER_ERA) as usize
+    } else {
+        usize::MAX
+    };
+    let roots: Vec<u8> = carry
+        .history
+        .iter()
+        .take(frozen)
+        .flat_map(|(b, s)| historical_root(b, s))
+        .collect();
+    replace.push(("historical_roots", roots));
+    if fork >= Fork::Capella {
+        let summaries: Vec<u8> = carry
+            .history
+            .iter()
+            .skip(frozen)
+            .flat_map(|(b, s)| b.iter().chain(s.iter()).copied().collect::<Vec<u8>>())
+            .collect();
+        replace.push(("historical_summaries", summaries));
+    }
+    if let (Some((pfork, p)), true) = (&carry.latest_payload, fork >= Fork::Bellatrix) {
+        replace.push((
+            "latest_execution_payload_header",
+            payload_header(fork, *pfork, p)?,
+        ));
+    }
+    let refs: Vec<(&str, &[u8])> = replace.iter().map(|(n, v)| (*n, v.as_slice())).collect();
+    ssz::with_fields(c, &base, &refs)
+}
+
+/// The state's `latest_execution_payload_header` (of `state_fork`) for a payload of `payload_fork`: lists
+/// become their roots; fields the payload's fork lacks are zero, as the spec's fork upgrades set them.
+fn payload_header(
+    state_fork: Fork,
+    payload_fork: Fork,
+    payload: &[u8],
+) -> Result<Vec<u8>, SszError> {
+    let header_c = field_container(state_fork.state_schema(), "latest_execution_payload_header")
+        .ok_or_else(|| no_field(state_fork.state_schema(), "latest_execution_payload_header"))?;
+    let body_c = field_container(payload_fork.block_schema(), "body")
+        .ok_or_else(|| no_field(payload_fork.block_schema(), "body"))?;
+    let payload_c = field_container(body_c, "execution_payload")
+        .ok_or_else(|| no_field(body_c, "execution_payload"))?;
+    let view = ssz::View::new(payload_c, payload)?;
+    let mut fields: Vec<Vec<u8>> = Vec::with_capacity(header_c.fields.len());
+    for f in header_c.fields {
+        let v = if let Some(b) = view.get(f.name) {
+            b.to_vec()
+        } else if let Some(list) = f.name.strip_suffix("_root") {
+            match (view.get(list), view.field_ty(list)) {
+                (Some(b), Some(ty)) => ssz::hash_tree_root(ty, b)?.to_vec(),
+                _ => vec![0u8; 32],
+            }
+        } else {
+            vec![0u8; f.ty.fixed_size().unwrap_or(0)]
+        };
+        fields.push(v);
+    }
+    let refs: Vec<&[u8]> = fields.iter().map(|f| f.as_slice()).collect();
+    encode_container(header_c, &refs)
+}

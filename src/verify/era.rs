@@ -1,0 +1,945 @@
+//! Full verification of era files (beacon-chain history): the state's root and its place in history, every
+//! block against the state, and every post-merge execution payload against its own block hash.
+//!
+//! Spec facts relied on (consensus-specs phase0 `process_slot`, `process_historical_roots_update`; capella
+//! `process_historical_summaries_update`; e2store-format-specs `era.md`):
+//! - the era state is the state at slot `era * 8192` after slot processing, so `state.block_roots[s % 8192]`
+//!   and `state.state_roots[s % 8192]` hold the block root and post-state root of every slot `s` of the
+//!   era's blocks (`(era - 1) * 8192 .. era * 8192`); an empty slot repeats the previous block root;
+//! - a block's `state_root` is the post-state root of its slot, so it equals `state.state_roots[s % 8192]`;
+//! - the state's `latest_block_header` is the era's last block with `state_root` filled in, so its root is
+//!   that block's root;
+//! - the epoch transition into slot `era * 8192` appended `hash_tree_root(HistoricalBatch(block_roots,
+//!   state_roots))` to `historical_roots` (before capella) or the equal-rooted `HistoricalSummary` to
+//!   `historical_summaries` (capella on): the last entry is computable from the state's own vectors, there is
+//!   one entry per completed era, and the file name's hash8 is that entry's first 4 bytes (era 0: the
+//!   `genesis_validators_root`);
+//! - a payload's `timestamp` is `genesis_time + slot * 12`; its `block_hash` is the keccak of the execution
+//!   header rebuilt from it ([`super::payload`]); the blob transactions' versioned hashes are the body's KZG
+//!   commitments, in order, as `0x01 || sha256(commitment)[1..]`.
+//!
+//! Not checked: BLS signatures (no BLS dependency; the block roots chain through the state instead) and the
+//! state transition itself.
+
+use super::report::{BeaconReport, FileReport};
+use super::{hex0x, mismatch, process_signer, VerifyOptions};
+use crate::consensus::merkle;
+use crate::consensus::ssz::{self, SszError};
+use crate::consensus::types::ROOTS_VECTOR;
+use crate::consensus::{
+    BeaconBlock, BeaconState, ExecutionPayload, Fork, Kind, SignedBeaconBlock, Withdrawal,
+};
+use crate::crypto::keccak::{keccak256, B256};
+use crate::crypto::signer::{SenderError, Signer};
+use crate::execution::header::HeaderFields;
+use crate::execution::transaction::TxView;
+use crate::formats::e2store::{E2StoreReader, RecordType};
+use crate::formats::era::{EraFile, EraName, SLOTS_PER_ERA};
+use crate::formats::snappy::FramedDecoder;
+use crate::formats::{FormatError, FormatErrorKind};
+use crate::network::Network;
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Slots per parallel work unit.
+const CHUNK: u64 = 256;
+
+/// Seconds per slot (mainnet preset), for payload timestamps.
+const SECONDS_PER_SLOT: u64 = 12;
+
+/// A post-merge execution payload that passed its checks, as handed to a [`BeaconVisitor`].
+pub struct VerifiedPayload<'a> {
+    /// The payload view.
+    pub payload: &'a ExecutionPayload<'a>,
+    /// The execution header rebuilt from the payload; its keccak is `block_hash` (checked).
+    pub header: &'a HeaderFields,
+    /// The execution block hash.
+    pub block_hash: B256,
+    /// Decoded transactions, in order.
+    pub transactions: &'a [TxView<'a>],
+    /// Recovered senders, parallel to `transactions`; empty unless senders were requested.
+    pub senders: &'a [Result<[u8; 20], SenderError>],
+    /// Withdrawals (capella on).
+    pub withdrawals: &'a [Withdrawal],
+}
+
+/// One beacon block that passed every per-block check.
+pub struct VerifiedBeaconBlock<'a> {
+    pub slot: u64,
+    /// hash_tree_root of the block message (equal to `state.block_roots[slot % 8192]`).
+    pub root: [u8; 32],
+    pub block: &'a BeaconBlock<'a>,
+    /// The execution payload, for blocks after the merge (`None` before bellatrix and for the empty payloads
+    /// of bellatrix blocks before the merge).
+    pub execution: Option<VerifiedPayload<'a>>,
+}
+
+/// Work done on every verified beacon block in the verification pass (export builds datasets here), so each
+/// block is decompressed and decoded once. Chunks of consecutive slots are visited in parallel and handed
+/// back in slot order; outputs of a file whose report says `ok: false` must be discarded.
+pub trait BeaconVisitor: Sync {
+    /// What one chunk of slots produces.
+    type Chunk: Send;
+    /// A fresh output for the chunk starting at `first_slot`.
+    fn start_chunk(&self, first_slot: u64) -> Self::Chunk;
+    /// Adds one verified block to `chunk`.
+    fn visit(&self, chunk: &mut Self::Chunk, block: &VerifiedBeaconBlock<'_>);
+}
+
+/// The visitor of plain verification.
+pub struct NoBeaconVisitor;
+
+impl BeaconVisitor for NoBeaconVisitor {
+    type Chunk = ();
+    fn start_chunk(&self, _: u64) {}
+    fn visit(&self, _: &mut (), _: &VerifiedBeaconBlock<'_>) {}
+}
+
+/// What one block contributed, for the sequential checks.
+#[derive(Debug, Clone, Copy)]
+struct SlotFacts {
+    slot: u64,
+    record_offset: u64,
+    root: [u8; 32],
+    parent_root: [u8; 32],
+    /// `(number, hash, parent_hash)` of a post-merge payload.
+    payload: Option<(u64, [u8; 32], [u8; 32])>,
+    /// hash_tree_root of the payload and its fork, for the state's `latest_execution_payload_header`.
+    payload_root: Option<([u8; 32], Fork)>,
+    proposer: u64,
+    state_root: [u8; 32],
+    body_root: [u8; 32],
+}
+
+#[derive(Debug, Default)]
+struct Counts {
+    transactions: u64,
+    withdrawals: u64,
+    senders_recovered: u64,
+    sender_errors: u64,
+    tx_kinds: BTreeMap<&'static str, u64>,
+    forks: BTreeMap<&'static str, u64>,
+}
+
+impl Counts {
+    fn merge(mut self, o: Counts) -> Counts {
+        self.transactions += o.transactions;
+        self.withdrawals += o.withdrawals;
+        self.senders_recovered += o.senders_recovered;
+        self.sender_errors += o.sender_errors;
+        for (k, v) in o.tx_kinds {
+            *self.tx_kinds.entry(k).or_default() += v;
+        }
+        for (k, v) in o.forks {
+            *self.forks.entry(k).or_default() += v;
+        }
+        self
+    }
+}
+
+/// The state facts every block is checked against.
+struct StateFacts {
+    block_roots: Vec<u8>,
+    state_roots: Vec<u8>,
+    genesis_time: u64,
+}
+
+impl StateFacts {
+    fn block_root(&self, slot: u64) -> [u8; 32] {
+        root_at(&self.block_roots, slot)
+    }
+    fn state_root(&self, slot: u64) -> [u8; 32] {
+        root_at(&self.state_roots, slot)
+    }
+}
+
+fn root_at(v: &[u8], slot: u64) -> [u8; 32] {
+    let i = (slot % SLOTS_PER_ERA) as usize * 32;
+    v.get(i..i + 32)
+        .and_then(|b| b.try_into().ok())
+        .unwrap_or_default()
+}
+
+/// Verifies one era file completely (never panics; errors are in the report).
+pub fn verify_file(path: &Path, opts: &VerifyOptions) -> FileReport {
+    verify_file_with(path, opts, &NoBeaconVisitor, |_| {})
+}
+
+/// Verifies one era file and runs `visitor` over every block that passes its per-block checks; `emit` gets
+/// each chunk's output in slot order, a bounded window at a time.
+pub fn verify_file_with<V: BeaconVisitor>(
+    path: &Path,
+    opts: &VerifyOptions,
+    visitor: &V,
+    mut emit: impl FnMut(V::Chunk),
+) -> FileReport {
+    let mut report = FileReport {
+        file: path.display().to_string(),
+        kind: "era".into(),
+        file_size: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
+        ok: true,
+        ..Default::default()
+    };
+    let file = match EraFile::open(path) {
+        Ok(f) => f,
+        Err(e) => {
+            report.error(e);
+            return report;
+        }
+    };
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let parsed_name = EraName::parse(name);
+    let network = match (&opts.network, &parsed_name) {
+        (Some(n), _) => n.clone(),
+        (None, Ok(n)) => match Network::by_name(&n.network) {
+            Ok(net) => net,
+            Err(e) => {
+                report.error(format!(
+                    "{}: forks cannot be known, so blocks cannot be decoded: {e}",
+                    path.display()
+                ));
+                return report;
+            }
+        },
+        (None, Err(e)) => {
+            report.error(FormatError::at(0, e.clone()).in_file(path));
+            report.error(format!(
+                "{}: without a canonical name, pass --network so forks can be known",
+                path.display()
+            ));
+            return report;
+        }
+    };
+    report.network = network.name.clone();
+    report.era = Some(file.era());
+    if let Ok(n) = &parsed_name {
+        if n.era != file.era() {
+            report.error(mismatch(0, "era in file name", file.era(), n.era).in_file(path));
+        }
+        if n.network != network.name {
+            report.warnings.push(format!(
+                "file name says network '{}', verified as '{}'",
+                n.network, network.name
+            ));
+        }
+    } else if let Err(e) = &parsed_name {
+        report.error(FormatError::at(0, e.clone()).in_file(path));
+    }
+    if opts.checksum {
+        report.sha256 = Some(hex::encode(crate::crypto::sha256::sha256(file.bytes())));
+    }
+    walk_records(&file, &mut report);
+
+    // The state.
+    let state_rec = match file.state_record() {
+        Ok(r) => r,
+        Err(e) => {
+            report.error(e);
+            return report;
+        }
+    };
+    let mut dec = FramedDecoder::new();
+    let state_bytes = match dec.decompress(state_rec.data) {
+        Ok(b) => b,
+        Err(k) => {
+            report.error(FormatError::at(state_rec.offset, k).in_file(path));
+            return report;
+        }
+    };
+    let state_slot = file.state_slot();
+    let mut beacon = BeaconReport {
+        state_slot,
+        ..Default::default()
+    };
+    let ssz_err = |what: &str, offset: u64, e: SszError| {
+        FormatError::at(offset, FormatErrorKind::Index(format!("{what}: {e}"))).in_file(path)
+    };
+    match crate::consensus::slot_of(state_bytes, Kind::State) {
+        Ok(s) if s == state_slot => {}
+        Ok(s) => report.error(
+            mismatch(
+                state_rec.offset,
+                "state slot",
+                format!("{state_slot} (slot index)"),
+                s,
+            )
+            .in_file(path),
+        ),
+        Err(e) => report.error(ssz_err("BeaconState", state_rec.offset, e)),
+    }
+    let state_fork = Fork::at_slot(state_slot, &network);
+    beacon.state_fork = state_fork.name().into();
+    let state = match BeaconState::new(state_bytes, state_fork) {
+        Ok(s) => s,
+        Err(e) => {
+            report.error(ssz_err("BeaconState", state_rec.offset, e));
+            report.beacon = Some(beacon);
+            return report;
+        }
+    };
+    match state.root() {
+        Ok(r) => beacon.state_root = hex0x(&r),
+        Err(e) => report.error(ssz_err("BeaconState", state_rec.offset, e)),
+    }
+    beacon.validators = state.validator_count().unwrap_or(0) as u64;
+    let gvr = state.genesis_validators_root();
+    let want_gvr = network
+        .consensus
+        .genesis_validators_root
+        .trim_start_matches("0x");
+    if hex::encode(gvr) != want_gvr.to_ascii_lowercase() {
+        report.error(
+            mismatch(
+                state_rec.offset,
+                "genesis_validators_root (is this the network's state?)",
+                format!("0x{want_gvr} ({})", network.name),
+                hex0x(&gvr),
+            )
+            .in_file(path),
+        );
+    }
+    check_history(
+        &file,
+        &state,
+        state_rec.offset,
+        parsed_name.as_ref().ok(),
+        &mut beacon,
+        &mut report,
+    );
+    let sf = StateFacts {
+        block_roots: state.block_roots().to_vec(),
+        state_roots: state.state_roots().to_vec(),
+        genesis_time: state.genesis_time(),
+    };
+
+    let signer = match process_signer(opts, Some(&network), path, &mut report) {
+        Ok(s) => s,
+        Err(()) => return report,
+    };
+
+    // Blocks, in parallel chunks of slots.
+    let mut slot_facts: Vec<SlotFacts> = Vec::new();
+    let mut counts = Counts::default();
+    if let Some(index) = file.block_index() {
+        let n = index.offsets.len() as u64;
+        let chunks: Vec<(u64, u64)> = (0..n)
+            .step_by(CHUNK as usize)
+            .map(|s| (s, (s + CHUNK).min(n)))
+            .collect();
+        let window = (rayon::current_num_threads() * 2).max(2);
+        for group in chunks.chunks(window) {
+            let results: Vec<_> = group
+                .par_iter()
+                .map_init(FramedDecoder::new, |dec, &(s, e)| {
+                    let mut out = visitor.start_chunk(index.start_slot + s);
+                    let mut found = Vec::new();
+                    let mut counts = Counts::default();
+                    let mut errors = Vec::new();
+                    for i in s..e {
+                        let Some(Some(_)) = index.offsets.get(i as usize) else {
+                            continue;
+                        };
+                        let ctx = BlockContext {
+                            file: &file,
+                            network: &network,
+                            state: &sf,
+                            signer,
+                        };
+                        match check_block(
+                            &ctx,
+                            index.start_slot + i,
+                            dec,
+                            &mut counts,
+                            visitor,
+                            &mut out,
+                        ) {
+                            Ok(f) => found.push(f),
+                            Err(err) => errors.push(err),
+                        }
+                    }
+                    (found, counts, errors, out)
+                })
+                .collect();
+            for (f, c, errs, out) in results {
+                slot_facts.extend(f);
+                counts = counts.merge(c);
+                for e in errs {
+                    report.error(e);
+                }
+                emit(out);
+            }
+        }
+        sequential_checks(&file, &state, &sf, &slot_facts, &mut beacon, &mut report);
+    }
+    beacon.blocks_per_fork = counts
+        .forks
+        .iter()
+        .map(|(k, v)| (k.to_string(), *v))
+        .collect();
+    beacon.withdrawals = counts.withdrawals;
+    report.blocks = slot_facts.len() as u64;
+    report.transactions = counts.transactions;
+    report.tx_kinds = counts
+        .tx_kinds
+        .iter()
+        .map(|(k, v)| (k.to_string(), *v))
+        .collect();
+    if opts.senders {
+        report.senders_recovered = Some(counts.senders_recovered);
+        report.sender_errors = Some(counts.sender_errors);
+        if counts.sender_errors > 0 {
+            report.error(format!(
+                "{}: {} transactions whose sender does not recover",
+                path.display(),
+                counts.sender_errors
+            ));
+        }
+    }
+    let payloads: Vec<_> = slot_facts.iter().filter_map(|f| f.payload).collect();
+    report.first_block = payloads.first().map(|p| p.0);
+    report.last_block = payloads.last().map(|p| p.0);
+    report.first_block_hash = payloads.first().map(|p| hex0x(&p.1));
+    report.last_block_hash = payloads.last().map(|p| hex0x(&p.1));
+    report.beacon = Some(beacon);
+    report
+}
+
+/// Everything a block is checked against.
+struct BlockContext<'a> {
+    file: &'a EraFile,
+    network: &'a Network,
+    state: &'a StateFacts,
+    signer: Option<&'a Signer>,
+}
+
+/// Checks the name's hash8 and the historical accumulator against the state's own vectors.
+fn check_history(
+    file: &EraFile,
+    state: &BeaconState<'_>,
+    offset: u64,
+    name: Option<&EraName>,
+    beacon: &mut BeaconReport,
+    report: &mut FileReport,
+) {
+    let path = file.path();
+    let era = file.era();
+    let (roots, summaries) = match (state.historical_roots(), state.historical_summaries()) {
+        (Ok(r), Ok(s)) => (r, s),
+        (Err(e), _) | (_, Err(e)) => {
+            report.error(
+                FormatError::at(offset, FormatErrorKind::Index(format!("BeaconState: {e}")))
+                    .in_file(path),
+            );
+            return;
+        }
+    };
+    let entries = (roots.len() + summaries.len()) as u64;
+    let expected_short: [u8; 32] = if era == 0 {
+        state.genesis_validators_root()
+    } else {
+        if entries != era {
+            report.error(
+                mismatch(
+                    offset,
+                    "historical entries (historical_roots + historical_summaries)",
+                    format!("{era} (one per completed era)"),
+                    entries,
+                )
+                .in_file(path),
+            );
+        }
+        // The entry this era's epoch transition appended, computed from the state's own vectors.
+        let own = (
+            ssz::hash_tree_root(&ROOTS_VECTOR, state.block_roots()).unwrap_or_default(),
+            ssz::hash_tree_root(&ROOTS_VECTOR, state.state_roots()).unwrap_or_default(),
+        );
+        let mut two = [0u8; 64];
+        two[..32].copy_from_slice(&own.0);
+        two[32..].copy_from_slice(&own.1);
+        let own_root = merkle::merkleize(&two, 2);
+        let last = match summaries.last() {
+            Some(s) => {
+                if *s != own {
+                    report.error(
+                        mismatch(
+                            offset,
+                            "last historical summary (block_roots, state_roots roots)",
+                            format!("({}, {})", hex0x(&own.0), hex0x(&own.1)),
+                            format!("({}, {})", hex0x(&s.0), hex0x(&s.1)),
+                        )
+                        .in_file(path),
+                    );
+                }
+                let mut two = [0u8; 64];
+                two[..32].copy_from_slice(&s.0);
+                two[32..].copy_from_slice(&s.1);
+                merkle::merkleize(&two, 2)
+            }
+            None => {
+                let last = roots.last().copied().unwrap_or_default();
+                if last != own_root {
+                    report.error(
+                        mismatch(
+                            offset,
+                            "last historical root (HistoricalBatch of the state's block_roots and state_roots)",
+                            hex0x(&own_root),
+                            hex0x(&last),
+                        )
+                        .in_file(path),
+                    );
+                }
+                last
+            }
+        };
+        beacon.historical_root = Some(hex0x(&last));
+        last
+    };
+    if let Some(n) = name {
+        if n.short_root != expected_short[..4] {
+            report.error(
+                mismatch(
+                    0,
+                    if era == 0 {
+                        "file name hash (genesis_validators_root)"
+                    } else {
+                        "file name hash (last historical root)"
+                    },
+                    hex::encode(&expected_short[..4]),
+                    hex::encode(n.short_root),
+                )
+                .in_file(path),
+            );
+        }
+    }
+}
+
+/// Decodes and checks one block against the state and itself.
+fn check_block<V: BeaconVisitor>(
+    ctx: &BlockContext<'_>,
+    slot: u64,
+    dec: &mut FramedDecoder,
+    counts: &mut Counts,
+    visitor: &V,
+    out: &mut V::Chunk,
+) -> Result<SlotFacts, FormatError> {
+    let path = ctx.file.path();
+    let rec = ctx
+        .file
+        .block_record(slot)?
+        .ok_or_else(|| FormatError::at(0, FormatErrorKind::Index("empty slot".into())))?;
+    let at = rec.offset;
+    let located = |e: FormatError| e.in_file(path).in_slot(slot);
+    let ssz_err = |e: SszError| {
+        located(FormatError::at(
+            at,
+            FormatErrorKind::Index(format!("SignedBeaconBlock: {e}")),
+        ))
+    };
+    let bytes = dec
+        .decompress(rec.data)
+        .map_err(|k| located(FormatError::at(at, k)))?;
+    let fork = Fork::at_slot(slot, ctx.network);
+    *counts.forks.entry(fork.name()).or_default() += 1;
+    let signed = SignedBeaconBlock::new(bytes, fork).map_err(ssz_err)?;
+    let block = signed.message().map_err(ssz_err)?;
+    if block.slot() != slot {
+        return Err(located(mismatch(
+            at,
+            "block slot",
+            format!("{slot} (slot index)"),
+            block.slot(),
+        )));
+    }
+    let root = block.root().map_err(ssz_err)?;
+    // Checked after the payload's own block hash, so a damaged payload is reported as such rather than as
+    // the root mismatch it also causes.
+    let against_state = || -> Result<(), FormatError> {
+        let want = ctx.state.block_root(slot);
+        if root != want {
+            return Err(located(mismatch(
+                at,
+                "block root (state.block_roots)",
+                hex0x(&want),
+                hex0x(&root),
+            )));
+        }
+        let want = ctx.state.state_root(slot);
+        if block.state_root() != want {
+            return Err(located(mismatch(
+                at,
+                "block state_root (state.state_roots)",
+                hex0x(&want),
+                hex0x(&block.state_root()),
+            )));
+        }
+        Ok(())
+    };
+    let body = block.body().map_err(ssz_err)?;
+    let mut facts = SlotFacts {
+        slot,
+        record_offset: at,
+        root,
+        parent_root: block.parent_root(),
+        payload: None,
+        payload_root: None,
+        proposer: block.proposer_index(),
+        state_root: block.state_root(),
+        body_root: body.root().map_err(ssz_err)?,
+    };
+    let payload = match body.execution_payload() {
+        Some(p) => Some(p.map_err(ssz_err)?),
+        None => None,
+    };
+    // Bellatrix blocks before the merge carry the default (all-zero) payload.
+    let Some(payload) = payload.filter(|p| p.block_hash().iter().any(|&b| b != 0)) else {
+        against_state()?;
+        visitor.visit(
+            out,
+            &VerifiedBeaconBlock {
+                slot,
+                root,
+                block: &block,
+                execution: None,
+            },
+        );
+        return Ok(facts);
+    };
+    let header = super::payload::header_from_payload(&block).map_err(|e| {
+        located(FormatError::at(
+            at,
+            FormatErrorKind::Index(format!("execution payload: {e}")),
+        ))
+    })?;
+    let hash = keccak256(header.encode());
+    if hash.0 != payload.block_hash() {
+        return Err(located(mismatch(
+            at,
+            "execution block hash (keccak of the header rebuilt from the payload)",
+            hex0x(payload.block_hash()),
+            hex0x(&hash.0),
+        )));
+    }
+    against_state()?;
+    let want_time = ctx.state.genesis_time + slot * SECONDS_PER_SLOT;
+    if payload.timestamp() != want_time {
+        return Err(located(mismatch(
+            at,
+            "payload timestamp (genesis_time + slot * 12)",
+            want_time,
+            payload.timestamp(),
+        )));
+    }
+    let txs: Vec<TxView<'_>> = payload
+        .transactions()
+        .map_err(ssz_err)?
+        .enumerate()
+        .map(|(i, t)| {
+            TxView::decode_canonical(t).map_err(|e| {
+                located(mismatch(
+                    at,
+                    "transaction",
+                    format!("a valid transaction at index {i}"),
+                    e,
+                ))
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    // Blob commitments against the blob transactions' versioned hashes (deneb `process_execution_payload`).
+    if fork >= Fork::Deneb {
+        let commitments = body.blob_kzg_commitment_list().map_err(ssz_err)?;
+        let hashes: Vec<[u8; 32]> = txs
+            .iter()
+            .flat_map(|t| t.blob_versioned_hashes().copied())
+            .collect();
+        let expected: Vec<[u8; 32]> = commitments
+            .iter()
+            .map(|c| super::payload::versioned_hash(c))
+            .collect();
+        if hashes != expected {
+            return Err(located(mismatch(
+                at,
+                "blob versioned hashes (from blob_kzg_commitments)",
+                format!("{} hashes", expected.len()),
+                format!(
+                    "{} hashes in blob transactions, or different ones",
+                    hashes.len()
+                ),
+            )));
+        }
+    }
+    let withdrawals = payload.withdrawals().map_err(ssz_err)?;
+    counts.transactions += txs.len() as u64;
+    counts.withdrawals += withdrawals.len() as u64;
+    for t in &txs {
+        *counts
+            .tx_kinds
+            .entry(super::era1::kind_label(t.kind()))
+            .or_default() += 1;
+    }
+    let mut senders = Vec::new();
+    if let Some(s) = ctx.signer {
+        senders.reserve(txs.len());
+        for t in &txs {
+            let r = s.recover_sender(t, true);
+            if r.is_ok() {
+                counts.senders_recovered += 1;
+            } else {
+                counts.sender_errors += 1;
+            }
+            senders.push(r);
+        }
+    }
+    facts.payload = Some((
+        payload.block_number(),
+        hash.0,
+        payload.parent_hash().try_into().unwrap_or_default(),
+    ));
+    facts.payload_root = Some((payload.root().map_err(ssz_err)?, fork));
+    visitor.visit(
+        out,
+        &VerifiedBeaconBlock {
+            slot,
+            root,
+            block: &block,
+            execution: Some(VerifiedPayload {
+                payload: &payload,
+                header: &header,
+                block_hash: hash,
+                transactions: &txs,
+                senders: &senders,
+                withdrawals: &withdrawals,
+            }),
+        },
+    );
+    Ok(facts)
+}
+
+/// Checks that need blocks in order: parent roots, empty slots, the payload chain, the latest header.
+fn sequential_checks(
+    file: &EraFile,
+    state: &BeaconState<'_>,
+    sf: &StateFacts,
+    blocks: &[SlotFacts],
+    beacon: &mut BeaconReport,
+    report: &mut FileReport,
+) {
+    let path = file.path();
+    let Some(index) = file.block_index() else {
+        return;
+    };
+    let start = index.start_slot;
+    let mut next = blocks.iter().peekable();
+    let mut empty = 0u64;
+    let mut prev_payload: Option<&(u64, [u8; 32], [u8; 32])> = None;
+    for (i, entry) in index.offsets.iter().enumerate() {
+        let slot = start + i as u64;
+        let prev_root = (i > 0).then(|| sf.block_root(slot - 1));
+        if entry.is_none() {
+            empty += 1;
+            if let Some(p) = prev_root {
+                if sf.block_root(slot) != p {
+                    report.error(
+                        mismatch(
+                            index.record_offset,
+                            "block root of an empty slot (the previous slot's root)",
+                            hex0x(&p),
+                            hex0x(&sf.block_root(slot)),
+                        )
+                        .in_file(path)
+                        .in_slot(slot),
+                    );
+                }
+            }
+            continue;
+        }
+        let Some(b) = next.next_if(|b| b.slot == slot) else {
+            // Failed its own checks (already reported): the payload chain restarts after it.
+            prev_payload = None;
+            continue;
+        };
+        if let Some(p) = prev_root {
+            if b.parent_root != p {
+                report.error(
+                    mismatch(
+                        b.record_offset,
+                        "parent_root (the previous slot's block root)",
+                        hex0x(&p),
+                        hex0x(&b.parent_root),
+                    )
+                    .in_file(path)
+                    .in_slot(slot),
+                );
+            }
+        }
+        if let Some(p) = &b.payload {
+            if let Some(q) = prev_payload {
+                if p.0 != q.0 + 1 || p.2 != q.1 {
+                    report.error(
+                        mismatch(
+                            b.record_offset,
+                            "execution parent (previous payload's number + 1 and hash)",
+                            format!("{} {}", q.0 + 1, hex0x(&q.1)),
+                            format!("{} {}", p.0, hex0x(&p.2)),
+                        )
+                        .in_file(path)
+                        .in_slot(slot),
+                    );
+                }
+            }
+            prev_payload = Some(p);
+        }
+    }
+    beacon.empty_slots = empty;
+    let h = state.latest_block_header();
+    let (_, state_at) = (0, index.record_offset);
+    match blocks.last() {
+        Some(last) if blocks.len() as u64 + empty == index.offsets.len() as u64 => {
+            let found = (
+                h.slot,
+                h.proposer_index,
+                h.parent_root,
+                h.state_root,
+                h.body_root,
+            );
+            let want = (
+                last.slot,
+                last.proposer,
+                last.parent_root,
+                last.state_root,
+                last.body_root,
+            );
+            if found != want || h.root() != last.root {
+                report.error(
+                    mismatch(
+                        state_at,
+                        "state.latest_block_header (the era's last block)",
+                        format!("slot {} root {}", last.slot, hex0x(&last.root)),
+                        format!("slot {} root {}", h.slot, hex0x(&h.root())),
+                    )
+                    .in_file(path),
+                );
+            }
+            if let Some((root, fork)) = last.payload_root {
+                check_payload_header(file, state, root, fork, state_at, report);
+            }
+        }
+        Some(_) => {}
+        None => {
+            if h.slot >= start {
+                report.error(
+                    mismatch(
+                        state_at,
+                        "state.latest_block_header slot (no block in this era)",
+                        format!("< {start}"),
+                        h.slot,
+                    )
+                    .in_file(path),
+                );
+            }
+        }
+    }
+}
+
+/// The state's `latest_execution_payload_header` commits to the era's last payload: same root when the
+/// forks agree (the header's lists are the payload's list roots), else the same block hash.
+fn check_payload_header(
+    file: &EraFile,
+    state: &BeaconState<'_>,
+    payload_root: [u8; 32],
+    payload_fork: Fork,
+    offset: u64,
+    report: &mut FileReport,
+) {
+    let Some(bytes) = state.field("latest_execution_payload_header") else {
+        return;
+    };
+    let Some(c) = ssz::field_container(
+        state.fork().state_schema(),
+        "latest_execution_payload_header",
+    ) else {
+        return;
+    };
+    let same_schema = match (
+        payload_container(payload_fork),
+        payload_container(state.fork()),
+    ) {
+        (Some(a), Some(b)) => std::ptr::eq(a, b),
+        _ => false,
+    };
+    if same_schema {
+        match ssz::container_root(c, bytes) {
+            Ok(r) if r == payload_root => {}
+            Ok(r) => report.error(
+                mismatch(
+                    offset,
+                    "state.latest_execution_payload_header root (the last payload's root)",
+                    hex0x(&payload_root),
+                    hex0x(&r),
+                )
+                .in_file(file.path()),
+            ),
+            Err(e) => report.error(
+                FormatError::at(offset, FormatErrorKind::Index(format!("BeaconState: {e}")))
+                    .in_file(file.path()),
+            ),
+        }
+    }
+}
+
+/// The `ExecutionPayload` container of `fork` (`None` before bellatrix).
+fn payload_container(fork: Fork) -> Option<&'static ssz::Container> {
+    ssz::field_container(
+        ssz::field_container(fork.block_schema(), "body")?,
+        "execution_payload",
+    )
+}
+
+/// Walks every record: counts types, and checks that the block records are exactly those the index names.
+fn walk_records(file: &EraFile, report: &mut FileReport) {
+    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    let indexed: std::collections::BTreeSet<u64> = file
+        .block_index()
+        .map(|i| i.offsets.iter().flatten().copied().collect())
+        .unwrap_or_default();
+    let mut blocks_seen = 0u64;
+    for rec in E2StoreReader::new(file.bytes()) {
+        let rec = match rec {
+            Ok(r) => r,
+            Err(e) => {
+                report.error(e.in_file(file.path()));
+                break;
+            }
+        };
+        *counts.entry(rec.kind.name()).or_default() += 1;
+        if rec.kind == RecordType::COMPRESSED_SIGNED_BEACON_BLOCK {
+            blocks_seen += 1;
+            if !indexed.contains(&rec.offset) {
+                report.error(
+                    FormatError::at(
+                        rec.offset,
+                        FormatErrorKind::Index(
+                            "a block record no slot index entry points to".into(),
+                        ),
+                    )
+                    .in_file(file.path()),
+                );
+            }
+        }
+    }
+    if blocks_seen != indexed.len() as u64 {
+        report.error(
+            mismatch(
+                file.block_index().map_or(0, |i| i.record_offset),
+                "block records",
+                format!("{} (non-empty slot index entries)", indexed.len()),
+                blocks_seen,
+            )
+            .in_file(file.path()),
+        );
+    }
+    report.record_counts = counts;
+}
