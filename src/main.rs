@@ -697,7 +697,20 @@ fn cmd_synth(out: &std::path::Path, kind: &str, network: &str, a: SynthArgs) -> 
         "era" => {
             use eraflow::synth::era::EraSynthOptions;
             let era = match (a.era, a.fork.as_deref()) {
-                (Some(e), _) => e,
+                (Some(e), Some(f)) => {
+                    let at = eraflow::consensus::Fork::at_slot(
+                        e.saturating_mul(eraflow::formats::era::SLOTS_PER_ERA),
+                        &network,
+                    );
+                    if at.name() != f {
+                        return usage(format!(
+                            "--era {e} of {} ends in {at}, not {f}: drop --era to get the first era of {f}",
+                            network.name
+                        ));
+                    }
+                    e
+                }
+                (Some(e), None) => e,
                 (None, Some(f)) => match f
                     .parse::<eraflow::consensus::Fork>()
                     .map_err(|e| e.to_string())
@@ -765,8 +778,7 @@ fn cmd_verify(
         skip_receipts: false,
     };
     let mut reports = verify::era1::verify_files(&era1_files, &opts);
-    // Era files one at a time: each one's state root and blocks already use every thread.
-    reports.extend(era_files.iter().map(|p| verify::era::verify_file(p, &opts)));
+    reports.extend(verify::era::verify_files(&era_files, &opts));
     let mut failed = 0;
     for r in &reports {
         if !r.ok {
@@ -845,7 +857,11 @@ fn cmd_inspect(file: &std::path::Path, network: Option<&str>) -> u8 {
         network,
         checksum: true,
     };
-    let r = verify::era1::verify_file(file, &opts);
+    let r = if ArchiveKind::of(file) == Some(ArchiveKind::Era) {
+        verify::era::verify_file(file, &opts)
+    } else {
+        verify::era1::verify_file(file, &opts)
+    };
     let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "?".into());
     println!("file:              {}", r.file);
     println!("kind:              {}", r.kind);
@@ -876,17 +892,35 @@ fn cmd_inspect(file: &std::path::Path, network: Option<&str>) -> u8 {
         r.receipts,
         fmt_map(&r.receipt_forms)
     );
-    println!("logs:              {}", r.logs);
-    println!("ommers:            {}", r.ommers);
-    println!("header fields:     {}", fmt_map(&r.header_field_counts));
-    println!("accumulator root:  {}", opt(&r.accumulator_root));
-    println!("first block hash:  {}", opt(&r.first_block_hash));
-    println!("last block hash:   {}", opt(&r.last_block_hash));
-    println!(
-        "total difficulty:  {} -> {}",
-        opt(&r.initial_total_difficulty),
-        opt(&r.final_total_difficulty)
-    );
+    if let Some(b) = &r.beacon {
+        println!(
+            "state:             slot {} ({}), {} validators",
+            b.state_slot, b.state_fork, b.validators
+        );
+        println!("state root:        {}", b.state_root);
+        println!("historical root:   {}", opt(&b.historical_root));
+        println!(
+            "beacon blocks:     {} ({}), {} empty slots",
+            r.blocks,
+            fmt_map(&b.blocks_per_fork),
+            b.empty_slots
+        );
+        println!("withdrawals:       {}", b.withdrawals);
+        println!("first block hash:  {}", opt(&r.first_block_hash));
+        println!("last block hash:   {}", opt(&r.last_block_hash));
+    } else {
+        println!("logs:              {}", r.logs);
+        println!("ommers:            {}", r.ommers);
+        println!("header fields:     {}", fmt_map(&r.header_field_counts));
+        println!("accumulator root:  {}", opt(&r.accumulator_root));
+        println!("first block hash:  {}", opt(&r.first_block_hash));
+        println!("last block hash:   {}", opt(&r.last_block_hash));
+        println!(
+            "total difficulty:  {} -> {}",
+            opt(&r.initial_total_difficulty),
+            opt(&r.final_total_difficulty)
+        );
+    }
     println!("verified:          {}", if r.ok { "yes" } else { "NO" });
     for e in &r.errors {
         println!("  error: {e}");

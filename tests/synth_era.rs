@@ -87,6 +87,19 @@ fn consecutive_files_cross_forks_and_verify() {
         }
         last_exec = r.last_block.or(last_exec);
     }
+    for r in eraflow::verify::era::verify_files(&paths, &VerifyOptions::default()) {
+        assert_ok(&r);
+    }
+    // Era 6 from another chain (other seed) does not link to era 5 of this one.
+    let mut other = opts(6, 1, 16);
+    other.seed = 99;
+    let foreign = write(&d.path().join("other"), &other).unwrap().remove(0);
+    assert_ok(&verify(&foreign));
+    let mixed = vec![paths[2].clone(), foreign];
+    let reports = eraflow::verify::era::verify_files(&mixed, &VerifyOptions::default());
+    assert_ok(&reports[0]);
+    assert_fails(&reports[1], "boundary block root");
+    assert_fails(&reports[1], "execution chain");
     let crossing = verify(&paths[3]);
     let b = crossing.beacon.unwrap();
     assert_eq!(b.state_fork, "capella");

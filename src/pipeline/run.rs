@@ -3,7 +3,7 @@
 use super::export::{self, ExportOptions};
 use super::report::{peak_rss_bytes, FileOutcome, Progress, RunReport, StageReport};
 use crate::formats::era1::Era1File;
-use crate::verify::era1::{verify_files, VerifyOptions};
+use crate::verify::{verify_archives, VerifyOptions};
 use std::path::{Path, PathBuf};
 
 /// A stage of a job.
@@ -33,11 +33,20 @@ impl From<ExitStatus> for u8 {
     }
 }
 
+/// Blocks for the progress bar: era1 block counts, and the non-empty slots of era files.
 fn total_blocks(files: &[PathBuf]) -> u64 {
     files
         .iter()
-        .filter_map(|p| Era1File::open(p).ok())
-        .map(|f| f.block_count())
+        .map(|p| match crate::inputs::ArchiveKind::of(p) {
+            Some(crate::inputs::ArchiveKind::Era) => crate::formats::era::EraFile::open(p)
+                .ok()
+                .and_then(|f| {
+                    f.block_index()
+                        .map(|i| i.offsets.iter().flatten().count() as u64)
+                })
+                .unwrap_or(0),
+            _ => Era1File::open(p).map(|f| f.block_count()).unwrap_or(0),
+        })
         .sum()
 }
 
@@ -61,7 +70,7 @@ pub fn run_stages(files: &[PathBuf], out: &Path, stages: &[Stage]) -> ExitStatus
         let (name, outcomes) = match stage {
             Stage::Verify(opts) => {
                 let progress = Progress::new("verify", files.len(), blocks);
-                let reports = verify_files(files, opts);
+                let reports = verify_archives(files, opts);
                 let outcomes: Vec<FileOutcome> = reports
                     .into_iter()
                     .map(|r| {

@@ -547,14 +547,29 @@ fn era_state(
             .collect();
         replace.push(("historical_summaries", summaries));
     }
-    if let (Some((pfork, p)), true) = (&carry.latest_payload, fork >= Fork::Bellatrix) {
-        replace.push((
-            "latest_execution_payload_header",
-            payload_header(fork, *pfork, p)?,
-        ));
+    if fork >= Fork::Bellatrix {
+        let header = match &carry.latest_payload {
+            Some((pfork, p)) => payload_header(fork, *pfork, p)?,
+            // Before the first payload the merge has not happened: the spec's default (all-zero) header.
+            None => zero_payload_header(fork)?,
+        };
+        replace.push(("latest_execution_payload_header", header));
     }
     let refs: Vec<(&str, &[u8])> = replace.iter().map(|(n, v)| (*n, v.as_slice())).collect();
     ssz::with_fields(c, &base, &refs)
+}
+
+/// The default `ExecutionPayloadHeader` of `fork`'s state: zero fields, empty `extra_data`.
+fn zero_payload_header(fork: Fork) -> Result<Vec<u8>, SszError> {
+    let c = field_container(fork.state_schema(), "latest_execution_payload_header")
+        .ok_or_else(|| no_field(fork.state_schema(), "latest_execution_payload_header"))?;
+    let fields: Vec<Vec<u8>> = c
+        .fields
+        .iter()
+        .map(|f| vec![0u8; f.ty.fixed_size().unwrap_or(0)])
+        .collect();
+    let refs: Vec<&[u8]> = fields.iter().map(|f| f.as_slice()).collect();
+    encode_container(c, &refs)
 }
 
 /// The state's `latest_execution_payload_header` (of `state_fork`) for a payload of `payload_fork`: lists

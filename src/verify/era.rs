@@ -21,7 +21,7 @@
 //! Not checked: BLS signatures (no BLS dependency; the block roots chain through the state instead) and the
 //! state transition itself.
 
-use super::report::{BeaconReport, FileReport};
+use super::report::{BeaconReport, EraLinks, FileReport};
 use super::{hex0x, mismatch, process_signer, VerifyOptions};
 use crate::consensus::merkle;
 use crate::consensus::ssz::{self, SszError};
@@ -794,6 +794,16 @@ fn sequential_checks(
         }
     }
     beacon.empty_slots = empty;
+    beacon.links = EraLinks {
+        previous_root: match (index.offsets.first(), blocks.first()) {
+            (Some(None), _) => Some(sf.block_root(start)),
+            (Some(Some(_)), Some(b)) if b.slot == start => Some(b.parent_root),
+            _ => None,
+        },
+        last_root: Some(sf.block_root(start + SLOTS_PER_ERA - 1)),
+        first_payload: blocks.iter().find_map(|b| b.payload).map(|p| (p.0, p.2)),
+        execution_head: execution_head(state),
+    };
     let h = state.latest_block_header();
     let (_, state_at) = (0, index.record_offset);
     match blocks.last() {
@@ -888,6 +898,70 @@ fn check_payload_header(
             ),
         }
     }
+}
+
+/// The execution chain head a state records: `latest_execution_payload_header` (number, hash), `None` before
+/// bellatrix and before the merge (zero hash).
+fn execution_head(state: &BeaconState<'_>) -> Option<(u64, [u8; 32])> {
+    let c = ssz::field_container(
+        state.fork().state_schema(),
+        "latest_execution_payload_header",
+    )?;
+    let v = ssz::View::new(c, state.field("latest_execution_payload_header")?).ok()?;
+    let hash = v.bytes32("block_hash")?;
+    (hash != [0u8; 32]).then_some((v.u64("block_number")?, hash))
+}
+
+/// Verifies era files (one at a time: each uses every thread for its state root and blocks), then checks that
+/// consecutive eras of a network link up: the boundary block root and the execution chain.
+pub fn verify_files(paths: &[std::path::PathBuf], opts: &VerifyOptions) -> Vec<FileReport> {
+    let mut reports: Vec<FileReport> = paths.iter().map(|p| verify_file(p, opts)).collect();
+    let mut order: Vec<usize> = (0..reports.len())
+        .filter(|&i| reports[i].era.is_some() && reports[i].beacon.is_some())
+        .collect();
+    order.sort_by_key(|&i| (reports[i].network.clone(), reports[i].era));
+    for w in order.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        if reports[a].network != reports[b].network
+            || reports[a].era.map(|e| e + 1) != reports[b].era
+        {
+            continue;
+        }
+        let prev = reports[a]
+            .beacon
+            .as_ref()
+            .map(|x| x.links.clone())
+            .unwrap_or_default();
+        let prev_file = reports[a].file.clone();
+        let rb = &mut reports[b];
+        let next = rb
+            .beacon
+            .as_ref()
+            .map(|x| x.links.clone())
+            .unwrap_or_default();
+        if let (Some(want), Some(found)) = (prev.last_root, next.previous_root) {
+            if want != found && rb.era != Some(1) {
+                rb.error(format!(
+                    "{}: boundary block root: expected {} (last slot of {prev_file}), found {}",
+                    rb.file,
+                    hex0x(&want),
+                    hex0x(&found)
+                ));
+            }
+        }
+        if let (Some((n, h)), Some((first, parent))) = (prev.execution_head, next.first_payload) {
+            if first != n + 1 || parent != h {
+                rb.error(format!(
+                    "{}: execution chain: expected block {} with parent {} (head of {prev_file}), found block {first} with parent {}",
+                    rb.file,
+                    n + 1,
+                    hex0x(&h),
+                    hex0x(&parent)
+                ));
+            }
+        }
+    }
+    reports
 }
 
 /// The `ExecutionPayload` container of `fork` (`None` before bellatrix).

@@ -67,3 +67,17 @@ pub(crate) fn process_signer(
         }
     }
 }
+
+/// Verifies a mixed list of archives: era1 files (in parallel, chained by parent hash and total difficulty)
+/// and era files (chained by boundary block root and execution head). Reports come era1 first, then era, each
+/// in input order.
+pub fn verify_archives(paths: &[std::path::PathBuf], opts: &VerifyOptions) -> Vec<FileReport> {
+    use crate::inputs::ArchiveKind;
+    let (era, era1): (Vec<_>, Vec<_>) = paths
+        .iter()
+        .cloned()
+        .partition(|p| ArchiveKind::of(p) == Some(ArchiveKind::Era));
+    let mut reports = era1::verify_files(&era1, opts);
+    reports.extend(self::era::verify_files(&era, opts));
+    reports
+}

@@ -76,6 +76,24 @@ pub struct BeaconReport {
     pub withdrawals: u64,
     /// Hex root of the state's last historical entry (absent in era 0).
     pub historical_root: Option<String>,
+    /// Links to the neighbouring era files, checked by [`crate::verify::era::verify_files`].
+    #[serde(skip)]
+    pub links: EraLinks,
+}
+
+/// What consecutive era files must agree on: the beacon block root at the era boundary and the execution
+/// chain head.
+#[derive(Debug, Clone, Default)]
+pub struct EraLinks {
+    /// The root the previous era's last slot must hold: the parent of a block in this era's first slot, or the
+    /// root this era's state records for that slot when it is empty.
+    pub previous_root: Option<[u8; 32]>,
+    /// The root of this era's last slot (`state.block_roots[8191]`).
+    pub last_root: Option<[u8; 32]>,
+    /// The first payload's number and parent hash.
+    pub first_payload: Option<(u64, [u8; 32])>,
+    /// The execution head at the era's end (number, hash), from the state's latest execution payload header.
+    pub execution_head: Option<(u64, [u8; 32])>,
 }
 
 /// Errors listed per file before the rest are only counted.
