@@ -431,15 +431,45 @@ fn cmd_run(path: &std::path::Path, sets: &[String], threads_from_cli: bool) -> u
         let Some(net) = network.clone() else {
             return usage(format!("{}: a synth stage needs `network`", path.display()));
         };
-        let opts = eraflow::synth::era1::SynthOptions {
-            network: net,
-            era: s.era,
-            files: s.files,
-            blocks: s.blocks,
-            txs_per_block: s.txs_per_block,
-            seed: s.seed,
+        let written = match s.kind.as_str() {
+            "era1" => eraflow::synth::era1::write_once(
+                &s.out,
+                &eraflow::synth::era1::SynthOptions {
+                    network: net,
+                    era: s.era.unwrap_or(0),
+                    files: s.files,
+                    blocks: s.blocks.unwrap_or(8192),
+                    txs_per_block: s.txs_per_block,
+                    seed: s.seed,
+                },
+            ),
+            "era" => {
+                use eraflow::synth::era::EraSynthOptions;
+                let era = match era_to_synthesize(&net, s.era, s.fork.as_deref()) {
+                    Ok(e) => e,
+                    Err(e) => return usage(format!("{}: synth: {e}", path.display())),
+                };
+                eraflow::synth::era::write_once(
+                    &s.out,
+                    &EraSynthOptions {
+                        network: net,
+                        era,
+                        files: s.files,
+                        blocks: s.blocks.unwrap_or(64),
+                        validators: s.validators,
+                        txs_per_block: s.txs_per_block,
+                        seed: s.seed,
+                    },
+                )
+            }
+            other => {
+                return usage(format!(
+                    "{}: synth.kind must be era1 or era, got '{other}'",
+                    path.display()
+                ))
+            }
         };
-        match eraflow::synth::era1::write_once(&s.out, &opts) {
+        match written {
             Ok(paths) => eprintln!("synth: {} files in {}", paths.len(), s.out.display()),
             Err(e) => return usage(e),
         }
@@ -663,6 +693,39 @@ fn data_error(msg: impl std::fmt::Display) -> u8 {
     exit::DATA
 }
 
+/// The era an era-file synth starts at: `--era` (which must end in `--fork` when both are given), else the first
+/// era wholly in `--fork`, else 1.
+fn era_to_synthesize(
+    network: &Network,
+    era: Option<u64>,
+    fork: Option<&str>,
+) -> Result<u64, String> {
+    use eraflow::consensus::Fork;
+    let fork = fork
+        .map(|f| f.parse::<Fork>().map_err(|e| e.to_string()))
+        .transpose()?;
+    match (era, fork) {
+        (Some(e), Some(f)) => {
+            let at = Fork::at_slot(
+                e.saturating_mul(eraflow::formats::era::SLOTS_PER_ERA),
+                network,
+            );
+            if at != f {
+                return Err(format!(
+                    "era {e} of {} ends in {at}, not {f}: drop the era to get the first era of {f}",
+                    network.name
+                ));
+            }
+            Ok(e)
+        }
+        (Some(e), None) => Ok(e),
+        (None, Some(f)) => {
+            eraflow::synth::era::EraSynthOptions::era_of_fork(network, f).map_err(|e| e.to_string())
+        }
+        (None, None) => Ok(1),
+    }
+}
+
 /// `eraflow synth` options shared by both archive kinds.
 struct SynthArgs {
     era: Option<u64>,
@@ -696,31 +759,9 @@ fn cmd_synth(out: &std::path::Path, kind: &str, network: &str, a: SynthArgs) -> 
         }
         "era" => {
             use eraflow::synth::era::EraSynthOptions;
-            let era = match (a.era, a.fork.as_deref()) {
-                (Some(e), Some(f)) => {
-                    let at = eraflow::consensus::Fork::at_slot(
-                        e.saturating_mul(eraflow::formats::era::SLOTS_PER_ERA),
-                        &network,
-                    );
-                    if at.name() != f {
-                        return usage(format!(
-                            "--era {e} of {} ends in {at}, not {f}: drop --era to get the first era of {f}",
-                            network.name
-                        ));
-                    }
-                    e
-                }
-                (Some(e), None) => e,
-                (None, Some(f)) => match f
-                    .parse::<eraflow::consensus::Fork>()
-                    .map_err(|e| e.to_string())
-                    .and_then(|f| {
-                        EraSynthOptions::era_of_fork(&network, f).map_err(|e| e.to_string())
-                    }) {
-                    Ok(e) => e,
-                    Err(e) => return usage(e),
-                },
-                (None, None) => 1,
+            let era = match era_to_synthesize(&network, a.era, a.fork.as_deref()) {
+                Ok(e) => e,
+                Err(e) => return usage(e),
             };
             let opts = EraSynthOptions {
                 network,

@@ -64,16 +64,32 @@ fn yes() -> bool {
 #[serde(deny_unknown_fields)]
 pub struct SynthStage {
     pub out: PathBuf,
-    #[serde(default)]
-    pub era: u64,
+    /// `era1` (default) or `era`.
+    #[serde(default = "era1_kind")]
+    pub kind: String,
+    /// First era (era files: default the first era wholly in `fork`, else 1).
+    pub era: Option<u64>,
+    /// Era files: the fork to pick the era by.
+    pub fork: Option<String>,
     #[serde(default = "one")]
     pub files: u64,
-    #[serde(default = "full_era")]
-    pub blocks: u64,
+    /// Blocks per file (default 8192 for era1, 64 for era).
+    pub blocks: Option<u64>,
+    /// Era files: validators per state.
+    #[serde(default = "validators")]
+    pub validators: usize,
     #[serde(default = "four")]
     pub txs_per_block: u32,
     #[serde(default = "one")]
     pub seed: u64,
+}
+
+fn era1_kind() -> String {
+    "era1".into()
+}
+
+fn validators() -> usize {
+    256
 }
 
 fn one() -> u64 {
@@ -81,9 +97,6 @@ fn one() -> u64 {
 }
 fn four() -> u32 {
     4
-}
-fn full_era() -> u64 {
-    8192
 }
 
 /// Verify every input.
@@ -217,6 +230,7 @@ mod tests {
             "premerge-export.toml",
             "verify-archive.toml",
             "prune-premerge.toml",
+            "sample-era.toml",
         ] {
             load(&root.join(name), &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
         }

@@ -232,6 +232,23 @@ pub fn write(dir: &Path, opts: &EraSynthOptions) -> Result<Vec<PathBuf>, SynthEr
     Ok(paths)
 }
 
+/// Like [`write`], but does nothing when `dir` already holds the files these exact options produce.
+pub fn write_once(dir: &Path, opts: &EraSynthOptions) -> Result<Vec<PathBuf>, SynthError> {
+    let fingerprint = format!(
+        "kind=era network={} era={} files={} blocks={} validators={} txs={} seed={} version={}\n",
+        opts.network.name,
+        opts.era,
+        opts.files,
+        opts.blocks,
+        opts.validators,
+        opts.txs_per_block,
+        opts.seed,
+        env!("CARGO_PKG_VERSION")
+    );
+    let marker = format!(".synth-era-{}-{:05}.done", opts.network.name, opts.era);
+    super::once(dir, &marker, &fingerprint, || write(dir, opts))
+}
+
 /// `hash_tree_root(HistoricalBatch)` = `hash_tree_root(HistoricalSummary)`: the two vector roots merkleized.
 pub fn historical_root(block_summary: &[u8; 32], state_summary: &[u8; 32]) -> [u8; 32] {
     let mut two = [0u8; 64];

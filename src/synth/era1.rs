@@ -149,7 +149,6 @@ pub fn write(dir: &Path, opts: &SynthOptions) -> Result<Vec<PathBuf>, SynthError
 /// Like [`write`], but does nothing when `dir` already holds the files these exact options produce (recorded
 /// in `dir/.synth-<network>-<era>.done`), so a scheduled pipeline can start with a synth stage cheaply.
 pub fn write_once(dir: &Path, opts: &SynthOptions) -> Result<Vec<PathBuf>, SynthError> {
-    let marker = dir.join(format!(".synth-{}-{:05}.done", opts.network.name, opts.era));
     let fingerprint = format!(
         "network={} era={} files={} blocks={} txs={} seed={} version={}\n",
         opts.network.name,
@@ -160,28 +159,8 @@ pub fn write_once(dir: &Path, opts: &SynthOptions) -> Result<Vec<PathBuf>, Synth
         opts.seed,
         env!("CARGO_PKG_VERSION")
     );
-    if let Ok(text) = std::fs::read_to_string(&marker) {
-        if let Some((fp, names)) = text.split_once("--\n") {
-            let paths: Vec<PathBuf> = names.lines().map(|n| dir.join(n)).collect();
-            if fp == fingerprint && paths.iter().all(|p| p.exists()) {
-                return Ok(paths);
-            }
-        }
-    }
-    let paths = write(dir, opts)?;
-    let names: Vec<String> = paths
-        .iter()
-        .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .collect();
-    crate::fsutil::write_atomic(
-        &marker,
-        format!("{fingerprint}--\n{}\n", names.join("\n")).as_bytes(),
-    )
-    .map_err(|source| SynthError::Io {
-        path: marker.display().to_string(),
-        source,
-    })?;
-    Ok(paths)
+    let marker = format!(".synth-{}-{:05}.done", opts.network.name, opts.era);
+    super::once(dir, &marker, &fingerprint, || write(dir, opts))
 }
 
 fn address(rng: &mut Rng) -> [u8; 20] {
