@@ -19,7 +19,7 @@
 //! Run: `CARGO_TARGET_DIR=target cargo bench --bench prune`
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use eraflow::crypto::keccak::{keccak256, keccak256_batch, Message};
+use eraflow::crypto::keccak::keccak256;
 use eraflow::execution::body::BodyView;
 use eraflow::formats::era1::{self, BlockDecoders, Era1File};
 use eraflow::network::Network;
@@ -105,33 +105,6 @@ fn floor(path: &Path) -> u64 {
     acc
 }
 
-/// The floor's work with the multi-lane keccak prune now uses ([`keccak256_batch`], one batch per block of
-/// the header and every transaction): not the floor, but the same work at the speed of the faster
-/// kernel, reported beside it so the ratio is not read as more than it is.
-fn floor_batched(path: &Path) -> u64 {
-    let file = Era1File::open(path).expect("open");
-    let mut dec = BlockDecoders::default();
-    let mut acc = 0u64;
-    let mut out = Vec::new();
-    for i in 0..file.block_count() {
-        let t = file.block(i).expect("block");
-        let h = era1::decompress(&mut dec.header, &t.header, path, t.number).expect("header");
-        let b = era1::decompress(&mut dec.body, &t.body, path, t.number).expect("body");
-        let body = BodyView::decode(b).expect("body rlp");
-        let mut msgs = vec![Message::new(h)];
-        for tx in body.transaction_encodings() {
-            msgs.push(Message::new(tx.expect("tx")));
-        }
-        out.clear();
-        out.resize(msgs.len(), [0u8; 32]);
-        keccak256_batch(&msgs, &mut out);
-        for o in &out {
-            acc = acc.wrapping_add(o[0] as u64);
-        }
-    }
-    acc
-}
-
 fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("tempdir");
     let pool = rayon::ThreadPoolBuilder::new()
@@ -168,9 +141,6 @@ fn bench(c: &mut Criterion) {
         g.throughput(Throughput::Bytes(size));
         g.bench_function("floor_decompress_keccak_mb", |b| {
             b.iter(|| pool.install(|| black_box(floor(&path))))
-        });
-        g.bench_function("floor_batched_keccak_mb", |b| {
-            b.iter(|| pool.install(|| black_box(floor_batched(&path))))
         });
         // Verification alone as prune runs it (no receipts, no signer, light transaction path; the file's
         // sha256 runs on a helper thread in prune and is left out here): what of the manifest's cost is the

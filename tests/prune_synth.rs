@@ -241,7 +241,7 @@ fn cli_exit_codes_for_prune_and_check() {
 }
 
 /// Prune verifies through the light transaction path (no field decoding; header, transaction and trie-leaf
-/// hashes in one multi-lane batch). On every synthetic transaction kind, across Byzantium and London, it must
+/// hashes in one pass). On every synthetic transaction kind, across Byzantium and London, it must
 /// give what the full path gives: the same block and transaction hashes and the same report.
 #[test]
 fn light_verification_path_agrees_with_the_full_one() {

@@ -2,9 +2,10 @@
 //! items' canonical encodings.
 //!
 //! [`ordered_root`] delegates to `alloy-trie`, the implementation reth uses. [`ordered_root_and_hashes`] gives
-//! the same root for the light verification path (prune manifests), where hashing dominates: its leaf nodes
-//! (each holding a whole transaction) are hashed in one multi-lane keccak batch together with the items' own
-//! hashes (the transaction hashes) and any extra messages (the block header), without copying the items.
+//! the same root for the light verification path (prune manifests), where hashing is nearly all the work: it
+//! hashes each leaf node (a few header bytes, then a whole transaction) straight from the item's bytes without
+//! copying it into a node buffer, and in the same pass the items' own hashes (the transaction hashes) and any
+//! extra messages (the block header, the ommers list), so no caller hashes the same bytes twice.
 
 use crate::crypto::keccak::{keccak256, keccak256_batch, Message};
 use alloy_primitives::B256;

@@ -69,8 +69,8 @@ pub trait BlockVisitor: Sync {
     /// Whether [`visit`](Self::visit) reads `block.transactions`. A visitor that needs only hashes (prune
     /// manifests) returns false and implements [`visit_hashed`](Self::visit_hashed): when receipts are
     /// skipped and no senders are asked for, verification then checks the transactions root without decoding
-    /// every transaction field, and hashes the header, the transactions and the trie leaves in one
-    /// multi-lane keccak batch (see [`crate::execution::trie::ordered_root_and_hashes`]).
+    /// every transaction field, and hashes the header, the transactions and the trie leaves once each, in one
+    /// pass (see [`crate::execution::trie::ordered_root_and_hashes`]).
     fn needs_decoded_transactions(&self) -> bool {
         true
     }
