@@ -9,6 +9,8 @@
 //!   for the file's sha256 and one for writing the lists; the process CPU time per run is printed too, so the
 //!   per-core cost is known as well as the wall time;
 //! - `prune::run` on two threads (the machine's two cores), for the mainnet projection;
+//! - the floor plus the transactions root (`floor_with_tx_root`): the floor's work and the trie's leaf and
+//!   branch hashes, i.e. the least a verification that checks the transactions root must hash;
 //! - verification alone as prune runs it (`verify_light`: no receipts, no sha256, the light transaction path);
 //! - the same on a file without transactions, to split the cost into per-block and per-transaction parts
 //!   for the mainnet projection in docs/prune.md.
@@ -21,6 +23,7 @@
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use eraflow::crypto::keccak::keccak256;
 use eraflow::execution::body::BodyView;
+use eraflow::execution::trie::ordered_root_and_hashes;
 use eraflow::formats::era1::{self, BlockDecoders, Era1File};
 use eraflow::network::Network;
 use eraflow::prune::{run, PruneOptions};
@@ -105,6 +108,33 @@ fn floor(path: &Path) -> u64 {
     acc
 }
 
+/// The floor plus the transactions root: decompress header and body, then hash the header, every transaction
+/// and every leaf and branch of the transactions trie (`ordered_root_and_hashes`, as the light verification
+/// does). Not a target: it shows how much of the gap to the floor is the root check itself, which needs a
+/// second keccak pass over every transaction's bytes (each trie leaf holds the whole transaction).
+fn floor_with_tx_root(path: &Path) -> u64 {
+    let file = Era1File::open(path).expect("open");
+    let mut dec = BlockDecoders::default();
+    let mut acc = 0u64;
+    let mut hashes = Vec::new();
+    for i in 0..file.block_count() {
+        let t = file.block(i).expect("block");
+        let h = era1::decompress(&mut dec.header, &t.header, path, t.number).expect("header");
+        let b = era1::decompress(&mut dec.body, &t.body, path, t.number).expect("body");
+        let body = BodyView::decode(b).expect("body rlp");
+        let items: Vec<&[u8]> = body
+            .transaction_encodings()
+            .map(|tx| tx.expect("tx"))
+            .collect();
+        let root = ordered_root_and_hashes(&items, &[h], &mut hashes);
+        acc = acc.wrapping_add(root.0[0] as u64);
+        for o in &hashes {
+            acc = acc.wrapping_add(o[0] as u64);
+        }
+    }
+    acc
+}
+
 fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("tempdir");
     let pool = rayon::ThreadPoolBuilder::new()
@@ -142,6 +172,11 @@ fn bench(c: &mut Criterion) {
         g.bench_function("floor_decompress_keccak_mb", |b| {
             b.iter(|| pool.install(|| black_box(floor(&path))))
         });
+        if txs > 0 {
+            g.bench_function("floor_with_tx_root_mb", |b| {
+                b.iter(|| pool.install(|| black_box(floor_with_tx_root(&path))))
+            });
+        }
         // Verification alone as prune runs it (no receipts, no signer, light transaction path; the file's
         // sha256 runs on a helper thread in prune and is left out here): what of the manifest's cost is the
         // verification the issue demands and what is writing the lists.

@@ -55,7 +55,7 @@ impl Key {
 
     fn nibble(&self, d: usize) -> u8 {
         let b = self.bytes[d / 2];
-        if d % 2 == 0 {
+        if d.is_multiple_of(2) {
             b >> 4
         } else {
             b & 0x0f
