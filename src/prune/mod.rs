@@ -686,10 +686,11 @@ pub fn run(paths: &[PathBuf], out: &Path, opts: &PruneOptions) -> Result<PruneSu
 /// Renames the finished temporary directory to `out`, replacing an earlier manifest directory.
 fn install(tmp: &Path, out: &Path) -> Result<(), PruneError> {
     check_destination(out)?;
-    // The files inside were committed without syncing the directory: persist their names once, here.
-    fs::File::open(tmp)
-        .and_then(|d| d.sync_all())
-        .map_err(io_at(tmp))?;
+    // The files inside were committed without syncing the directory: persist their names once, here. Best
+    // effort, like `AtomicFile::commit`: syncing a directory is not supported everywhere.
+    if let Ok(d) = fs::File::open(tmp) {
+        let _ = d.sync_all();
+    }
     let old = out.with_file_name(format!(
         ".{}.old-{}",
         out.file_name()
