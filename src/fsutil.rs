@@ -38,7 +38,18 @@ impl AtomicFile {
     }
 
     /// Flushes, fsyncs, renames into place and fsyncs the directory.
-    pub fn commit(mut self) -> io::Result<()> {
+    pub fn commit(self) -> io::Result<()> {
+        self.finish(true)
+    }
+
+    /// Like [`commit`](Self::commit) but leaves the directory unsynced: for files written into a staging
+    /// directory that is itself synced once and renamed into place when complete (prune manifests), so the
+    /// directory is not synced once per file.
+    pub fn commit_staged(self) -> io::Result<()> {
+        self.finish(false)
+    }
+
+    fn finish(mut self, sync_dir: bool) -> io::Result<()> {
         let w = self
             .writer
             .take()
@@ -47,6 +58,9 @@ impl AtomicFile {
         f.sync_all()?;
         drop(f);
         fs::rename(&self.tmp, &self.dest)?;
+        if !sync_dir {
+            return Ok(());
+        }
         if let Some(dir) = self.dest.parent().filter(|d| !d.as_os_str().is_empty()) {
             // Persist the rename itself; not supported everywhere, so best effort.
             if let Ok(d) = File::open(dir) {

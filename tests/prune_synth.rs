@@ -239,3 +239,57 @@ fn cli_exit_codes_for_prune_and_check() {
     std::fs::write(&p, b).unwrap();
     assert_eq!(code(&["prune", "check", out_s]), Some(1));
 }
+
+/// Prune verifies through the light transaction path (no field decoding; header, transaction and trie-leaf
+/// hashes in one pass). On every synthetic transaction kind, across Byzantium and London, it must
+/// give what the full path gives: the same block and transaction hashes and the same report.
+#[test]
+fn light_verification_path_agrees_with_the_full_one() {
+    use eraflow::verify::era1::{
+        verify_file_with, BlockHashes, BlockVisitor, VerifiedBlock, VerifyOptions,
+    };
+    struct Full;
+    impl BlockVisitor for Full {
+        type Chunk = Vec<[u8; 32]>;
+        fn start_chunk(&self, _: u64) -> Self::Chunk {
+            Vec::new()
+        }
+        fn visit(&self, c: &mut Self::Chunk, b: &VerifiedBlock<'_>) {
+            c.push(b.header.hash().0);
+            c.extend(b.transactions.iter().map(|t| t.hash().0));
+        }
+    }
+    struct Light;
+    impl BlockVisitor for Light {
+        type Chunk = Vec<[u8; 32]>;
+        fn start_chunk(&self, _: u64) -> Self::Chunk {
+            Vec::new()
+        }
+        fn visit(&self, _: &mut Self::Chunk, _: &VerifiedBlock<'_>) {
+            panic!("the light path calls visit_hashed");
+        }
+        fn needs_decoded_transactions(&self) -> bool {
+            false
+        }
+        fn visit_hashed(&self, c: &mut Self::Chunk, b: &VerifiedBlock<'_>, h: &BlockHashes<'_>) {
+            assert!(b.transactions.is_empty());
+            c.push(h.block);
+            c.extend_from_slice(h.transactions);
+        }
+    }
+    let d = tempfile::tempdir().unwrap();
+    let file = synth(&d.path().join("in"), 0, 1, 4200, 3, 11).remove(0);
+    let opts = VerifyOptions {
+        skip_receipts: true,
+        ..Default::default()
+    };
+    let (mut full, mut light) = (Vec::new(), Vec::new());
+    let rf = verify_file_with(&file, &opts, &Full, |c| full.extend(c));
+    let rl = verify_file_with(&file, &opts, &Light, |c| light.extend(c));
+    assert!(rf.ok && rl.ok, "{:?} {:?}", rf.errors, rl.errors);
+    assert_eq!(full.len(), 4200 * 4);
+    assert_eq!(full, light);
+    assert!(rf.tx_kinds.len() >= 4, "{:?}", rf.tx_kinds);
+    let json = |r: &eraflow::verify::report::FileReport| serde_json::to_value(r).unwrap();
+    assert_eq!(json(&rf), json(&rl));
+}

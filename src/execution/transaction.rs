@@ -326,6 +326,75 @@ fn validate_authorizations(mut buf: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// The canonical encoding (the transactions-trie value and the pre-image of the hash) and the kind of one
+/// element of a block body's transaction list, from its shape only: the envelope, the type byte, the number
+/// of fields and, for legacy transactions, `v`. No other field is decoded or validated.
+///
+/// For paths that need only each transaction's hash and the transactions root (prune manifests): the root
+/// check already ties every byte to the header, and [`TxView::decode`] costs as much again as hashing. The
+/// kind is the one [`TxView::decode`] gives for the same bytes.
+pub fn canonical_and_kind(item: &[u8]) -> Result<(&[u8], TxKind)> {
+    let first = *item.first().ok_or(TxError::Empty)?;
+    let canonical = if first >= 0xc0 {
+        item
+    } else {
+        let mut buf = item;
+        let payload = expect_string(&mut buf, "typed transaction envelope")?;
+        if !buf.is_empty() {
+            return Err(TxError::TrailingBytes {
+                what: "body transaction item",
+                count: buf.len(),
+            });
+        }
+        match payload.first() {
+            Some(&t) if t >= 0xc0 => return Err(TxError::UnknownType(t)),
+            Some(_) => payload,
+            None => return Err(TxError::Empty),
+        }
+    };
+    let (kind, mut rest) = match canonical.first().copied().unwrap_or(0) {
+        0xc0..=0xff => (TxKind::LegacyPre155, canonical),
+        1 => (TxKind::Eip2930, &canonical[1..]),
+        2 => (TxKind::Eip1559, &canonical[1..]),
+        3 => (TxKind::Eip4844, &canonical[1..]),
+        4 => (TxKind::Eip7702, &canonical[1..]),
+        t => return Err(TxError::UnknownType(t)),
+    };
+    let fields = expect_list(&mut rest, "transaction fields")?;
+    if !rest.is_empty() {
+        return Err(TxError::TrailingBytes {
+            what: "transaction",
+            count: rest.len(),
+        });
+    }
+    let mut f = fields;
+    let mut found = 0usize;
+    let mut v = 0u64;
+    while !f.is_empty() {
+        if kind == TxKind::LegacyPre155 && found == 6 {
+            v = uint_u64(&mut f, "v")?;
+        } else {
+            next_item(&mut f, "transaction fields")?;
+        }
+        found += 1;
+    }
+    if found != kind.field_count() {
+        return Err(TxError::FieldCount {
+            kind: if kind == TxKind::LegacyPre155 {
+                "legacy"
+            } else {
+                kind.name()
+            },
+            expected: kind.field_count(),
+            found,
+        });
+    }
+    if kind == TxKind::LegacyPre155 && v >= 35 {
+        return Ok((canonical, TxKind::Legacy155));
+    }
+    Ok((canonical, kind))
+}
+
 /// A decoded transaction borrowing its bytes. Cheap to copy (slices and small integers, no heap).
 #[derive(Clone, Copy, Debug)]
 pub struct TxView<'a> {

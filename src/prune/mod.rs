@@ -22,7 +22,9 @@ use crate::formats::era1::{Era1File, Era1Name};
 use crate::formats::FormatError;
 use crate::fsutil::AtomicFile;
 use crate::network::{Network, NetworkError};
-use crate::verify::era1::{verify_file_with, BlockVisitor, VerifiedBlock, VerifyOptions};
+use crate::verify::era1::{
+    verify_file_with, BlockHashes, BlockVisitor, VerifiedBlock, VerifyOptions,
+};
 use arrow::array::{ArrayBuilder, FixedSizeBinaryBuilder, UInt32Builder, UInt64Builder};
 use arrow::datatypes::{DataType, Field, Schema};
 use arrow::record_batch::RecordBatch;
@@ -301,7 +303,7 @@ impl ListWriter {
     fn commit(self) -> Result<ListFile, PruneError> {
         let (f, rec) = self.out.finish(self.entries);
         let dest = f.dest().to_path_buf();
-        f.commit().map_err(io_at(&dest))?;
+        f.commit_staged().map_err(io_at(&dest))?;
         Ok(rec)
     }
 }
@@ -385,7 +387,7 @@ impl LocationsWriter {
             .into_inner()
             .map_err(|e| parquet_err(&self.path, e))?;
         let (f, rec) = hashing.finish(self.rows);
-        f.commit().map_err(io_at(&self.path))?;
+        f.commit_staged().map_err(io_at(&self.path))?;
         Ok(rec)
     }
 }
@@ -419,6 +421,29 @@ impl BlockVisitor for PruneVisitor {
             first_parent: None,
             blocks: Vec::new(),
             txs: Vec::new(),
+        }
+    }
+    fn needs_decoded_transactions(&self) -> bool {
+        false
+    }
+    fn visit_hashed(
+        &self,
+        chunk: &mut ChunkOut,
+        block: &VerifiedBlock<'_>,
+        hashes: &BlockHashes<'_>,
+    ) {
+        if block.number == self.file_first {
+            chunk.first_parent = Some(*block.header.parent_hash());
+        }
+        if block.number < self.from || block.number >= self.until {
+            return;
+        }
+        chunk.blocks.push((block.number, hashes.block));
+        chunk.txs.reserve(hashes.transactions.len());
+        for (i, h) in hashes.transactions.iter().enumerate() {
+            // A block cannot hold 2^32 transactions (gas limits); saturate rather than wrap if one claimed to.
+            let idx = u32::try_from(i).unwrap_or(u32::MAX);
+            chunk.txs.push((*h, block.number, idx));
         }
     }
     fn visit(&self, chunk: &mut ChunkOut, block: &VerifiedBlock<'_>) {
@@ -661,6 +686,11 @@ pub fn run(paths: &[PathBuf], out: &Path, opts: &PruneOptions) -> Result<PruneSu
 /// Renames the finished temporary directory to `out`, replacing an earlier manifest directory.
 fn install(tmp: &Path, out: &Path) -> Result<(), PruneError> {
     check_destination(out)?;
+    // The files inside were committed without syncing the directory: persist their names once, here. Best
+    // effort, like `AtomicFile::commit`: syncing a directory is not supported everywhere.
+    if let Ok(d) = fs::File::open(tmp) {
+        let _ = d.sync_all();
+    }
     let old = out.with_file_name(format!(
         ".{}.old-{}",
         out.file_name()
@@ -684,32 +714,205 @@ fn install(tmp: &Path, out: &Path) -> Result<(), PruneError> {
     Ok(())
 }
 
+/// The lists written while files are verified, owned by the writer thread.
+struct Lists {
+    dir: PathBuf,
+    block_hashes: ListWriter,
+    block_txt: Option<ListWriter>,
+    locations: LocationsWriter,
+    sorter: ExternalSorter,
+}
+
+impl Lists {
+    fn create(dir: &Path, opts: &PruneOptions) -> Result<Lists, PruneError> {
+        Ok(Lists {
+            dir: dir.to_path_buf(),
+            block_hashes: ListWriter::create(&dir.join(manifest::BLOCK_HASHES))?,
+            block_txt: match opts.format {
+                OutputFormat::Text => {
+                    Some(ListWriter::create(&dir.join(manifest::BLOCK_HASHES_TXT))?)
+                }
+                OutputFormat::Binary => None,
+            },
+            locations: LocationsWriter::create(&dir.join(manifest::TX_LOCATIONS))?,
+            sorter: ExternalSorter::new(opts.memory_budget, &dir.join(".spill")),
+        })
+    }
+
+    /// Appends one verified chunk (already checked to be the next blocks in order).
+    fn add(&mut self, chunk: &ChunkOut) -> Result<(), PruneError> {
+        let bpath = self.dir.join(manifest::BLOCK_HASHES);
+        for (_, h) in &chunk.blocks {
+            self.block_hashes.hash(h).map_err(io_at(&bpath))?;
+            if let Some(t) = self.block_txt.as_mut() {
+                t.hex_line(h).map_err(io_at(&bpath))?;
+            }
+        }
+        for (h, b, i) in &chunk.txs {
+            self.locations.push(h, *b, *i)?;
+            self.sorter.push(*h)?;
+        }
+        Ok(())
+    }
+}
+
+/// Verified chunks queued for the writer thread: enough to ride out a slow write, bounded so memory does
+/// not grow when writing falls behind.
+const WRITE_QUEUE: usize = 8;
+
+/// The sha256 of a whole archive (recorded in the manifest), computed on a helper thread while the same file
+/// is verified, so it costs no time on the verification threads when a core is free.
+fn file_sha256(path: &Path) -> Result<String, PruneError> {
+    let f = fs::File::open(path).map_err(io_at(path))?;
+    // SAFETY: read-only map of an archive that eraflow never writes; the same assumption as `Era1File::open`.
+    let map = unsafe { memmap2::Mmap::map(&f) }.map_err(io_at(path))?;
+    Ok(hex::encode(crate::crypto::sha256::sha256(&map)))
+}
+
 /// Verifies the planned files in block order and writes every output into `dir`; manifest last.
+///
+/// Three kinds of work overlap: verification (on the caller's rayon pool), each file's sha256 (a helper
+/// thread per file) and list writing (one writer thread fed verified chunks in block order through a bounded
+/// channel). At the end the list files are committed (fsync'd) concurrently while the transaction hashes are
+/// sorted and written.
 fn build(
     plan: &Plan,
     net: &Network,
     dir: &Path,
     opts: &PruneOptions,
 ) -> Result<(Manifest, SortStats), PruneError> {
-    let mut block_hashes = ListWriter::create(&dir.join(manifest::BLOCK_HASHES))?;
-    let mut block_txt = match opts.format {
-        OutputFormat::Text => Some(ListWriter::create(&dir.join(manifest::BLOCK_HASHES_TXT))?),
-        OutputFormat::Binary => None,
-    };
-    let mut locations = LocationsWriter::create(&dir.join(manifest::TX_LOCATIONS))?;
-    let spill_dir = dir.join(".spill");
-    let mut sorter = ExternalSorter::new(opts.memory_budget, &spill_dir);
-
+    let lists = Lists::create(dir, opts)?;
     let verify_opts = VerifyOptions {
         network: Some(net.clone()),
-        checksum: true,
+        // Computed beside verification instead, see `file_sha256`.
+        checksum: false,
         senders: false,
         skip_receipts: true,
     };
+    let (sources, lists) = std::thread::scope(|s| -> Result<_, PruneError> {
+        let (send, recv) = std::sync::mpsc::sync_channel::<ChunkOut>(WRITE_QUEUE);
+        let writer = s.spawn(move || -> Result<Lists, PruneError> {
+            let mut lists = lists;
+            for chunk in recv {
+                lists.add(&chunk)?;
+            }
+            Ok(lists)
+        });
+        let sources = verify_inputs(plan, &verify_opts, &send, s);
+        drop(send);
+        let written = writer.join().map_err(|_| PruneError::Io {
+            path: dir.display().to_string(),
+            source: io::Error::other("list writer thread panicked"),
+        });
+        // A verification failure names the file; it wins over a write error it may have caused.
+        let sources = sources?;
+        Ok((sources, written??))
+    })?;
+    let Lists {
+        block_hashes,
+        block_txt,
+        locations,
+        sorter,
+        ..
+    } = lists;
+
+    let ranges = Ranges::new(
+        &net.name,
+        net.chain_id,
+        manifest::covered(plan.range, &plan.gaps),
+    );
+    let ranges_path = dir.join(manifest::RANGES);
+    let spill_dir = dir.join(".spill");
+    let tx_path = dir.join(manifest::TX_HASHES);
+    // Commit the finished lists (each an fsync) while the transaction hashes are sorted and written.
+    let (files, sort) = std::thread::scope(|s| -> Result<_, PruneError> {
+        let blocks = s.spawn(
+            move || -> Result<Vec<(&'static str, ListFile)>, PruneError> {
+                let mut v = vec![(manifest::BLOCK_HASHES, block_hashes.commit()?)];
+                if let Some(t) = block_txt {
+                    v.push((manifest::BLOCK_HASHES_TXT, t.commit()?));
+                }
+                Ok(v)
+            },
+        );
+        let locs = s.spawn(move || locations.commit());
+        let rng = s.spawn(|| write_json(&ranges_path, &ranges));
+
+        let mut tx_bin = ListWriter::create(&tx_path)?;
+        let mut tx_txt = match opts.format {
+            OutputFormat::Text => Some(ListWriter::create(&dir.join(manifest::TX_HASHES_TXT))?),
+            OutputFormat::Binary => None,
+        };
+        let sort = sorter.finish(
+            |h| {
+                tx_bin.hash(h)?;
+                if let Some(t) = tx_txt.as_mut() {
+                    t.hex_line(h)?;
+                }
+                Ok(())
+            },
+            &tx_path,
+        );
+        let tx_files = sort.map_err(PruneError::from).and_then(|sort| {
+            remove_dir(&spill_dir);
+            let mut v = vec![(manifest::TX_HASHES, tx_bin.commit()?)];
+            if let Some(t) = tx_txt {
+                v.push((manifest::TX_HASHES_TXT, t.commit()?));
+            }
+            Ok((v, sort))
+        });
+        let panicked = |what: &str| PruneError::Io {
+            path: dir.display().to_string(),
+            source: io::Error::other(format!("{what} thread panicked")),
+        };
+        let blocks = blocks.join().map_err(|_| panicked("block list"))?;
+        let locs = locs.join().map_err(|_| panicked("locations"))?;
+        let rng = rng.join().map_err(|_| panicked("ranges"))?;
+        let (tx_files, sort) = tx_files?;
+        let mut files = BTreeMap::new();
+        for (name, rec) in blocks?.into_iter().chain(tx_files) {
+            files.insert(name.to_string(), rec);
+        }
+        files.insert(manifest::TX_LOCATIONS.to_string(), locs?);
+        files.insert(manifest::RANGES.to_string(), rng?);
+        Ok((files, sort))
+    })?;
+
+    let totals = Totals {
+        blocks: sources.iter().map(|s| s.blocks).sum(),
+        transactions: sources.iter().map(|s| s.transactions).sum(),
+        archive_bytes: sources.iter().map(|s| s.size).sum(),
+    };
+    let manifest = Manifest {
+        format_version: manifest::FORMAT_VERSION.into(),
+        eraflow_version: env!("CARGO_PKG_VERSION").into(),
+        network: net.name.clone(),
+        chain_id: net.chain_id,
+        first_pos_block: net.first_pos_block,
+        range: plan.range,
+        explicit_range: plan.explicit,
+        gaps: plan.gaps.clone(),
+        sources,
+        totals,
+        files,
+    };
+    write_json(&dir.join(manifest::MANIFEST), &manifest)?;
+    Ok((manifest, sort))
+}
+
+/// Verifies every planned file in block order, sending each verified chunk to the writer through `send`, and
+/// returns the manifest's source records. Stops at the first file that does not verify or chain.
+fn verify_inputs<'scope>(
+    plan: &'scope Plan,
+    verify_opts: &VerifyOptions,
+    send: &std::sync::mpsc::SyncSender<ChunkOut>,
+    scope: &'scope std::thread::Scope<'scope, '_>,
+) -> Result<Vec<SourceFile>, PruneError> {
     let mut sources = Vec::with_capacity(plan.selected.len());
     // (file name, last block, last block hash, final total difficulty) of the previous file.
     let mut prev: Option<(String, u64, String, Option<String>)> = None;
     for input in &plan.selected {
+        let sha = scope.spawn(|| file_sha256(&input.path));
         let visitor = PruneVisitor {
             file_first: input.first,
             from: plan.range.first,
@@ -717,44 +920,37 @@ fn build(
         };
         let mut first_parent: Option<Hash32> = None;
         let mut failure: Option<PruneError> = None;
+        let mut writer_gone = false;
         let mut expected_block = input.first.max(plan.range.first);
         let (mut blocks, mut txs) = (0u64, 0u64);
-        let report = verify_file_with(&input.path, &verify_opts, &visitor, |chunk: ChunkOut| {
-            if failure.is_some() {
+        let report = verify_file_with(&input.path, verify_opts, &visitor, |chunk: ChunkOut| {
+            if failure.is_some() || writer_gone {
                 return;
             }
             if chunk.first_parent.is_some() {
                 first_parent = chunk.first_parent;
             }
-            let mut step = || -> Result<(), PruneError> {
-                let bpath = dir.join(manifest::BLOCK_HASHES);
-                for (number, h) in &chunk.blocks {
-                    if *number != expected_block {
-                        // A block that failed its checks is not visited; the report will say why.
-                        return Err(PruneError::Unverified {
-                            file: input.name.clone(),
-                            errors: vec![format!(
-                                "block {expected_block} missing from the verified stream (found {number})"
-                            )],
-                        });
-                    }
-                    expected_block += 1;
-                    block_hashes.hash(h).map_err(io_at(&bpath))?;
-                    if let Some(t) = block_txt.as_mut() {
-                        t.hex_line(h).map_err(io_at(&bpath))?;
-                    }
+            for (number, _) in &chunk.blocks {
+                if *number != expected_block {
+                    // A block that failed its checks is not visited; the report will say why.
+                    failure = Some(PruneError::Unverified {
+                        file: input.name.clone(),
+                        errors: vec![format!(
+                            "block {expected_block} missing from the verified stream (found {number})"
+                        )],
+                    });
+                    return;
                 }
-                blocks += chunk.blocks.len() as u64;
-                for (h, b, i) in &chunk.txs {
-                    locations.push(h, *b, *i)?;
-                    sorter.push(*h)?;
-                }
-                txs += chunk.txs.len() as u64;
-                Ok(())
-            };
-            if let Err(e) = step() {
-                failure = Some(e);
+                expected_block += 1;
             }
+            blocks += chunk.blocks.len() as u64;
+            txs += chunk.txs.len() as u64;
+            // A closed channel means the writer failed; its error is collected when it is joined.
+            writer_gone = send.send(chunk).is_err();
+        });
+        let sha = sha.join().map_err(|_| PruneError::Io {
+            path: input.path.display().to_string(),
+            source: io::Error::other("sha256 thread panicked"),
         });
         if !report.ok {
             let mut errors = report.errors.clone();
@@ -769,6 +965,11 @@ fn build(
         if let Some(e) = failure {
             return Err(e);
         }
+        if writer_gone {
+            // The writer's own error is reported by the caller.
+            return Ok(sources);
+        }
+        let sha = sha??;
         let included = BlockRange {
             first: input.first.max(plan.range.first),
             last: input.last.min(plan.range.last),
@@ -820,7 +1021,7 @@ fn build(
         ));
         sources.push(SourceFile {
             name: input.name.clone(),
-            sha256: report.sha256.clone().unwrap_or_default(),
+            sha256: sha,
             size: report.file_size,
             file_blocks: BlockRange {
                 first: input.first,
@@ -832,77 +1033,20 @@ fn build(
             transactions: txs,
         });
     }
-
-    let mut files = BTreeMap::new();
-    files.insert(manifest::BLOCK_HASHES.to_string(), block_hashes.commit()?);
-    if let Some(t) = block_txt {
-        files.insert(manifest::BLOCK_HASHES_TXT.to_string(), t.commit()?);
-    }
-    files.insert(manifest::TX_LOCATIONS.to_string(), locations.commit()?);
-
-    let tx_path = dir.join(manifest::TX_HASHES);
-    let mut tx_bin = ListWriter::create(&tx_path)?;
-    let mut tx_txt = match opts.format {
-        OutputFormat::Text => Some(ListWriter::create(&dir.join(manifest::TX_HASHES_TXT))?),
-        OutputFormat::Binary => None,
-    };
-    let sort = sorter.finish(
-        |h| {
-            tx_bin.hash(h)?;
-            if let Some(t) = tx_txt.as_mut() {
-                t.hex_line(h)?;
-            }
-            Ok(())
-        },
-        &tx_path,
-    )?;
-    remove_dir(&spill_dir);
-    files.insert(manifest::TX_HASHES.to_string(), tx_bin.commit()?);
-    if let Some(t) = tx_txt {
-        files.insert(manifest::TX_HASHES_TXT.to_string(), t.commit()?);
-    }
-
-    let ranges = Ranges::new(
-        &net.name,
-        net.chain_id,
-        manifest::covered(plan.range, &plan.gaps),
-    );
-    let ranges_path = dir.join(manifest::RANGES);
-    files.insert(
-        manifest::RANGES.to_string(),
-        write_json(&ranges_path, &ranges)?,
-    );
-
-    let totals = Totals {
-        blocks: sources.iter().map(|s| s.blocks).sum(),
-        transactions: sources.iter().map(|s| s.transactions).sum(),
-        archive_bytes: sources.iter().map(|s| s.size).sum(),
-    };
-    let manifest = Manifest {
-        format_version: manifest::FORMAT_VERSION.into(),
-        eraflow_version: env!("CARGO_PKG_VERSION").into(),
-        network: net.name.clone(),
-        chain_id: net.chain_id,
-        first_pos_block: net.first_pos_block,
-        range: plan.range,
-        explicit_range: plan.explicit,
-        gaps: plan.gaps.clone(),
-        sources,
-        totals,
-        files,
-    };
-    write_json(&dir.join(manifest::MANIFEST), &manifest)?;
-    Ok((manifest, sort))
+    Ok(sources)
 }
 
-/// Writes pretty JSON plus a newline atomically and returns its integrity record.
+/// Writes pretty JSON plus a newline atomically into the staging directory (synced once by [`install`]) and
+/// returns its integrity record.
 fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<ListFile, PruneError> {
     let mut bytes = serde_json::to_vec_pretty(value).map_err(|e| PruneError::Io {
         path: path.display().to_string(),
         source: io::Error::other(e),
     })?;
     bytes.push(b'\n');
-    crate::fsutil::write_atomic(path, &bytes).map_err(io_at(path))?;
+    let mut f = AtomicFile::create(path).map_err(io_at(path))?;
+    f.write_all(&bytes).map_err(io_at(path))?;
+    f.commit_staged().map_err(io_at(path))?;
     Ok(ListFile {
         sha256: hex::encode(crate::crypto::sha256::sha256(&bytes)),
         bytes: bytes.len() as u64,

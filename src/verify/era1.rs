@@ -10,7 +10,7 @@ use crate::execution::header::HeaderView;
 use crate::execution::receipt::ReceiptView;
 use crate::execution::receipt::{self, Outcome};
 use crate::execution::rlp;
-use crate::execution::transaction::{TxKind, TxView};
+use crate::execution::transaction::{canonical_and_kind, TxKind, TxView};
 use crate::execution::{bloom, trie};
 use crate::formats::e2store::{E2StoreReader, RecordType};
 use crate::formats::era1::{self, BlockDecoders, Era1File, Era1Name, BLOCKS_PER_ERA};
@@ -65,6 +65,36 @@ pub trait BlockVisitor: Sync {
     fn start_chunk(&self, first_block: u64) -> Self::Chunk;
     /// Adds one verified block to `chunk`.
     fn visit(&self, chunk: &mut Self::Chunk, block: &VerifiedBlock<'_>);
+
+    /// Whether [`visit`](Self::visit) reads `block.transactions`. A visitor that needs only hashes (prune
+    /// manifests) returns false and implements [`visit_hashed`](Self::visit_hashed): when receipts are
+    /// skipped and no senders are asked for, verification then checks the transactions root without decoding
+    /// every transaction field, and hashes the header, the transactions and the trie leaves once each, in one
+    /// pass (see [`crate::execution::trie::ordered_root_and_hashes`]).
+    fn needs_decoded_transactions(&self) -> bool {
+        true
+    }
+
+    /// Adds one verified block to `chunk` on that light path: `block.transactions` is empty, `hashes` holds
+    /// the block hash and each transaction's hash. The default ignores the hashes and calls `visit`.
+    fn visit_hashed(
+        &self,
+        chunk: &mut Self::Chunk,
+        block: &VerifiedBlock<'_>,
+        hashes: &BlockHashes<'_>,
+    ) {
+        let _ = hashes;
+        self.visit(chunk, block)
+    }
+}
+
+/// Hashes the light verification path computed anyway, handed to [`BlockVisitor::visit_hashed`] so the
+/// visitor does not hash the same bytes again.
+pub struct BlockHashes<'a> {
+    /// keccak256 of the header: the block hash.
+    pub block: [u8; 32],
+    /// Each transaction's hash, in block order.
+    pub transactions: &'a [[u8; 32]],
 }
 
 /// The visitor of plain verification: does nothing.
@@ -224,6 +254,9 @@ pub fn verify_file_with<V: BlockVisitor>(
         None
     };
 
+    // Visitors that need only hashes get the light transaction path when nothing else needs the fields.
+    let light = opts.skip_receipts && signer.is_none() && !visitor.needs_decoded_transactions();
+
     // Parallel pass over blocks.
     let n = file.block_count();
     let chunks: Vec<(u64, u64)> = (0..n)
@@ -253,6 +286,7 @@ pub fn verify_file_with<V: BlockVisitor>(
                         &mut counts,
                         visitor,
                         &mut out,
+                        light,
                     ) {
                         Ok(f) => facts.push(f),
                         Err(err) => {
@@ -317,7 +351,8 @@ pub fn verify_file_with<V: BlockVisitor>(
 fn walk_records(file: &Era1File, report: &mut FileReport) {
     let index = file.index();
     let mut next_block = 0usize;
-    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    // Counted by type and named once at the end: naming allocates, and there are four records per block.
+    let mut by_kind: BTreeMap<[u8; 2], u64> = BTreeMap::new();
     for rec in E2StoreReader::new(file.bytes()) {
         let rec = match rec {
             Ok(r) => r,
@@ -326,7 +361,7 @@ fn walk_records(file: &Era1File, report: &mut FileReport) {
                 break;
             }
         };
-        *counts.entry(rec.kind.name()).or_default() += 1;
+        *by_kind.entry(rec.kind.0).or_default() += 1;
         if rec.kind == RecordType::COMPRESSED_HEADER {
             let expected = index.offsets.get(next_block).copied();
             if expected != Some(rec.offset) {
@@ -357,6 +392,10 @@ fn walk_records(file: &Era1File, report: &mut FileReport) {
             )
             .in_file(file.path()),
         );
+    }
+    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    for (kind, n) in by_kind {
+        *counts.entry(RecordType(kind).name()).or_default() += n;
     }
     report.record_counts = counts;
 }
@@ -393,6 +432,7 @@ fn check_block<V: BlockVisitor>(
     counts: &mut Counts,
     visitor: &V,
     out: &mut V::Chunk,
+    light: bool,
 ) -> Result<BlockFacts, FormatError> {
     let t = file.block(i)?;
     let path = file.path();
@@ -425,8 +465,6 @@ fn check_block<V: BlockVisitor>(
             )));
         }
     }
-    let hash: [u8; 32] = header.hash().0;
-
     // Body: transactions root and ommers hash.
     let body_raw = era1::decompress(&mut dec.body, &t.body, path, number)?;
     let body = BodyView::decode(body_raw).map_err(rlp_err(t.body.offset))?;
@@ -434,28 +472,55 @@ fn check_block<V: BlockVisitor>(
     let mut kinds: Vec<&'static str> = Vec::new();
     let mut txs: Vec<TxView<'_>> = Vec::new();
     let mut senders: Vec<Result<[u8; 20], SenderError>> = Vec::new();
-    let homestead = network.is_none_or(|n| n.is_homestead(number));
-    for (idx, item) in body.transactions().enumerate() {
-        let item = item.map_err(rlp_err(t.body.offset))?;
-        let tx = TxView::decode(item.raw).map_err(|e| {
-            located(FormatError::at(
-                t.body.offset,
-                FormatErrorKind::Rlp(format!("transaction {idx}: {e}")),
-            ))
-        })?;
-        tx_encodings.push(tx.canonical());
-        kinds.push(kind_label(tx.kind()));
-        if let Some(s) = signer {
-            let r = s.recover_sender(&tx, homestead);
-            match r {
-                Ok(_) => counts.senders_recovered += 1,
-                Err(_) => counts.sender_errors += 1,
-            }
-            senders.push(r);
+    // Light path: [header, ommers list, transactions...] hashes from one batch with the trie leaves.
+    let mut light_hashes: Vec<[u8; 32]> = Vec::new();
+    let (hash, tx_root, ommers_hash) = if light {
+        for (idx, item) in body.transactions().enumerate() {
+            let item = item.map_err(rlp_err(t.body.offset))?;
+            let (canonical, kind) = canonical_and_kind(item.raw).map_err(|e| {
+                located(FormatError::at(
+                    t.body.offset,
+                    FormatErrorKind::Rlp(format!("transaction {idx}: {e}")),
+                ))
+            })?;
+            tx_encodings.push(canonical);
+            kinds.push(kind_label(kind));
         }
-        txs.push(tx);
-    }
-    let tx_root = trie::ordered_root(&tx_encodings);
+        let root = trie::ordered_root_and_hashes(
+            &tx_encodings,
+            &[header.raw(), body.ommers_rlp()],
+            &mut light_hashes,
+        );
+        let at = |i: usize| light_hashes.get(i).copied().unwrap_or_default();
+        (at(0), root, at(1))
+    } else {
+        let homestead = network.is_none_or(|n| n.is_homestead(number));
+        for (idx, item) in body.transactions().enumerate() {
+            let item = item.map_err(rlp_err(t.body.offset))?;
+            let tx = TxView::decode(item.raw).map_err(|e| {
+                located(FormatError::at(
+                    t.body.offset,
+                    FormatErrorKind::Rlp(format!("transaction {idx}: {e}")),
+                ))
+            })?;
+            tx_encodings.push(tx.canonical());
+            kinds.push(kind_label(tx.kind()));
+            if let Some(s) = signer {
+                let r = s.recover_sender(&tx, homestead);
+                match r {
+                    Ok(_) => counts.senders_recovered += 1,
+                    Err(_) => counts.sender_errors += 1,
+                }
+                senders.push(r);
+            }
+            txs.push(tx);
+        }
+        (
+            header.hash().0,
+            trie::ordered_root(&tx_encodings),
+            keccak256(body.ommers_rlp()).0,
+        )
+    };
     if tx_root.0 != *header.transactions_root() {
         return Err(located(mismatch(
             t.body.offset,
@@ -464,13 +529,12 @@ fn check_block<V: BlockVisitor>(
             hex0x(&tx_root.0),
         )));
     }
-    let ommers_hash = keccak256(body.ommers_rlp());
-    if ommers_hash.0 != *header.ommers_hash() {
+    if ommers_hash != *header.ommers_hash() {
         return Err(located(mismatch(
             t.body.offset,
             "ommers hash",
             hex0x(header.ommers_hash()),
-            hex0x(&ommers_hash.0),
+            hex0x(&ommers_hash),
         )));
     }
     let mut ommer_count = 0u64;
@@ -509,18 +573,24 @@ fn check_block<V: BlockVisitor>(
     for k in kinds {
         *counts.tx_kinds.entry(k).or_default() += 1;
     }
-    visitor.visit(
-        out,
-        &VerifiedBlock {
-            number,
-            header,
-            body,
-            transactions: &txs,
-            senders: &senders,
-            receipts: &receipt_views,
-            total_difficulty: U256::from_le_bytes(td_le),
-        },
-    );
+    let block = VerifiedBlock {
+        number,
+        header,
+        body,
+        transactions: &txs,
+        senders: &senders,
+        receipts: &receipt_views,
+        total_difficulty: U256::from_le_bytes(td_le),
+    };
+    if light {
+        let hashes = BlockHashes {
+            block: hash,
+            transactions: light_hashes.get(2..).unwrap_or_default(),
+        };
+        visitor.visit_hashed(out, &block, &hashes);
+    } else {
+        visitor.visit(out, &block);
+    }
     Ok(BlockFacts {
         hash,
         parent: *header.parent_hash(),
