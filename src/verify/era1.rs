@@ -2,8 +2,9 @@
 //! the accumulator, with blocks checked in parallel chunks and files in parallel.
 
 use super::report::FileReport;
+use super::{hex0x, mismatch};
 use crate::crypto::keccak::keccak256;
-use crate::crypto::signer::{self, SenderError, Signer};
+use crate::crypto::signer::{SenderError, Signer};
 use crate::execution::accumulator::HeaderRecords;
 use crate::execution::body::BodyView;
 use crate::execution::header::HeaderView;
@@ -229,30 +230,11 @@ pub fn verify_file_with<V: BlockVisitor>(
     walk_records(&file, &mut report);
 
     // The signer is looked up once per file, never per transaction, and only when senders are asked for.
-    let signer: Option<&Signer> = if opts.senders {
-        match signer::global() {
-            Ok(s) => {
-                let want = network
-                    .as_ref()
-                    .map(|n| n.signature_algorithm.as_str())
-                    .unwrap_or("secp256k1");
-                if s.algorithm().name() != want {
-                    report.error(format!(
-                        "{}: network {} signs with {want}, but this process recovers senders with {}; run such files separately",
-                        path.display(), report.network, s.algorithm().name()
-                    ));
-                    return report;
-                }
-                Some(s)
-            }
-            Err(e) => {
-                report.error(format!("{}: senders requested: {e}", path.display()));
-                return report;
-            }
-        }
-    } else {
-        None
-    };
+    let signer: Option<&Signer> =
+        match super::process_signer(opts, network.as_ref(), path, &mut report) {
+            Ok(s) => s,
+            Err(()) => return report,
+        };
 
     // Visitors that need only hashes get the light transaction path when nothing else needs the fields.
     let light = opts.skip_receipts && signer.is_none() && !visitor.needs_decoded_transactions();
@@ -398,26 +380,6 @@ fn walk_records(file: &Era1File, report: &mut FileReport) {
         *counts.entry(RecordType(kind).name()).or_default() += n;
     }
     report.record_counts = counts;
-}
-
-fn mismatch(
-    offset: u64,
-    what: &'static str,
-    expected: impl ToString,
-    found: impl ToString,
-) -> FormatError {
-    FormatError::at(
-        offset,
-        FormatErrorKind::Mismatch {
-            what,
-            expected: expected.to_string(),
-            found: found.to_string(),
-        },
-    )
-}
-
-fn hex0x(b: &[u8]) -> String {
-    format!("0x{}", hex::encode(b))
 }
 
 /// Decodes and checks one block against itself: roots, receipts, blooms, gas.
