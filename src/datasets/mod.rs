@@ -48,9 +48,13 @@ pub enum DatasetError {
     /// An SSZ field of a beacon block did not decode.
     #[error("dataset {dataset}, slot {slot}: {field}: {source}")]
     Ssz {
+        /// The dataset whose builder read the field.
         dataset: &'static str,
+        /// The beacon block's slot.
         slot: u64,
+        /// The body field that failed.
         field: &'static str,
+        /// The decoder's error.
         source: SszError,
     },
 }
