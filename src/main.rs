@@ -90,7 +90,8 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
-    /// Verify era1 files and export them to Parquet datasets (blocks, transactions, logs, uncles).
+    /// Verify era1 and era files and export them to Parquet datasets (blocks, transactions, logs, uncles from
+    /// era1; blocks, transactions, withdrawals, beacon_blocks from era).
     Export {
         /// Output directory.
         #[arg(long)]
@@ -98,7 +99,7 @@ enum Command {
         /// Comma-separated datasets.
         #[arg(
             long,
-            default_value = "blocks,transactions,logs,uncles",
+            default_value = "blocks,transactions,logs,uncles,withdrawals,beacon_blocks",
             value_delimiter = ','
         )]
         datasets: Vec<String>,

@@ -1,4 +1,5 @@
-//! Every dataset loads in DuckDB and Polars (Python) with the right counts, values and uint256 triples.
+//! Every dataset loads in DuckDB and Polars (Python) with the right counts, values and uint256 triples, from
+//! era1 and era sources in one output directory.
 //! Needs `python3` with `duckdb` and `polars` (`.ci/run` installs them and sets ERAFLOW_REQUIRE_PY_READERS=1,
 //! which turns their absence from a loud skip into a failure).
 
@@ -35,6 +36,17 @@ fn datasets_load_in_duckdb_and_polars() {
     o.blocks = 3000;
     o.txs_per_block = 2;
     let mut inputs = eraflow::synth::era1::write(src.path(), &o).unwrap();
+    // A deneb era file: post-merge rows in the same blocks/transactions tables, plus withdrawals and
+    // beacon_blocks.
+    let net = Network::by_name("synthnet").unwrap();
+    let mut e = eraflow::synth::era::EraSynthOptions::new(net.clone());
+    e.era =
+        eraflow::synth::era::EraSynthOptions::era_of_fork(&net, eraflow::consensus::Fork::Deneb)
+            .unwrap();
+    e.blocks = 20;
+    e.validators = 64;
+    e.txs_per_block = 3;
+    inputs.extend(eraflow::synth::era::write(&src.path().join("era"), &e).unwrap());
     let real = eraflow::testdata::file("era1/sepolia-00021-b8814b14.era1");
     inputs.extend(real.clone());
     let out = tempfile::tempdir().unwrap();
@@ -47,19 +59,33 @@ fn datasets_load_in_duckdb_and_polars() {
         parquet: ParquetOptions::default(),
     };
     let outcomes = export(&inputs, &opts, &Progress::hidden()).unwrap();
-    assert!(outcomes.iter().all(|o| o.ok));
+    assert!(outcomes.iter().all(|o| o.ok), "{outcomes:?}");
     let total = |ds: &str| {
         outcomes
             .iter()
             .map(|o| o.rows.get(ds).copied().unwrap_or(0))
             .sum::<u64>()
     };
-    let mut values = vec![serde_json::json!({
-        "dataset": "transactions",
-        "sql": "SELECT count(*) FROM '{out}/transactions/*.parquet' WHERE block_number < 2048 AND success IS NULL",
-        "polars": "SELECT count(*) FROM t WHERE block_number < 2048 AND success IS NULL",
-        "expect": [[4096]],
-    })];
+    let mut values = vec![
+        serde_json::json!({
+            "dataset": "transactions",
+            "sql": "SELECT count(*) FROM '{out}/transactions/*.parquet' WHERE block_number < 2048 AND success IS NULL",
+            "polars": "SELECT count(*) FROM t WHERE block_number < 2048 AND success IS NULL",
+            "expect": [[4096]],
+        }),
+        serde_json::json!({
+            "dataset": "blocks",
+            "sql": "SELECT count(*) FROM '{out}/blocks/*.parquet' WHERE total_difficulty_string IS NULL AND withdrawals_root IS NOT NULL",
+            "polars": "SELECT count(*) FROM t WHERE total_difficulty_string IS NULL AND withdrawals_root IS NOT NULL",
+            "expect": [[20]],
+        }),
+        serde_json::json!({
+            "dataset": "beacon_blocks",
+            "sql": "SELECT count(*) FROM '{out}/beacon_blocks/*.parquet' WHERE execution_block_hash IS NOT NULL AND fork = 'deneb'",
+            "polars": "SELECT count(*) FROM t WHERE execution_block_hash IS NOT NULL AND fork = 'deneb'",
+            "expect": [[20]],
+        }),
+    ];
     if real.is_some() {
         values.push(serde_json::json!({
             "dataset": "transactions",
@@ -75,6 +101,8 @@ fn datasets_load_in_duckdb_and_polars() {
             "transactions": total("transactions"),
             "logs": total("logs"),
             "uncles": total("uncles"),
+            "withdrawals": total("withdrawals"),
+            "beacon_blocks": total("beacon_blocks"),
         },
         "values": values,
     });

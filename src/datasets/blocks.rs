@@ -1,8 +1,13 @@
 //! `blocks`: one row per block, all header fields (post-merge ones nullable so one schema covers all of
-//! history), total difficulty, counts and size.
+//! history), total difficulty, counts and size. era1 blocks give their header as stored; era files give the
+//! header rebuilt from each post-merge execution payload (whose keccak verification checked against the
+//! payload's `block_hash`), so pre- and post-merge rows form one continuous table.
 
 use super::columns::{u256_fields, U256Columns};
-use super::{Dataset, DatasetBuilder, ExportContext};
+use super::{Dataset, DatasetBuilder, DatasetError, ExportContext};
+use crate::execution::transaction::TxView;
+use crate::inputs::ArchiveKind;
+use crate::verify::era::VerifiedBeaconBlock;
 use crate::verify::era1::VerifiedBlock;
 use arrow::array::{ArrayRef, BinaryBuilder, UInt32Builder, UInt64Builder};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
@@ -26,7 +31,7 @@ static SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
         b("logs_bloom"),
     ];
     f.extend(u256_fields("difficulty", false));
-    f.extend(u256_fields("total_difficulty", false));
+    f.extend(u256_fields("total_difficulty", true));
     f.extend([
         Field::new("gas_used", DataType::UInt64, false),
         Field::new("gas_limit", DataType::UInt64, false),
@@ -59,6 +64,9 @@ impl Dataset for Blocks {
     }
     fn needs_receipts(&self) -> bool {
         false
+    }
+    fn sources(&self) -> &'static [ArchiveKind] {
+        &[ArchiveKind::Era1, ArchiveKind::Era]
     }
     fn builder(&self, ctx: ExportContext) -> Box<dyn DatasetBuilder> {
         Box::new(BlocksBuilder {
@@ -136,6 +144,48 @@ impl DatasetBuilder for BlocksBuilder {
         self.requests_hash.append_option(h.requests_hash());
     }
 
+    fn add_beacon_block(&mut self, b: &VerifiedBeaconBlock<'_>) -> Result<(), DatasetError> {
+        // Beacon blocks before the merge carry no execution block: no row.
+        let Some(x) = &b.execution else {
+            return Ok(());
+        };
+        let h = x.header;
+        let raw = h.encode();
+        self.block_number.append_value(h.number);
+        self.block_hash.append_value(x.block_hash);
+        self.parent_hash.append_value(h.parent_hash);
+        self.uncles_hash.append_value(h.ommers_hash);
+        self.author.append_value(h.beneficiary);
+        self.state_root.append_value(h.state_root);
+        self.transactions_root.append_value(h.transactions_root);
+        self.receipts_root.append_value(h.receipts_root);
+        self.logs_bloom.append_value(h.logs_bloom.as_slice());
+        self.difficulty.append(Some(h.difficulty));
+        // Era files do not carry total difficulty; after the merge it is frozen at the terminal block's value,
+        // which the last era1 row holds (docs/schema.md).
+        self.total_difficulty.append(None);
+        self.gas_used.append_value(h.gas_used);
+        self.gas_limit.append_value(h.gas_limit);
+        self.extra_data.append_value(h.extra_data.as_ref());
+        self.timestamp.append_value(h.timestamp);
+        self.mix_hash.append_value(h.mix_hash);
+        self.nonce.append_value(h.nonce.as_slice());
+        self.base_fee_per_gas.append(h.base_fee_per_gas);
+        self.transaction_count
+            .append_value(x.transactions.len() as u32);
+        self.uncle_count.append_value(0);
+        let body = body_rlp_len(x.transactions, x.withdrawals, h.withdrawals_root.is_some());
+        self.size.append_value((raw.len() + body) as u64);
+        self.chain_ids.append_value(self.chain_id);
+        self.withdrawals_root.append_option(h.withdrawals_root);
+        self.blob_gas_used.append_option(h.cancun.map(|c| c.0));
+        self.excess_blob_gas.append_option(h.cancun.map(|c| c.1));
+        self.parent_beacon_block_root
+            .append_option(h.cancun.map(|c| c.2));
+        self.requests_hash.append_option(h.requests_hash);
+        Ok(())
+    }
+
     fn finish(mut self: Box<Self>) -> RecordBatch {
         let [d0, d1, d2] = std::mem::take(&mut self.difficulty).finish();
         let [t0, t1, t2] = std::mem::take(&mut self.total_difficulty).finish();
@@ -178,5 +228,85 @@ impl DatasetBuilder for BlocksBuilder {
         ];
         // Columns match SCHEMA by construction; a mismatch is a bug caught by the dataset tests.
         RecordBatch::try_new(SCHEMA.clone(), cols).expect("blocks columns match the schema")
+    }
+}
+
+/// Length of an RLP header for a string or list of `len` payload bytes.
+fn rlp_header_len(len: usize) -> usize {
+    if len < 56 {
+        1
+    } else {
+        1 + (usize::BITS - len.leading_zeros()).div_ceil(8) as usize
+    }
+}
+
+/// Length of the RLP encoding of an unsigned integer.
+fn rlp_u64_len(v: u64) -> usize {
+    if v < 0x80 {
+        1
+    } else {
+        1 + (u64::BITS - v.leading_zeros()).div_ceil(8) as usize
+    }
+}
+
+/// Length of the block body RLP an execution client stores for a post-merge block: `[transactions, ommers
+/// (always empty), withdrawals (Shanghai on)]`, where a typed transaction is a byte string of its envelope and a
+/// legacy one its RLP list. Computed, not encoded, so `size` means the same as for era1 rows (header RLP + body
+/// RLP) without copying every transaction.
+fn body_rlp_len(
+    txs: &[TxView<'_>],
+    withdrawals: &[crate::consensus::Withdrawal],
+    shanghai: bool,
+) -> usize {
+    let txs_payload: usize = txs
+        .iter()
+        .map(|t| {
+            let c = t.canonical().len();
+            if t.tx_type() == 0 {
+                c
+            } else {
+                rlp_header_len(c) + c
+            }
+        })
+        .sum();
+    let mut payload = rlp_header_len(txs_payload) + txs_payload + 1;
+    if shanghai {
+        let w_payload: usize = withdrawals
+            .iter()
+            .map(|w| {
+                let p = rlp_u64_len(w.index)
+                    + rlp_u64_len(w.validator_index)
+                    + 21
+                    + rlp_u64_len(w.amount);
+                rlp_header_len(p) + p
+            })
+            .sum();
+        payload += rlp_header_len(w_payload) + w_payload;
+    }
+    rlp_header_len(payload) + payload
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloy_rlp::Encodable;
+
+    #[test]
+    fn rlp_lengths_match_alloy() {
+        for v in [0u64, 1, 0x7f, 0x80, 0xff, 0x100, u64::MAX] {
+            assert_eq!(rlp_u64_len(v), v.length(), "{v}");
+        }
+        for len in [0usize, 1, 55, 56, 255, 256, 65535, 65536] {
+            let mut out = Vec::new();
+            alloy_rlp::Header {
+                list: true,
+                payload_length: len,
+            }
+            .encode(&mut out);
+            assert_eq!(rlp_header_len(len), out.len(), "{len}");
+        }
+        // An empty post-Shanghai body: [[], [], []].
+        assert_eq!(body_rlp_len(&[], &[], true), 4);
+        assert_eq!(body_rlp_len(&[], &[], false), 3);
     }
 }

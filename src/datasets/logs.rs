@@ -1,6 +1,7 @@
 //! `logs`: one row per log of every receipt. `log_index` counts within the block, as on chain.
 
 use super::{Dataset, DatasetBuilder, ExportContext};
+use crate::inputs::ArchiveKind;
 use crate::verify::era1::VerifiedBlock;
 use arrow::array::{ArrayRef, BinaryBuilder, UInt32Builder, UInt64Builder};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
@@ -34,6 +35,10 @@ impl Dataset for Logs {
     }
     fn schema(&self) -> SchemaRef {
         SCHEMA.clone()
+    }
+    /// era1 only: era files carry no receipts (so no logs) and post-merge blocks have no ommers.
+    fn sources(&self) -> &'static [ArchiveKind] {
+        &[ArchiveKind::Era1]
     }
     fn needs_receipts(&self) -> bool {
         true

@@ -1,9 +1,14 @@
 //! `transactions`: one row per transaction with its receipt's fields, decoded straight from the zero-copy
-//! `TxView` into Arrow builders.
+//! `TxView` into Arrow builders. era1 blocks and era execution payloads share one row writer; era files carry
+//! no receipts, so their receipt columns are null.
 
 use super::columns::{u256_fields, U256Columns};
-use super::{Dataset, DatasetBuilder, ExportContext};
-use crate::execution::receipt::Outcome;
+use super::{Dataset, DatasetBuilder, DatasetError, ExportContext};
+use crate::crypto::signer::{SenderError, Signer};
+use crate::execution::receipt::{Outcome, ReceiptView};
+use crate::execution::transaction::TxView;
+use crate::inputs::ArchiveKind;
+use crate::verify::era::VerifiedBeaconBlock;
 use crate::verify::era1::VerifiedBlock;
 use alloy_primitives::U256;
 use arrow::array::{
@@ -108,12 +113,17 @@ impl Dataset for Transactions {
     fn needs_receipts(&self) -> bool {
         true
     }
-    fn builder(&self, _: ExportContext) -> Box<dyn DatasetBuilder> {
-        Box::new(TxBuilder::new())
+    fn sources(&self) -> &'static [ArchiveKind] {
+        &[ArchiveKind::Era1, ArchiveKind::Era]
+    }
+    fn builder(&self, ctx: ExportContext) -> Box<dyn DatasetBuilder> {
+        Box::new(TxBuilder::new(ctx.signer))
     }
 }
 
 struct TxBuilder {
+    /// Recovers EIP-7702 authorities; `None` without senders.
+    signer: Option<&'static Signer>,
     block_number: UInt64Builder,
     transaction_index: UInt32Builder,
     transaction_hash: BinaryBuilder,
@@ -151,7 +161,7 @@ struct TxBuilder {
 }
 
 impl TxBuilder {
-    fn new() -> Self {
+    fn new(signer: Option<&'static Signer>) -> Self {
         let access_entry = StructBuilder::new(
             access_list_fields(),
             vec![
@@ -172,6 +182,7 @@ impl TxBuilder {
             ],
         );
         TxBuilder {
+            signer,
             block_number: Default::default(),
             transaction_index: Default::default(),
             transaction_hash: Default::default(),
@@ -218,10 +229,22 @@ fn pad32(b: &[u8]) -> [u8; 32] {
     out
 }
 
-impl DatasetBuilder for TxBuilder {
-    fn add_block(&mut self, b: &VerifiedBlock<'_>) {
-        let block_hash = b.header.hash();
-        let base_fee = b.header.base_fee_per_gas();
+/// The block facts every transaction row repeats.
+struct BlockInfo<'b> {
+    number: u64,
+    hash: [u8; 32],
+    base_fee: Option<U256>,
+    timestamp: u64,
+    transactions: &'b [TxView<'b>],
+    senders: &'b [Result<[u8; 20], SenderError>],
+    /// Empty for era-sourced blocks (no receipts in era files): the receipt columns are then null.
+    receipts: &'b [ReceiptView<'b>],
+}
+
+impl TxBuilder {
+    fn add_rows(&mut self, b: BlockInfo<'_>) {
+        let block_hash = b.hash;
+        let base_fee = b.base_fee;
         let mut prev_cumulative = 0u64;
         for (i, tx) in b.transactions.iter().enumerate() {
             self.block_number.append_value(b.number);
@@ -320,7 +343,7 @@ impl DatasetBuilder for TxBuilder {
                 .append_value(input.len() as u32 - zeros);
             self.n_rlp_bytes.append_value(tx.canonical().len() as u32);
             self.block_hash.append_value(block_hash);
-            self.timestamp.append_value(b.header.timestamp());
+            self.timestamp.append_value(b.timestamp);
             self.max_fee_per_blob_gas.append(tx.max_fee_per_blob_gas());
             if tx.tx_type() == 3 {
                 for h in tx.blob_versioned_hashes() {
@@ -353,9 +376,11 @@ impl DatasetBuilder for TxBuilder {
                     if let Some(f) = e.field_builder::<BinaryBuilder>(5) {
                         f.append_value(pad32(a.s));
                     }
-                    // Authorities are recovered on the era (post-merge) path; pre-merge has no type 4.
+                    // Recovered with the process signer when senders are exported; an authorization whose
+                    // signature does not recover is skipped on chain (EIP-7702), so its authority stays null.
+                    let authority = self.signer.and_then(|s| s.recover_authority(&a).ok());
                     if let Some(f) = e.field_builder::<BinaryBuilder>(6) {
-                        f.append_null();
+                        f.append_option(authority);
                     }
                     e.append(true);
                 }
@@ -364,6 +389,35 @@ impl DatasetBuilder for TxBuilder {
                 self.authorization_list.append_null();
             }
         }
+    }
+}
+
+impl DatasetBuilder for TxBuilder {
+    fn add_block(&mut self, b: &VerifiedBlock<'_>) {
+        self.add_rows(BlockInfo {
+            number: b.number,
+            hash: b.header.hash().0,
+            base_fee: b.header.base_fee_per_gas(),
+            timestamp: b.header.timestamp(),
+            transactions: b.transactions,
+            senders: b.senders,
+            receipts: b.receipts,
+        });
+    }
+
+    fn add_beacon_block(&mut self, b: &VerifiedBeaconBlock<'_>) -> Result<(), DatasetError> {
+        if let Some(x) = &b.execution {
+            self.add_rows(BlockInfo {
+                number: x.header.number,
+                hash: x.block_hash.0,
+                base_fee: x.header.base_fee_per_gas,
+                timestamp: x.header.timestamp,
+                transactions: x.transactions,
+                senders: x.senders,
+                receipts: &[],
+            });
+        }
+        Ok(())
     }
 
     fn finish(mut self: Box<Self>) -> RecordBatch {

@@ -3,6 +3,7 @@
 use super::columns::{u256_fields, U256Columns};
 use super::{Dataset, DatasetBuilder, ExportContext};
 use crate::execution::header::HeaderView;
+use crate::inputs::ArchiveKind;
 use crate::verify::era1::VerifiedBlock;
 use arrow::array::{ArrayRef, BinaryBuilder, UInt32Builder, UInt64Builder};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
@@ -35,6 +36,10 @@ impl Dataset for Uncles {
     }
     fn schema(&self) -> SchemaRef {
         SCHEMA.clone()
+    }
+    /// era1 only: era files carry no receipts (so no logs) and post-merge blocks have no ommers.
+    fn sources(&self) -> &'static [ArchiveKind] {
+        &[ArchiveKind::Era1]
     }
     fn needs_receipts(&self) -> bool {
         false

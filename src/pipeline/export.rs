@@ -1,15 +1,24 @@
-//! The export stage: verify each era1 file and, in the same decoding pass, build every selected dataset; a
-//! file's Parquet outputs appear only if the whole file verified. Files are processed one after another, each
-//! split across all threads, so memory is bounded by one window of block chunks whatever the number of files.
+//! The export stage: verify each era1 or era file and, in the same decoding pass, build every selected dataset;
+//! a file's Parquet outputs appear only if the whole file verified. Files are processed one after another,
+//! each split across all threads, so memory is bounded by one window of block chunks whatever the number of
+//! files.
+//!
+//! Output names: an era1 file's are named by its execution block range, an era file's by its era number and
+//! slot range (pre-merge era files have no execution blocks, so a block range could not tell them apart); see
+//! [`output_path`] and [`era_output_path`].
 
 use super::report::{FileOutcome, Progress};
 use crate::crypto::signer::{self, SignatureAlgorithm};
-use crate::datasets::{Dataset, DatasetBuilder, ExportContext};
+use crate::datasets::{Dataset, DatasetBuilder, DatasetError, ExportContext};
+use crate::formats::era::{EraFile, EraName, SLOTS_PER_ERA};
 use crate::formats::era1::{Era1File, Era1Name};
+use crate::inputs::ArchiveKind;
 use crate::network::Network;
 use crate::sink::manifest::{self, Manifest, OutputEntry, SourceEntry};
 use crate::sink::parquet::{ParquetOptions, ParquetSink};
+use crate::verify::era::{BeaconVisitor, VerifiedBeaconBlock};
 use crate::verify::era1::{verify_file_with, BlockVisitor, VerifiedBlock, VerifyOptions};
+use crate::verify::report::FileReport;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -50,7 +59,7 @@ impl ExportOptions {
     }
 }
 
-/// The visitor that fills one builder per dataset per chunk.
+/// The visitor that fills one builder per dataset per chunk (era1 blocks, or era beacon blocks).
 struct ExportVisitor<'a> {
     datasets: &'a [&'static dyn Dataset],
     ctx: ExportContext,
@@ -74,6 +83,39 @@ impl BlockVisitor for ExportVisitor<'_> {
     }
 }
 
+/// What one chunk of an era file's slots produced: beacon blocks, transactions, one builder per dataset, and
+/// the first dataset error (which discards the file's outputs).
+struct EraChunk {
+    blocks: u64,
+    transactions: u64,
+    builders: Vec<Box<dyn DatasetBuilder>>,
+    error: Option<DatasetError>,
+}
+
+impl BeaconVisitor for ExportVisitor<'_> {
+    type Chunk = EraChunk;
+    fn start_chunk(&self, _: u64) -> EraChunk {
+        EraChunk {
+            blocks: 0,
+            transactions: 0,
+            builders: self.datasets.iter().map(|d| d.builder(self.ctx)).collect(),
+            error: None,
+        }
+    }
+    fn visit(&self, chunk: &mut EraChunk, block: &VerifiedBeaconBlock<'_>) {
+        chunk.blocks += 1;
+        chunk.transactions += block
+            .execution
+            .as_ref()
+            .map_or(0, |x| x.transactions.len() as u64);
+        for b in &mut chunk.builders {
+            if let Err(e) = b.add_beacon_block(block) {
+                chunk.error.get_or_insert(e);
+            }
+        }
+    }
+}
+
 /// Removes temporary files a killed run left behind (`.<name>.<pid>.tmp`).
 fn clean_stale_temporaries(out: &Path, datasets: &[&'static dyn Dataset]) {
     for d in datasets.iter().map(|d| d.name()).chain(["_eraflow"]) {
@@ -89,9 +131,30 @@ fn clean_stale_temporaries(out: &Path, datasets: &[&'static dyn Dataset]) {
     }
 }
 
-/// Output file name of a dataset for a source range.
+/// Output file name of a dataset for an era1 file's execution block range.
 pub fn output_path(dataset: &str, network: &str, first: u64, last: u64) -> String {
     format!("{dataset}/{network}__{dataset}__{first:08}_to_{last:08}.parquet")
+}
+
+/// Output file name of a dataset for an era file: its era number and the slot range its blocks may occupy
+/// (`(era - 1) * 8192 ..= era * 8192 - 1`; era 0, which holds only the genesis state, is slot 0). Distinct era
+/// files never share a name (each era number is one slot range), names never clash with era1 outputs (`era_`
+/// where those have digits), and in a directory listing they sort after every era1 output and in era order, so
+/// lexical order is chain order.
+pub fn era_output_path(dataset: &str, network: &str, era: u64) -> String {
+    let (first, last) = era_slot_range(era);
+    format!("{dataset}/{network}__{dataset}__era_{era:05}__slots_{first:08}_to_{last:08}.parquet")
+}
+
+/// The slots whose blocks an era file holds (era 0: only slot 0, the genesis state).
+fn era_slot_range(era: u64) -> (u64, u64) {
+    match era {
+        0 => (0, 0),
+        e => (
+            (e - 1).saturating_mul(SLOTS_PER_ERA),
+            e.saturating_mul(SLOTS_PER_ERA).saturating_sub(1),
+        ),
+    }
 }
 
 /// Exports every file; returns one outcome per file, in input order.
@@ -145,8 +208,52 @@ fn network_of(path: &Path, explicit: Option<&Network>) -> Option<Network> {
     if let Some(n) = explicit {
         return Some(n.clone());
     }
-    let name = Era1Name::parse(path.file_name()?.to_str()?).ok()?;
-    Network::by_name(&name.network).ok()
+    let file_name = path.file_name()?.to_str()?;
+    let network = match Era1Name::parse(file_name) {
+        Ok(n) => n.network,
+        Err(_) => EraName::parse(file_name).ok()?.network,
+    };
+    Network::by_name(&network).ok()
+}
+
+/// An opened source archive of either kind.
+enum Archive {
+    Era1(Era1File),
+    Era(EraFile),
+}
+
+impl Archive {
+    fn open(path: &Path) -> Result<Archive, String> {
+        match ArchiveKind::of(path) {
+            Some(ArchiveKind::Era) => EraFile::open(path)
+                .map(Archive::Era)
+                .map_err(|e| e.to_string()),
+            _ => Era1File::open(path)
+                .map(Archive::Era1)
+                .map_err(|e| e.to_string()),
+        }
+    }
+    fn kind(&self) -> ArchiveKind {
+        match self {
+            Archive::Era1(_) => ArchiveKind::Era1,
+            Archive::Era(_) => ArchiveKind::Era,
+        }
+    }
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Archive::Era1(f) => f.bytes(),
+            Archive::Era(f) => f.bytes(),
+        }
+    }
+    /// Blocks in the file (era: non-empty slots), for progress and skipped files.
+    fn block_count(&self) -> u64 {
+        match self {
+            Archive::Era1(f) => f.block_count(),
+            Archive::Era(f) => f
+                .block_index()
+                .map_or(0, |i| i.offsets.iter().flatten().count() as u64),
+        }
+    }
 }
 
 fn export_one(
@@ -166,10 +273,10 @@ fn export_one(
         file: path.display().to_string(),
         ..Default::default()
     };
-    let file = match Era1File::open(path) {
+    let file = match Archive::open(path) {
         Ok(f) => f,
         Err(e) => {
-            outcome.errors.push(e.to_string());
+            outcome.errors.push(e);
             return outcome;
         }
     };
@@ -190,10 +297,22 @@ fn export_one(
         ));
         return outcome;
     };
-    let (first, last) = (file.first_block(), file.last_block());
-    let mut sinks = Vec::with_capacity(opts.datasets.len());
-    for d in &opts.datasets {
-        let rel = output_path(d.name(), &network.name, first, last);
+    // Only datasets this kind of archive can fill get a file (no era1 withdrawals, no era logs).
+    let kind = file.kind();
+    let datasets: Vec<&'static dyn Dataset> = opts
+        .datasets
+        .iter()
+        .copied()
+        .filter(|d| d.sources().contains(&kind))
+        .collect();
+    let mut sinks = Vec::with_capacity(datasets.len());
+    for d in &datasets {
+        let rel = match &file {
+            Archive::Era1(f) => {
+                output_path(d.name(), &network.name, f.first_block(), f.last_block())
+            }
+            Archive::Era(f) => era_output_path(d.name(), &network.name, f.era()),
+        };
         match ParquetSink::create(&opts.out.join(&rel), d.schema(), &opts.parquet) {
             Ok(s) => sinks.push((rel, s)),
             Err(e) => {
@@ -202,10 +321,23 @@ fn export_one(
             }
         }
     }
+    // The signer only when senders are exported (then `export` initialised it before any worker started).
+    let signer = if opts.senders {
+        match crate::crypto::signer::global() {
+            Ok(s) => Some(s),
+            Err(e) => {
+                outcome.errors.push(format!("{}: {e}", path.display()));
+                return outcome;
+            }
+        }
+    } else {
+        None
+    };
     let visitor = ExportVisitor {
-        datasets: &opts.datasets,
+        datasets: &datasets,
         ctx: ExportContext {
             chain_id: network.chain_id,
+            signer,
         },
     };
     let vopts = VerifyOptions {
@@ -215,18 +347,101 @@ fn export_one(
         skip_receipts: !needs_receipts,
     };
     let mut sink_error: Option<String> = None;
-    let report = verify_file_with(path, &vopts, &visitor, |(blocks, txs, builders)| {
-        progress.advance(blocks, txs);
-        if sink_error.is_some() {
-            return;
+    // Empty chunks of an era file (runs of empty slots) add nothing; skipping them keeps files independent of
+    // how slots fall into chunks. era1 chunks are written as always.
+    let skip_empty = kind == ArchiveKind::Era;
+    let (report, first, last, slots) = match &file {
+        Archive::Era1(f) => {
+            let report = verify_file_with(path, &vopts, &visitor, |(blocks, txs, builders)| {
+                progress.advance(blocks, txs);
+                if sink_error.is_none() {
+                    sink_error = write_chunk(&mut sinks, builders, skip_empty).err();
+                }
+            });
+            (report, f.first_block(), f.last_block(), None)
         }
-        for ((_, sink), b) in sinks.iter_mut().zip(builders) {
-            if let Err(e) = sink.write(&b.finish()) {
-                sink_error = Some(e.to_string());
-                return;
-            }
+        Archive::Era(f) => {
+            let report = crate::verify::era::verify_file_with(path, &vopts, &visitor, |c| {
+                progress.advance(c.blocks, c.transactions);
+                if let Some(e) = c.error {
+                    sink_error.get_or_insert(e.to_string());
+                }
+                if sink_error.is_none() {
+                    sink_error = write_chunk(&mut sinks, c.builders, skip_empty).err();
+                }
+            });
+            let (first, last) = (report.first_block, report.last_block);
+            (
+                report,
+                first.unwrap_or(0),
+                last.unwrap_or(0),
+                Some(era_slot_range(f.era())),
+            )
         }
-    });
+    };
+    finish_source(
+        FinishArgs {
+            source,
+            sha,
+            network: &network,
+            first,
+            last,
+            slots,
+            kind,
+            fingerprint,
+        },
+        report,
+        sink_error,
+        sinks,
+        &datasets,
+        opts,
+        manifest,
+        outcome,
+        started,
+    )
+}
+
+/// Writes one chunk's batch of every dataset to its sink, in dataset order.
+fn write_chunk(
+    sinks: &mut [(String, ParquetSink)],
+    builders: Vec<Box<dyn DatasetBuilder>>,
+    skip_empty: bool,
+) -> Result<(), String> {
+    for ((_, sink), b) in sinks.iter_mut().zip(builders) {
+        let batch = b.finish();
+        if skip_empty && batch.num_rows() == 0 {
+            continue;
+        }
+        sink.write(&batch).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// What a source's manifest entry records besides its outputs.
+struct FinishArgs<'a> {
+    source: String,
+    sha: String,
+    network: &'a Network,
+    first: u64,
+    last: u64,
+    slots: Option<(u64, u64)>,
+    kind: ArchiveKind,
+    fingerprint: &'a str,
+}
+
+/// Commits the outputs of a verified source and records them in the manifest; discards them otherwise.
+#[allow(clippy::too_many_arguments)]
+fn finish_source(
+    args: FinishArgs<'_>,
+    report: FileReport,
+    sink_error: Option<String>,
+    sinks: Vec<(String, ParquetSink)>,
+    datasets: &[&'static dyn Dataset],
+    opts: &ExportOptions,
+    manifest: &mut Manifest,
+    mut outcome: FileOutcome,
+    started: Instant,
+) -> FileOutcome {
     outcome.blocks = report.blocks;
     outcome.transactions = report.transactions;
     outcome.logs = report.logs;
@@ -238,7 +453,7 @@ fn export_one(
         return outcome;
     }
     let mut entries = Vec::new();
-    for ((rel, sink), d) in sinks.into_iter().zip(&opts.datasets) {
+    for ((rel, sink), d) in sinks.into_iter().zip(datasets) {
         match sink.commit() {
             Ok((p, rows)) => {
                 let bytes = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
@@ -259,16 +474,20 @@ fn export_one(
             }
         }
     }
+    let era = args.kind == ArchiveKind::Era;
     manifest.sources.insert(
-        source,
+        args.source,
         SourceEntry {
-            sha256: sha,
+            sha256: args.sha,
             accumulator_root: report.accumulator_root.unwrap_or_default(),
-            network: network.name.clone(),
-            first_block: first,
-            last_block: last,
-            options: fingerprint.to_string(),
+            network: args.network.name.clone(),
+            first_block: args.first,
+            last_block: args.last,
+            options: args.fingerprint.to_string(),
             outputs: entries,
+            kind: if era { "era".into() } else { String::new() },
+            slots: args.slots,
+            state_root: report.beacon.map(|b| b.state_root),
         },
     );
     if let Err(e) = manifest.save(&opts.out) {

@@ -30,6 +30,17 @@ pub struct SourceEntry {
     /// What the outputs were made with (datasets, senders, parquet options): a change redoes them.
     pub options: String,
     pub outputs: Vec<OutputEntry>,
+    /// `era` for era files; empty (and absent from the JSON) for era1, so manifests written before era export
+    /// still load and era1 entries keep their shape.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub kind: String,
+    /// Era files: the slot range the outputs are named by (`first_block`/`last_block` are the execution block
+    /// range of the file's payloads, 0 when it has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slots: Option<(u64, u64)>,
+    /// Era files: hash_tree_root of the era state every exported block was checked against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_root: Option<String>,
 }
 
 /// The whole manifest. Keys are sorted so the file is deterministic.

@@ -26,7 +26,8 @@ for dataset, rows in expected["rows"].items():
 # Every uint256 triple agrees with itself in both readers: binary (big-endian) == string == f64 (rounded).
 triples = {
     "blocks": ["difficulty", "total_difficulty", "base_fee_per_gas"],
-    "transactions": ["value", "gas_price", "max_fee_per_gas", "max_priority_fee_per_gas", "effective_gas_price"],
+    "transactions": ["value", "gas_price", "max_fee_per_gas", "max_priority_fee_per_gas", "effective_gas_price",
+                     "max_fee_per_blob_gas"],
     "uncles": ["difficulty"],
 }
 for dataset, names in triples.items():
