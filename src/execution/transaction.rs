@@ -326,6 +326,28 @@ fn validate_authorizations(mut buf: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// Splits a canonical transaction into its kind by envelope (legacy is refined from `v` later) and its field
+/// list's payload, refusing unknown types and trailing bytes.
+fn kind_and_fields(canonical: &[u8]) -> Result<(TxKind, &[u8])> {
+    let first = *canonical.first().ok_or(TxError::Empty)?;
+    let (kind, mut rest) = match first {
+        0xc0..=0xff => (TxKind::LegacyPre155, canonical),
+        1 => (TxKind::Eip2930, &canonical[1..]),
+        2 => (TxKind::Eip1559, &canonical[1..]),
+        3 => (TxKind::Eip4844, &canonical[1..]),
+        4 => (TxKind::Eip7702, &canonical[1..]),
+        t => return Err(TxError::UnknownType(t)),
+    };
+    let fields = expect_list(&mut rest, "transaction fields")?;
+    if !rest.is_empty() {
+        return Err(TxError::TrailingBytes {
+            what: "transaction",
+            count: rest.len(),
+        });
+    }
+    Ok((kind, fields))
+}
+
 /// The canonical encoding (the transactions-trie value and the pre-image of the hash) and the kind of one
 /// element of a block body's transaction list, from its shape only: the envelope, the type byte, the number
 /// of fields and, for legacy transactions, `v`. No other field is decoded or validated.
@@ -352,21 +374,7 @@ pub fn canonical_and_kind(item: &[u8]) -> Result<(&[u8], TxKind)> {
             None => return Err(TxError::Empty),
         }
     };
-    let (kind, mut rest) = match canonical.first().copied().unwrap_or(0) {
-        0xc0..=0xff => (TxKind::LegacyPre155, canonical),
-        1 => (TxKind::Eip2930, &canonical[1..]),
-        2 => (TxKind::Eip1559, &canonical[1..]),
-        3 => (TxKind::Eip4844, &canonical[1..]),
-        4 => (TxKind::Eip7702, &canonical[1..]),
-        t => return Err(TxError::UnknownType(t)),
-    };
-    let fields = expect_list(&mut rest, "transaction fields")?;
-    if !rest.is_empty() {
-        return Err(TxError::TrailingBytes {
-            what: "transaction",
-            count: rest.len(),
-        });
-    }
+    let (kind, fields) = kind_and_fields(canonical)?;
     let mut f = fields;
     let mut found = 0usize;
     let mut v = 0u64;
@@ -453,22 +461,7 @@ impl<'a> TxView<'a> {
     /// Decodes the canonical encoding (a legacy RLP list, or `type || rlp(fields)`), the form used in the
     /// transactions trie and in post-merge execution payloads. `bytes` must hold exactly one transaction.
     pub fn decode_canonical(bytes: &'a [u8]) -> Result<Self> {
-        let first = *bytes.first().ok_or(TxError::Empty)?;
-        let (kind, mut rest) = match first {
-            0xc0..=0xff => (TxKind::LegacyPre155, bytes),
-            1 => (TxKind::Eip2930, &bytes[1..]),
-            2 => (TxKind::Eip1559, &bytes[1..]),
-            3 => (TxKind::Eip4844, &bytes[1..]),
-            4 => (TxKind::Eip7702, &bytes[1..]),
-            t => return Err(TxError::UnknownType(t)),
-        };
-        let fields = expect_list(&mut rest, "transaction fields")?;
-        if !rest.is_empty() {
-            return Err(TxError::TrailingBytes {
-                what: "transaction",
-                count: rest.len(),
-            });
-        }
+        let (kind, fields) = kind_and_fields(bytes)?;
         let found = count_items(fields, "transaction fields")?;
         if found != kind.field_count() {
             return Err(TxError::FieldCount {

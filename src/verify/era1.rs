@@ -182,13 +182,7 @@ pub fn verify_file_with<V: BlockVisitor>(
     visitor: &V,
     mut emit: impl FnMut(V::Chunk),
 ) -> FileReport {
-    let mut report = FileReport {
-        file: path.display().to_string(),
-        kind: "era1".into(),
-        file_size: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
-        ok: true,
-        ..Default::default()
-    };
+    let mut report = FileReport::start(path, "era1");
     let file = match Era1File::open(path) {
         Ok(f) => f,
         Err(e) => {

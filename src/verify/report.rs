@@ -100,6 +100,17 @@ pub struct EraLinks {
 pub const MAX_ERRORS: usize = 50;
 
 impl FileReport {
+    /// A passing report for `path` of `kind` (`era1` or `era`), with its size; checks add errors to it.
+    pub fn start(path: &std::path::Path, kind: &str) -> FileReport {
+        FileReport {
+            file: path.display().to_string(),
+            kind: kind.into(),
+            file_size: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
+            ok: true,
+            ..Default::default()
+        }
+    }
+
     /// Records an error, keeping the list bounded.
     pub fn error(&mut self, e: impl ToString) {
         self.ok = false;
