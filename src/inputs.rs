@@ -1,25 +1,8 @@
 //! Turning command-line and pipeline inputs (files, directories, glob patterns) into a sorted list of archive
 //! files, so every command accepts the same spellings.
 
+use crate::formats::ArchiveKind;
 use std::path::{Path, PathBuf};
-
-/// Which archives an input list selects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ArchiveKind {
-    Era1,
-    Era,
-}
-
-impl ArchiveKind {
-    /// The kind of a path by its extension.
-    pub fn of(path: &Path) -> Option<ArchiveKind> {
-        match path.extension().and_then(|e| e.to_str()) {
-            Some("era1") => Some(ArchiveKind::Era1),
-            Some("era") => Some(ArchiveKind::Era),
-            _ => None,
-        }
-    }
-}
 
 /// Why inputs could not be listed.
 #[derive(Debug, thiserror::Error)]

@@ -12,6 +12,7 @@ pub mod bench;
 pub mod consensus;
 pub mod crypto;
 pub mod datasets;
+pub mod error;
 pub mod execution;
 pub mod formats;
 pub mod fsutil;

@@ -9,8 +9,9 @@ use eraflow::consensus::Fork;
 use eraflow::crypto::signer::{self, SignatureAlgorithm};
 use eraflow::datasets;
 use eraflow::network::Network;
-use eraflow::pipeline::export::{era_output_path, export, ExportOptions};
+use eraflow::pipeline::export::{export, ExportOptions};
 use eraflow::pipeline::report::{FileOutcome, Progress};
+use eraflow::sink::names::era_output_path;
 use eraflow::sink::parquet::ParquetOptions;
 use eraflow::synth::era::{write, EraSynthOptions};
 use eraflow::verify::era::verify_file;
@@ -51,7 +52,7 @@ fn read(path: &Path) -> RecordBatch {
 
 fn out_file(out: &Path, dataset: &str, era_file: &Path) -> PathBuf {
     let name =
-        eraflow::formats::era::EraName::parse(era_file.file_name().unwrap().to_str().unwrap())
+        eraflow::formats::ArchiveName::parse(era_file.file_name().unwrap().to_str().unwrap())
             .unwrap();
     out.join(era_output_path(dataset, "synthnet", name.era))
 }

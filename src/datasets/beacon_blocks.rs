@@ -4,7 +4,7 @@
 
 use super::{Dataset, DatasetBuilder, DatasetError, ExportContext};
 use crate::consensus::SszError;
-use crate::inputs::ArchiveKind;
+use crate::formats::ArchiveKind;
 use crate::verify::era::VerifiedBeaconBlock;
 use arrow::array::{ArrayRef, BinaryBuilder, StringBuilder, UInt32Builder, UInt64Builder};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};

@@ -6,7 +6,7 @@
 use super::columns::{u256_fields, U256Columns};
 use super::{Dataset, DatasetBuilder, DatasetError, ExportContext};
 use crate::execution::transaction::TxView;
-use crate::inputs::ArchiveKind;
+use crate::formats::ArchiveKind;
 use crate::verify::era::VerifiedBeaconBlock;
 use crate::verify::era1::VerifiedBlock;
 use arrow::array::{ArrayRef, BinaryBuilder, UInt32Builder, UInt64Builder};

@@ -1,7 +1,7 @@
 //! `logs`: one row per log of every receipt. `log_index` counts within the block, as on chain.
 
 use super::{Dataset, DatasetBuilder, ExportContext};
-use crate::inputs::ArchiveKind;
+use crate::formats::ArchiveKind;
 use crate::verify::era1::VerifiedBlock;
 use arrow::array::{ArrayRef, BinaryBuilder, UInt32Builder, UInt64Builder};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};

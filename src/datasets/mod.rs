@@ -19,7 +19,7 @@ pub mod withdrawals;
 
 use crate::consensus::SszError;
 use crate::crypto::signer::Signer;
-use crate::inputs::ArchiveKind;
+use crate::formats::ArchiveKind;
 use crate::verify::era::VerifiedBeaconBlock;
 use crate::verify::era1::VerifiedBlock;
 use arrow::datatypes::SchemaRef;

@@ -7,7 +7,7 @@ use super::{Dataset, DatasetBuilder, DatasetError, ExportContext};
 use crate::crypto::signer::{SenderError, Signer};
 use crate::execution::receipt::{Outcome, ReceiptView};
 use crate::execution::transaction::TxView;
-use crate::inputs::ArchiveKind;
+use crate::formats::ArchiveKind;
 use crate::verify::era::VerifiedBeaconBlock;
 use crate::verify::era1::VerifiedBlock;
 use alloy_primitives::U256;

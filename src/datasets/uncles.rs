@@ -3,7 +3,7 @@
 use super::columns::{u256_fields, U256Columns};
 use super::{Dataset, DatasetBuilder, ExportContext};
 use crate::execution::header::HeaderView;
-use crate::inputs::ArchiveKind;
+use crate::formats::ArchiveKind;
 use crate::verify::era1::VerifiedBlock;
 use arrow::array::{ArrayRef, BinaryBuilder, UInt32Builder, UInt64Builder};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};

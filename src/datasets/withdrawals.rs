@@ -3,7 +3,7 @@
 //! to every row.
 
 use super::{Dataset, DatasetBuilder, DatasetError, ExportContext};
-use crate::inputs::ArchiveKind;
+use crate::formats::ArchiveKind;
 use crate::verify::era::VerifiedBeaconBlock;
 use arrow::array::{ArrayRef, BinaryBuilder, UInt64Builder};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};

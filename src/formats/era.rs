@@ -13,6 +13,7 @@
 //! - A file is named `<network>-<era:05>-<hash8>.era`: hash8 is the first 4 bytes of the genesis validators
 //!   root (era 0), `historical_roots[era - 1]` before Capella, or the historical summary root after it.
 
+use super::archive::{ArchiveKind, ArchiveName};
 use super::e2store::{read_record_at, Record, RecordType, HEADER_LEN};
 use super::error::{FormatError, FormatErrorKind};
 use memmap2::Mmap;
@@ -21,45 +22,6 @@ use std::path::{Path, PathBuf};
 
 /// Slots per era file (SLOTS_PER_HISTORICAL_ROOT of the mainnet preset).
 pub const SLOTS_PER_ERA: u64 = 8192;
-
-/// The parts of a canonical era file name.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EraName {
-    pub network: String,
-    pub era: u64,
-    pub short_root: [u8; 4],
-}
-
-impl EraName {
-    /// Parses `<network>-<era:05>-<hash8>.era`.
-    pub fn parse(file_name: &str) -> Result<Self, FormatErrorKind> {
-        let bad = || {
-            FormatErrorKind::FileName(format!(
-                "'{file_name}': expected <network>-<era:05>-<hash8>.era"
-            ))
-        };
-        let stem = file_name.strip_suffix(".era").ok_or_else(bad)?;
-        let mut parts = stem.rsplitn(3, '-');
-        let (Some(hash), Some(era), Some(network)) = (parts.next(), parts.next(), parts.next())
-        else {
-            return Err(bad());
-        };
-        let mut short_root = [0u8; 4];
-        if network.is_empty()
-            || era.len() < 5
-            || !era.bytes().all(|b| b.is_ascii_digit())
-            || hash.len() != 8
-        {
-            return Err(bad());
-        }
-        hex::decode_to_slice(hash, &mut short_root).map_err(|_| bad())?;
-        Ok(EraName {
-            network: network.into(),
-            era: era.parse().map_err(|_| bad())?,
-            short_root,
-        })
-    }
-}
 
 /// A slot index: the starting slot and the absolute file offset of each slot's record (`None` = empty slot).
 #[derive(Debug, Clone)]
@@ -250,14 +212,6 @@ impl EraFile {
     }
 }
 
-impl EraName {
-    /// The canonical file name `<network>-<era:05>-<hash8>.era`.
-    pub fn format(network: &str, era: u64, short_root: &[u8]) -> String {
-        let n = short_root.len().min(4);
-        format!("{network}-{era:05}-{}.era", hex::encode(&short_root[..n]))
-    }
-}
-
 /// Writes one era file atomically: blocks (snappy-framed SSZ) in slot order, then the state, the block slot
 /// index (absent in era 0) and the state slot index. The file exists under its final name only once complete.
 pub struct EraWriter {
@@ -357,9 +311,12 @@ impl EraWriter {
         }
         let d = slot_index(self.era * SLOTS_PER_ERA, self.pos, &[state_at]);
         self.record(RecordType::SLOT_INDEX, &d)?;
-        let dest = self
-            .dir
-            .join(EraName::format(&self.network, self.era, short_root));
+        let dest = self.dir.join(ArchiveName::format(
+            ArchiveKind::Era,
+            &self.network,
+            self.era,
+            short_root,
+        ));
         let tmp_dest = self.out.dest().to_path_buf();
         self.out.commit()?;
         std::fs::rename(&tmp_dest, &dest)?;
@@ -393,7 +350,9 @@ mod tests {
                 std::fs::read(genesis).unwrap(),
                 "{name}: state is the real genesis state"
             );
-            let n = EraName::parse(p.file_name().unwrap().to_str().unwrap()).unwrap();
+            let n =
+                ArchiveName::parse_as(ArchiveKind::Era, p.file_name().unwrap().to_str().unwrap())
+                    .unwrap();
             assert_eq!((n.network.as_str(), n.era), (network, 0));
         }
     }

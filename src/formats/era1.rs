@@ -13,6 +13,7 @@
 //! - Accumulator is `hash_tree_root(List[HeaderRecord{block_hash, total_difficulty}, 8192])`.
 //! - A file is named `<network>-<era:05>-<first 4 bytes of the accumulator root, hex>.era1`.
 
+use super::archive::{ArchiveKind, ArchiveName};
 use super::e2store::{read_record_at, Record, RecordType, HEADER_LEN};
 use super::error::{FormatError, FormatErrorKind};
 use memmap2::Mmap;
@@ -21,55 +22,6 @@ use std::path::{Path, PathBuf};
 
 /// Blocks per era1 file (the accumulator's list limit).
 pub const BLOCKS_PER_ERA: u64 = 8192;
-
-/// The parts of a canonical era1 file name.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Era1Name {
-    pub network: String,
-    pub era: u64,
-    /// First 4 bytes of the accumulator root.
-    pub short_root: [u8; 4],
-}
-
-impl Era1Name {
-    /// Parses `<network>-<era:05>-<hash8>.era1`. The network may itself contain dashes.
-    pub fn parse(file_name: &str) -> Result<Self, FormatErrorKind> {
-        let stem = file_name.strip_suffix(".era1").ok_or_else(|| {
-            FormatErrorKind::FileName(format!("'{file_name}' does not end in .era1"))
-        })?;
-        let mut parts = stem.rsplitn(3, '-');
-        let (Some(hash), Some(era), Some(network)) = (parts.next(), parts.next(), parts.next())
-        else {
-            return Err(FormatErrorKind::FileName(format!(
-                "'{file_name}': expected <network>-<era:05>-<hash8>.era1"
-            )));
-        };
-        let era_ok = era.len() >= 5 && era.bytes().all(|b| b.is_ascii_digit());
-        let mut short_root = [0u8; 4];
-        let hash_ok = hash.len() == 8 && hex::decode_to_slice(hash, &mut short_root).is_ok();
-        if !era_ok || !hash_ok || network.is_empty() {
-            return Err(FormatErrorKind::FileName(format!(
-                "'{file_name}': expected <network>-<era:05>-<hash8>.era1"
-            )));
-        }
-        let era = era
-            .parse()
-            .map_err(|_| FormatErrorKind::FileName(format!("'{file_name}': era too large")))?;
-        Ok(Era1Name {
-            network: network.to_string(),
-            era,
-            short_root,
-        })
-    }
-
-    /// The canonical file name for a network, era and accumulator root.
-    pub fn format(network: &str, era: u64, accumulator_root: &[u8; 32]) -> String {
-        format!(
-            "{network}-{era:05}-{}.era1",
-            hex::encode(&accumulator_root[..4])
-        )
-    }
-}
 
 /// The block index: which block each tuple holds and where it starts.
 #[derive(Debug, Clone)]
@@ -110,7 +62,7 @@ pub struct Era1File {
     index: BlockIndex,
     accumulator: [u8; 32],
     accumulator_offset: u64,
-    name: Option<Era1Name>,
+    name: Option<ArchiveName>,
 }
 
 impl std::fmt::Debug for Era1File {
@@ -141,7 +93,7 @@ impl Era1File {
         let name = path
             .file_name()
             .and_then(|n| n.to_str())
-            .and_then(|n| Era1Name::parse(n).ok());
+            .and_then(|n| ArchiveName::parse_as(ArchiveKind::Era1, n).ok());
         Ok(Era1File {
             path: path.to_path_buf(),
             map,
@@ -279,7 +231,7 @@ impl Era1File {
         self.accumulator_offset
     }
     /// The parsed file name, when it is canonical.
-    pub fn name(&self) -> Option<&Era1Name> {
+    pub fn name(&self) -> Option<&ArchiveName> {
         self.name.as_ref()
     }
 
@@ -339,12 +291,13 @@ mod tests {
 
     #[test]
     fn names() {
-        let n = Era1Name::parse("sepolia-00021-b8814b14.era1").unwrap();
+        let n = ArchiveName::parse_as(ArchiveKind::Era1, "sepolia-00021-b8814b14.era1").unwrap();
         assert_eq!(
             (n.network.as_str(), n.era, n.short_root),
             ("sepolia", 21, [0xb8, 0x81, 0x4b, 0x14])
         );
-        let n = Era1Name::parse("synthnet-r1-00002-00112233.era1").unwrap();
+        let n =
+            ArchiveName::parse_as(ArchiveKind::Era1, "synthnet-r1-00002-00112233.era1").unwrap();
         assert_eq!((n.network.as_str(), n.era), ("synthnet-r1", 2));
         for bad in [
             "x.era1",
@@ -353,10 +306,13 @@ mod tests {
             "mainnet-00000-5ec1ffbz.era1",
             "mainnet-00000-5ec1ffb8.era",
         ] {
-            assert!(Era1Name::parse(bad).is_err(), "{bad}");
+            assert!(
+                ArchiveName::parse_as(ArchiveKind::Era1, bad).is_err(),
+                "{bad}"
+            );
         }
         assert_eq!(
-            Era1Name::format("mainnet", 3, &[0xab; 32]),
+            ArchiveName::format(ArchiveKind::Era1, "mainnet", 3, &[0xab; 32]),
             "mainnet-00003-abababab.era1"
         );
     }
@@ -490,7 +446,12 @@ impl Era1Writer {
         }
         index.extend_from_slice(&(self.offsets.len() as u64).to_le_bytes());
         self.record(RecordType::BLOCK_INDEX, &index)?;
-        let name = Era1Name::format(&self.network, start / BLOCKS_PER_ERA, &root);
+        let name = ArchiveName::format(
+            ArchiveKind::Era1,
+            &self.network,
+            start / BLOCKS_PER_ERA,
+            &root,
+        );
         let dest = self.dir.join(&name);
         let tmp_dest = self.out.dest().to_path_buf();
         self.out.commit()?;

@@ -1,133 +1,174 @@
-//! Pipeline files (`eraflow run PIPELINE.toml`): inputs, network, output directory and the stages to run
-//! (synth, verify, export, in that order when present), over defaults from `configs/default.toml` and
-//! `--set key=value` overrides.
+//! What a job is made of, before it is resolved: the layered TOML of `configs/default.toml` < a pipeline file <
+//! `--set key=value` < command-line flags, deserialised into typed stage tables (enums, not strings).
+//!
+//! Every default lives in `configs/default.toml` (embedded, so `eraflow` runs outside the source tree); this
+//! module holds none of its own. [`super::job::Job`] resolves a [`PipelineConfig`] into what the library runs.
 
-use serde::Deserialize;
-use std::path::PathBuf;
+use crate::consensus::Fork;
+use crate::crypto::signer::SignatureAlgorithm;
+use crate::formats::ArchiveKind;
+use crate::prune::OutputFormat;
+use crate::sink::parquet::Compression;
+use serde::{Deserialize, Deserializer};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
-/// The defaults every pipeline starts from (embedded, so `eraflow run` works outside the source tree).
+/// The defaults every job starts from.
 pub const DEFAULTS: &str = include_str!("../../configs/default.toml");
 
-/// A whole pipeline after defaults and overrides.
+/// A whole job after layering: top-level keys and one optional table per stage.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PipelineConfig {
+    /// The job's name (a pipeline's `name`; the command's name for `eraflow export` and the like).
     pub name: String,
-    /// Network preset name or preset .toml.
+    /// Network preset name or preset `.toml`; absent: each file's network comes from its name.
     pub network: Option<String>,
     /// Files, directories or glob patterns.
     #[serde(default)]
     pub inputs: Vec<String>,
-    pub out: PathBuf,
-    #[serde(default)]
+    /// Output directory of the datasets and the run report.
+    pub out: Option<PathBuf>,
+    /// Worker threads; 0 = all cores.
     pub threads: usize,
+    /// `[synth]`: create the inputs first.
     pub synth: Option<SynthStage>,
+    /// `[verify]`: verify every input, and chains across files.
     pub verify: Option<VerifyStage>,
+    /// `[export]`: verify and export to Parquet.
     pub export: Option<ExportStage>,
+    /// `[prune]`: build (and check) a prune manifest.
     pub prune: Option<PruneStage>,
 }
 
-/// Build a prune manifest from the inputs (as `eraflow prune`), then check it (as `eraflow prune check`).
+/// `[synth]`: deterministic synthetic archives.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SynthStage {
+    /// Directory the files are written to.
+    pub out: PathBuf,
+    /// `era1` or `era`.
+    #[serde(deserialize_with = "parsed")]
+    pub kind: ArchiveKind,
+    /// The network synthesised when the job names none at the top level.
+    pub network: String,
+    /// First era (era files: default the first era wholly in `fork`, else 1).
+    pub era: Option<u64>,
+    /// Era files: pick the first era whose blocks and state are all of this fork.
+    #[serde(default, deserialize_with = "parsed_opt")]
+    pub fork: Option<Fork>,
+    /// Consecutive files.
+    pub files: u64,
+    /// Blocks per file; absent: `era1_blocks` or `era_blocks` by kind.
+    pub blocks: Option<u64>,
+    /// Blocks per era1 file when `blocks` is absent.
+    pub era1_blocks: u64,
+    /// Blocks per era file when `blocks` is absent (the other slots stay empty).
+    pub era_blocks: u64,
+    /// Era files: validators per state.
+    pub validators: usize,
+    /// Transactions per block (era: per execution payload).
+    pub txs_per_block: u32,
+    /// The same seed gives byte-identical files.
+    pub seed: u64,
+}
+
+/// `[verify]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerifyStage {
+    /// Recover every transaction's sender (the costliest check).
+    pub senders: bool,
+    /// Also compute each file's sha256.
+    pub checksum: bool,
+    /// The curve senders are recovered on; absent: the network's.
+    #[serde(default, deserialize_with = "parsed_opt")]
+    pub signature_algorithm: Option<SignatureAlgorithm>,
+}
+
+/// `[export]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExportStage {
+    /// Dataset names.
+    pub datasets: Vec<String>,
+    /// Recover senders (`from_address`).
+    pub senders: bool,
+    /// Redo outputs even when the manifest proves them complete.
+    pub overwrite: bool,
+    /// Parquet codec.
+    #[serde(deserialize_with = "parsed")]
+    pub compression: Compression,
+    /// Codec level (zstd 1-22, gzip 0-9).
+    pub compression_level: i32,
+    /// Rows per row group.
+    pub row_group_size: usize,
+}
+
+/// `[prune]`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PruneStage {
     /// Manifest directory.
     pub out: PathBuf,
     /// `binary` (lists only) or `text` (also one 0x-hash per line).
-    #[serde(default = "binary")]
-    pub format: String,
+    #[serde(deserialize_with = "parsed")]
+    pub format: OutputFormat,
     /// Bytes of transaction hashes sorted in memory before a sorted run is spilled to disk.
-    #[serde(default = "budget")]
     pub memory_budget: usize,
-    #[serde(default)]
+    /// Record blocks no input covers as gaps instead of refusing.
     pub allow_gaps: bool,
+    /// First block (default: the first block of the inputs).
     pub from_block: Option<u64>,
-    /// Exclusive; only an explicit value may reach past the network's first proof-of-stake block.
+    /// Exclusive end; only an explicit value may reach past the network's first proof-of-stake block.
     pub until_block: Option<u64>,
     /// Re-verify the written manifest (`eraflow prune check`).
-    #[serde(default = "yes")]
     pub check: bool,
 }
 
-fn binary() -> String {
-    "binary".into()
-}
-fn budget() -> usize {
-    256 << 20
-}
-fn yes() -> bool {
-    true
-}
-
-/// Create the inputs with the synthetic generator first.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SynthStage {
-    pub out: PathBuf,
-    /// `era1` (default) or `era`.
-    #[serde(default = "era1_kind")]
-    pub kind: String,
-    /// First era (era files: default the first era wholly in `fork`, else 1).
-    pub era: Option<u64>,
-    /// Era files: the fork to pick the era by.
-    pub fork: Option<String>,
-    #[serde(default = "one")]
-    pub files: u64,
-    /// Blocks per file (default 8192 for era1, 64 for era).
-    pub blocks: Option<u64>,
-    /// Era files: validators per state.
-    #[serde(default = "validators")]
-    pub validators: usize,
-    #[serde(default = "four")]
-    pub txs_per_block: u32,
-    #[serde(default = "one")]
-    pub seed: u64,
+/// A value read from its TOML string through `FromStr`, so a bad spelling is an error naming the choices.
+fn parsed<'de, D: Deserializer<'de>, T: FromStr>(d: D) -> Result<T, D::Error>
+where
+    T::Err: std::fmt::Display,
+{
+    String::deserialize(d)?
+        .parse()
+        .map_err(serde::de::Error::custom)
 }
 
-fn era1_kind() -> String {
-    "era1".into()
+fn parsed_opt<'de, D: Deserializer<'de>, T: FromStr>(d: D) -> Result<Option<T>, D::Error>
+where
+    T::Err: std::fmt::Display,
+{
+    Option::<String>::deserialize(d)?
+        .map(|s| s.parse().map_err(serde::de::Error::custom))
+        .transpose()
 }
 
-fn validators() -> usize {
-    256
-}
-
-fn one() -> u64 {
-    1
-}
-fn four() -> u32 {
-    4
-}
-
-/// Verify every input.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct VerifyStage {
-    #[serde(default)]
-    pub senders: bool,
-}
-
-/// Export to Parquet.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ExportStage {
-    pub datasets: Vec<String>,
-    pub senders: bool,
-    pub overwrite: bool,
-    pub compression: String,
-    pub compression_level: i32,
-    pub row_group_size: usize,
-}
-
-/// Why a pipeline file could not be used.
+/// Why a job's configuration could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("{path}: {message}")]
-    Read { path: String, message: String },
+    /// The pipeline file could not be read.
+    #[error("{path}")]
+    Read {
+        /// The pipeline file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A `--set` without `=` or with an empty or non-table key path.
     #[error("--set {0}: expected key=value (dotted keys reach into tables, e.g. export.compression=snappy)")]
     BadSet(String),
-    #[error("{path}: {message}")]
-    Invalid { path: String, message: String },
+    /// The layered TOML does not parse or does not fit the job's shape.
+    #[error("{origin}")]
+    Invalid {
+        /// The pipeline file, `configs/default.toml`, or `command line`.
+        origin: String,
+        /// What serde or the TOML parser said.
+        #[source]
+        source: toml::de::Error,
+    },
 }
 
 /// Merges `over` into `base`, tables recursively, other values replaced.
@@ -169,23 +210,26 @@ fn apply_set(table: &mut toml::Table, set: &str) -> Result<(), ConfigError> {
     Ok(())
 }
 
-/// Reads a pipeline file, fills stage options from the defaults, applies `--set` overrides and validates.
-pub fn load(path: &std::path::Path, sets: &[String]) -> Result<PipelineConfig, ConfigError> {
-    let p = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
-        path: p.clone(),
-        message: e.to_string(),
-    })?;
-    let own: toml::Table = toml::from_str(&text).map_err(|e| ConfigError::Invalid {
-        path: p.clone(),
-        message: e.to_string(),
-    })?;
-    let defaults: toml::Table = toml::from_str(DEFAULTS).map_err(|e| ConfigError::Invalid {
-        path: "configs/default.toml".into(),
-        message: e.to_string(),
-    })?;
+/// Where a job's keys come from, lowest precedence first after the defaults.
+#[derive(Debug, Default, Clone)]
+pub struct Layers<'a> {
+    /// A pipeline file.
+    pub file: Option<&'a Path>,
+    /// `--set key=value` overrides, applied in order.
+    pub sets: &'a [String],
+    /// Command-line flags that were given (absent flags leave the layers below alone).
+    pub flags: toml::Table,
+}
+
+/// Layers defaults < pipeline file < `--set` < flags into one table and deserialises it. A stage's defaults
+/// apply only when some layer enables that stage.
+pub fn load(layers: Layers<'_>) -> Result<PipelineConfig, ConfigError> {
+    let defaults: toml::Table =
+        toml::from_str(DEFAULTS).map_err(|source| ConfigError::Invalid {
+            origin: "configs/default.toml".into(),
+            source,
+        })?;
     let mut table = toml::Table::new();
-    // Defaults of a stage apply only when the pipeline (or --set) enables that stage.
     let mut stage_defaults = toml::Table::new();
     for (k, v) in defaults {
         match v {
@@ -197,10 +241,26 @@ pub fn load(path: &std::path::Path, sets: &[String]) -> Result<PipelineConfig, C
             }
         }
     }
-    merge(&mut table, own);
-    for s in sets {
+    let origin = match layers.file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+                path: path.to_path_buf(),
+                source,
+            })?;
+            let own: toml::Table =
+                toml::from_str(&text).map_err(|source| ConfigError::Invalid {
+                    origin: path.display().to_string(),
+                    source,
+                })?;
+            merge(&mut table, own);
+            path.display().to_string()
+        }
+        None => "command line".to_string(),
+    };
+    for s in layers.sets {
         apply_set(&mut table, s)?;
     }
+    merge(&mut table, layers.flags);
     for (k, v) in stage_defaults {
         if let (Some(toml::Value::Table(stage)), toml::Value::Table(d)) =
             (table.get(&k).cloned(), v)
@@ -212,15 +272,20 @@ pub fn load(path: &std::path::Path, sets: &[String]) -> Result<PipelineConfig, C
     }
     toml::Value::Table(table)
         .try_into()
-        .map_err(|e: toml::de::Error| ConfigError::Invalid {
-            path: p,
-            message: e.to_string(),
-        })
+        .map_err(|source| ConfigError::Invalid { origin, source })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn file(path: &Path, sets: &[String]) -> Result<PipelineConfig, ConfigError> {
+        load(Layers {
+            file: Some(path),
+            sets,
+            ..Default::default()
+        })
+    }
 
     #[test]
     fn shipped_pipelines_load_with_defaults_and_overrides() {
@@ -232,9 +297,9 @@ mod tests {
             "prune-premerge.toml",
             "sample-era.toml",
         ] {
-            load(&root.join(name), &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
+            file(&root.join(name), &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
         }
-        let c = load(
+        let c = file(
             &root.join("sample.toml"),
             &[
                 "export.compression=snappy".into(),
@@ -245,14 +310,51 @@ mod tests {
         .unwrap();
         let e = c.export.unwrap();
         assert_eq!(
-            (e.compression.as_str(), e.compression_level, e.senders),
-            ("snappy", 3, true)
+            (e.compression, e.compression_level, e.senders),
+            (Compression::Snappy, 3, true)
         );
         assert_eq!(c.synth.unwrap().files, 3);
-        assert_eq!(c.out, PathBuf::from("/x"));
-        assert!(load(&root.join("sample.toml"), &["export.nope=1".into()]).is_err());
-        assert!(load(&root.join("sample.toml"), &["justakey".into()]).is_err());
-        let v = load(&root.join("verify-archive.toml"), &[]).unwrap();
+        assert_eq!(c.out, Some(PathBuf::from("/x")));
+        assert!(file(&root.join("sample.toml"), &["export.nope=1".into()]).is_err());
+        assert!(file(&root.join("sample.toml"), &["justakey".into()]).is_err());
+        assert!(file(
+            &root.join("sample.toml"),
+            &["export.compression=bogus".into()]
+        )
+        .is_err());
+        let v = file(&root.join("verify-archive.toml"), &[]).unwrap();
         assert!(v.export.is_none() && v.verify.is_some());
+    }
+
+    #[test]
+    fn flags_override_sets_which_override_the_file() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines");
+        let mut flags = toml::Table::new();
+        let mut export = toml::Table::new();
+        export.insert("compression_level".into(), toml::Value::Integer(7));
+        flags.insert("export".into(), toml::Value::Table(export));
+        let c = load(Layers {
+            file: Some(&root.join("sample.toml")),
+            sets: &["export.compression_level=5".into(), "threads=3".into()],
+            flags,
+        })
+        .unwrap();
+        assert_eq!(c.export.unwrap().compression_level, 7);
+        assert_eq!(c.threads, 3);
+        // A command-line job with no file: defaults only where a stage is enabled.
+        let mut flags = toml::Table::new();
+        flags.insert("name".into(), "export".into());
+        flags.insert("export".into(), toml::Value::Table(Default::default()));
+        let c = load(Layers {
+            flags,
+            ..Default::default()
+        })
+        .unwrap();
+        assert!(c.prune.is_none() && c.verify.is_none());
+        let e = c.export.unwrap();
+        assert_eq!(
+            (e.compression, e.row_group_size),
+            (Compression::Zstd, 100_000)
+        );
     }
 }

@@ -5,17 +5,16 @@
 //!
 //! Output names: an era1 file's are named by its execution block range, an era file's by its era number and
 //! slot range (pre-merge era files have no execution blocks, so a block range could not tell them apart); see
-//! [`output_path`] and [`era_output_path`].
+//! [`crate::sink::names`].
 
 use super::report::{FileOutcome, Progress};
-use crate::crypto::signer::{self, SignatureAlgorithm};
+use crate::crypto::signer::SignerError;
 use crate::datasets::{Dataset, DatasetBuilder, DatasetError, ExportContext};
-use crate::formats::era::{EraFile, EraName, SLOTS_PER_ERA};
-use crate::formats::era1::{Era1File, Era1Name};
-use crate::inputs::ArchiveKind;
+use crate::formats::{Archive, ArchiveKind};
 use crate::network::Network;
 use crate::sink::manifest::{self, Manifest, OutputEntry, SourceEntry};
-use crate::sink::parquet::{ParquetOptions, ParquetSink};
+use crate::sink::names::{era_output_path, era_slot_range, output_path};
+use crate::sink::parquet::{ParquetOptions, ParquetSink, SinkError};
 use crate::verify::era::{BeaconVisitor, VerifiedBeaconBlock};
 use crate::verify::era1::{verify_file_with, BlockVisitor, VerifiedBlock, VerifyOptions};
 use crate::verify::report::FileReport;
@@ -25,7 +24,9 @@ use std::time::Instant;
 /// What to export and how.
 #[derive(Clone)]
 pub struct ExportOptions {
+    /// Output directory.
     pub out: PathBuf,
+    /// The datasets to write, in order.
     pub datasets: Vec<&'static dyn Dataset>,
     /// Recover senders (`from_address`); off leaves the column null and never touches the signer.
     pub senders: bool,
@@ -33,14 +34,31 @@ pub struct ExportOptions {
     pub network: Option<Network>,
     /// Redo outputs even when the manifest proves them complete.
     pub overwrite: bool,
+    /// How the Parquet files are encoded.
     pub parquet: ParquetOptions,
 }
 
 /// Why the export could not run at all (per-file failures are in the outcomes instead).
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
-    #[error("{0}")]
-    Setup(String),
+    /// The dataset list is empty.
+    #[error("no datasets selected")]
+    NoDatasets,
+    /// The output directory cannot be created.
+    #[error("{}", .path.display())]
+    Out {
+        /// The output directory.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The Parquet options are unusable.
+    #[error(transparent)]
+    Parquet(#[from] SinkError),
+    /// The signature algorithm cannot be set up for senders.
+    #[error("recovering senders")]
+    Signer(#[from] SignerError),
 }
 
 impl ExportOptions {
@@ -51,7 +69,7 @@ impl ExportOptions {
             "datasets={};senders={};compression={}:{};row_group={};schema={}",
             names.join(","),
             self.senders,
-            self.parquet.compression,
+            self.parquet.compression.name(),
             self.parquet.compression_level,
             self.parquet.row_group_size,
             crate::datasets::SCHEMA_VERSION
@@ -131,32 +149,6 @@ fn clean_stale_temporaries(out: &Path, datasets: &[&'static dyn Dataset]) {
     }
 }
 
-/// Output file name of a dataset for an era1 file's execution block range.
-pub fn output_path(dataset: &str, network: &str, first: u64, last: u64) -> String {
-    format!("{dataset}/{network}__{dataset}__{first:08}_to_{last:08}.parquet")
-}
-
-/// Output file name of a dataset for an era file: its era number and the slot range its blocks may occupy
-/// (`(era - 1) * 8192 ..= era * 8192 - 1`; era 0, which holds only the genesis state, is slot 0). Distinct era
-/// files never share a name (each era number is one slot range), names never clash with era1 outputs (`era_`
-/// where those have digits), and in a directory listing they sort after every era1 output and in era order, so
-/// lexical order is chain order.
-pub fn era_output_path(dataset: &str, network: &str, era: u64) -> String {
-    let (first, last) = era_slot_range(era);
-    format!("{dataset}/{network}__{dataset}__era_{era:05}__slots_{first:08}_to_{last:08}.parquet")
-}
-
-/// The slots whose blocks an era file holds (era 0: only slot 0, the genesis state).
-fn era_slot_range(era: u64) -> (u64, u64) {
-    match era {
-        0 => (0, 0),
-        e => (
-            (e - 1).saturating_mul(SLOTS_PER_ERA),
-            e.saturating_mul(SLOTS_PER_ERA).saturating_sub(1),
-        ),
-    }
-}
-
 /// Exports every file; returns one outcome per file, in input order.
 pub fn export(
     paths: &[PathBuf],
@@ -164,25 +156,16 @@ pub fn export(
     progress: &Progress,
 ) -> Result<Vec<FileOutcome>, ExportError> {
     if opts.datasets.is_empty() {
-        return Err(ExportError::Setup("no datasets selected".into()));
+        return Err(ExportError::NoDatasets);
     }
-    std::fs::create_dir_all(&opts.out)
-        .map_err(|e| ExportError::Setup(format!("{}: {e}", opts.out.display())))?;
+    opts.parquet.validate()?;
+    std::fs::create_dir_all(&opts.out).map_err(|source| ExportError::Out {
+        path: opts.out.clone(),
+        source,
+    })?;
     if opts.senders {
         // One algorithm per process, chosen before any worker starts.
-        let name = opts
-            .network
-            .as_ref()
-            .map(|n| n.signature_algorithm.clone())
-            .or_else(|| {
-                paths
-                    .iter()
-                    .find_map(|p| network_of(p, None).map(|n| n.signature_algorithm))
-            })
-            .unwrap_or_else(|| "secp256k1".into());
-        let alg =
-            SignatureAlgorithm::from_name(&name).map_err(|e| ExportError::Setup(e.to_string()))?;
-        signer::init(alg).map_err(|e| ExportError::Setup(e.to_string()))?;
+        super::job::init_signer(None, opts.network.as_ref(), paths)?;
     }
     clean_stale_temporaries(&opts.out, &opts.datasets);
     let mut manifest = Manifest::load(&opts.out);
@@ -204,56 +187,13 @@ pub fn export(
     Ok(outcomes)
 }
 
-fn network_of(path: &Path, explicit: Option<&Network>) -> Option<Network> {
+/// The network of a file: the explicit one, else the one its name names.
+pub(crate) fn network_of(path: &Path, explicit: Option<&Network>) -> Option<Network> {
     if let Some(n) = explicit {
         return Some(n.clone());
     }
-    let file_name = path.file_name()?.to_str()?;
-    let network = match Era1Name::parse(file_name) {
-        Ok(n) => n.network,
-        Err(_) => EraName::parse(file_name).ok()?.network,
-    };
-    Network::by_name(&network).ok()
-}
-
-/// An opened source archive of either kind.
-enum Archive {
-    Era1(Era1File),
-    Era(EraFile),
-}
-
-impl Archive {
-    fn open(path: &Path) -> Result<Archive, String> {
-        match ArchiveKind::of(path) {
-            Some(ArchiveKind::Era) => EraFile::open(path)
-                .map(Archive::Era)
-                .map_err(|e| e.to_string()),
-            _ => Era1File::open(path)
-                .map(Archive::Era1)
-                .map_err(|e| e.to_string()),
-        }
-    }
-    fn kind(&self) -> ArchiveKind {
-        match self {
-            Archive::Era1(_) => ArchiveKind::Era1,
-            Archive::Era(_) => ArchiveKind::Era,
-        }
-    }
-    fn bytes(&self) -> &[u8] {
-        match self {
-            Archive::Era1(f) => f.bytes(),
-            Archive::Era(f) => f.bytes(),
-        }
-    }
-    /// Blocks in the file (era: non-empty slots), for progress and skipped files.
-    fn block_count(&self) -> u64 {
-        match self {
-            Archive::Era1(f) => f.block_count(),
-            Archive::Era(f) => f
-                .block_index()
-                .map_or(0, |i| i.offsets.iter().flatten().count() as u64),
-        }
-    }
+    let name = crate::formats::ArchiveName::of_path(path)?;
+    Network::by_name(&name.network).ok()
 }
 
 fn export_one(
@@ -276,7 +216,7 @@ fn export_one(
     let file = match Archive::open(path) {
         Ok(f) => f,
         Err(e) => {
-            outcome.errors.push(e);
+            outcome.errors.push(e.to_string());
             return outcome;
         }
     };
@@ -316,7 +256,7 @@ fn export_one(
         match ParquetSink::create(&opts.out.join(&rel), d.schema(), &opts.parquet) {
             Ok(s) => sinks.push((rel, s)),
             Err(e) => {
-                outcome.errors.push(e.to_string());
+                outcome.errors.push(crate::error::render(&e));
                 return outcome;
             }
         }
@@ -412,7 +352,7 @@ fn write_chunk(
         if skip_empty && batch.num_rows() == 0 {
             continue;
         }
-        sink.write(&batch).map_err(|e| e.to_string())?;
+        sink.write(&batch).map_err(|e| crate::error::render(&e))?;
     }
     Ok(())
 }
@@ -469,7 +409,7 @@ fn finish_source(
                 });
             }
             Err(e) => {
-                outcome.errors.push(e.to_string());
+                outcome.errors.push(crate::error::render(&e));
                 return outcome;
             }
         }

@@ -1,6 +1,16 @@
-//! Jobs: the export stage, pipeline files, progress and run reports.
+//! Jobs: typed job definitions layered from `configs/default.toml`, pipeline files, `--set` and flags
+//! ([`config`], [`job`]); one library call per command ([`commands`]); the export stage, the stage runner,
+//! progress and run reports.
 
+pub mod commands;
 pub mod config;
 pub mod export;
+pub mod job;
 pub mod report;
 pub mod run;
+
+pub use commands::{
+    export, inspect, prune, prune_check, run, state_root, synth, verify, PruneReport, RunOutcome,
+    StateRootReport,
+};
+pub use job::{ExitStatus, Job, JobError};

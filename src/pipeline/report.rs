@@ -170,6 +170,48 @@ pub struct RunReport {
     pub stages: Vec<StageReport>,
     pub peak_rss_bytes: Option<u64>,
     pub ok: bool,
+    /// Where the report was saved (not part of the JSON).
+    #[serde(skip)]
+    pub path: Option<std::path::PathBuf>,
+}
+
+impl RunReport {
+    /// 1 when any file of any stage failed, else 0.
+    pub fn exit_status(&self) -> super::job::ExitStatus {
+        if self.stages.iter().any(|s| s.failed_files > 0) {
+            super::job::ExitStatus::DataErrors
+        } else {
+            super::job::ExitStatus::Ok
+        }
+    }
+}
+
+/// The human summary of a stage: one line of totals, then each failed file with its first errors.
+impl std::fmt::Display for StageReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let skipped = self.files.iter().filter(|f| f.skipped).count();
+        write!(
+            f,
+            "{}: {} files ({} done, {} skipped as complete, {} failed), {} blocks, {} transactions in {:.2}s ({:.0} blocks/s, {:.1} MB/s)",
+            self.stage,
+            self.files.len(),
+            self.files.len() - skipped - self.failed_files,
+            skipped,
+            self.failed_files,
+            self.blocks,
+            self.transactions,
+            self.seconds,
+            self.blocks_per_second,
+            self.megabytes_per_second
+        )?;
+        for o in self.files.iter().filter(|o| !o.ok) {
+            write!(f, "\n  FAILED {}", o.file)?;
+            for e in o.errors.iter().take(10) {
+                write!(f, "\n    {e}")?;
+            }
+        }
+        Ok(())
+    }
 }
 
 impl RunReport {

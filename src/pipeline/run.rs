@@ -1,8 +1,9 @@
 //! Running stages over a set of input files, with progress, a summary and the JSON run report.
 
 use super::export::{self, ExportOptions};
+use super::job::JobError;
 use super::report::{peak_rss_bytes, FileOutcome, Progress, RunReport, StageReport};
-use crate::formats::era1::Era1File;
+use crate::formats::Archive;
 use crate::verify::{verify_archives, VerifyOptions};
 use std::path::{Path, PathBuf};
 
@@ -15,43 +16,18 @@ pub enum Stage {
     Export(ExportOptions),
 }
 
-/// How a job ended, as a process exit code: 0 ok, 1 data or verification errors, 2 usage or I/O.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExitStatus {
-    Ok,
-    DataErrors,
-    Usage,
-}
-
-impl From<ExitStatus> for u8 {
-    fn from(s: ExitStatus) -> u8 {
-        match s {
-            ExitStatus::Ok => 0,
-            ExitStatus::DataErrors => 1,
-            ExitStatus::Usage => 2,
-        }
-    }
-}
-
 /// Blocks for the progress bar: era1 block counts, and the non-empty slots of era files.
 fn total_blocks(files: &[PathBuf]) -> u64 {
     files
         .iter()
-        .map(|p| match crate::inputs::ArchiveKind::of(p) {
-            Some(crate::inputs::ArchiveKind::Era) => crate::formats::era::EraFile::open(p)
-                .ok()
-                .and_then(|f| {
-                    f.block_index()
-                        .map(|i| i.offsets.iter().flatten().count() as u64)
-                })
-                .unwrap_or(0),
-            _ => Era1File::open(p).map(|f| f.block_count()).unwrap_or(0),
-        })
+        .map(|p| Archive::open(p).map_or(0, |a| a.block_count()))
         .sum()
 }
 
-/// Runs `stages` over `files`, prints a summary, writes the run report under `out`, returns the exit status.
-pub fn run_stages(files: &[PathBuf], out: &Path, stages: &[Stage]) -> ExitStatus {
+/// Runs `stages` over `files` and writes the run report under `out`. Files that fail are in the report (its
+/// [`RunReport::exit_status`] says so); an error means a stage could not run at all or the report could not
+/// be written.
+pub fn run_stages(files: &[PathBuf], out: &Path, stages: &[Stage]) -> Result<RunReport, JobError> {
     let started_at = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
@@ -65,7 +41,6 @@ pub fn run_stages(files: &[PathBuf], out: &Path, stages: &[Stage]) -> ExitStatus
         ..Default::default()
     };
     let blocks = total_blocks(files);
-    let mut status = ExitStatus::Ok;
     for stage in stages {
         let (name, outcomes) = match stage {
             Stage::Verify(opts) => {
@@ -96,55 +71,19 @@ pub fn run_stages(files: &[PathBuf], out: &Path, stages: &[Stage]) -> ExitStatus
                 let progress = Progress::new("export", files.len(), blocks);
                 let r = export::export(files, opts, &progress);
                 progress.finish();
-                match r {
-                    Ok(o) => ("export", (o, progress.elapsed())),
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        return ExitStatus::Usage;
-                    }
-                }
+                ("export", (r?, progress.elapsed()))
             }
         };
         let (outcomes, secs) = outcomes;
-        let stage_report = StageReport::new(name, secs, outcomes);
-        print_summary(&stage_report);
-        if stage_report.failed_files > 0 {
-            status = ExitStatus::DataErrors;
-        }
-        report.stages.push(stage_report);
+        report.stages.push(StageReport::new(name, secs, outcomes));
     }
     report.seconds = t0.elapsed().as_secs_f64();
     report.peak_rss_bytes = peak_rss_bytes();
-    report.ok = status == ExitStatus::Ok;
-    match report.save(out) {
-        Ok(p) => eprintln!("run report: {}", p.display()),
-        Err(e) => {
-            eprintln!("error: writing the run report: {e}");
-            return ExitStatus::Usage;
-        }
-    }
-    status
-}
-
-fn print_summary(s: &StageReport) {
-    let skipped = s.files.iter().filter(|f| f.skipped).count();
-    println!(
-        "{}: {} files ({} done, {} skipped as complete, {} failed), {} blocks, {} transactions in {:.2}s ({:.0} blocks/s, {:.1} MB/s)",
-        s.stage,
-        s.files.len(),
-        s.files.len() - skipped - s.failed_files,
-        skipped,
-        s.failed_files,
-        s.blocks,
-        s.transactions,
-        s.seconds,
-        s.blocks_per_second,
-        s.megabytes_per_second
-    );
-    for f in s.files.iter().filter(|f| !f.ok) {
-        println!("  FAILED {}", f.file);
-        for e in f.errors.iter().take(10) {
-            println!("    {e}");
-        }
-    }
+    report.ok = report.stages.iter().all(|s| s.failed_files == 0);
+    let path = report.save(out).map_err(|source| JobError::Io {
+        path: out.join("_eraflow").join("runs"),
+        source,
+    })?;
+    report.path = Some(path);
+    Ok(report)
 }

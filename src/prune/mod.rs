@@ -18,8 +18,9 @@ pub mod check;
 pub mod extsort;
 pub mod manifest;
 
-use crate::formats::era1::{Era1File, Era1Name};
+use crate::formats::era1::Era1File;
 use crate::formats::FormatError;
+use crate::formats::{ArchiveKind, ArchiveName};
 use crate::fsutil::AtomicFile;
 use crate::network::{Network, NetworkError};
 use crate::verify::era1::{
@@ -54,6 +55,17 @@ pub enum OutputFormat {
     Binary,
     /// Binary lists plus `block_hashes.txt` and `tx_hashes.txt` for scripts.
     Text,
+}
+
+impl std::str::FromStr for OutputFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "binary" => Ok(OutputFormat::Binary),
+            "text" => Ok(OutputFormat::Text),
+            other => Err(format!("unknown prune format '{other}': binary or text")),
+        }
+    }
 }
 
 /// How to build a manifest.
@@ -500,7 +512,7 @@ fn pick_network(opt: Option<&Network>, inputs: &[Input]) -> Result<Network, Prun
     }
     let mut name: Option<String> = None;
     for i in inputs {
-        let parsed = Era1Name::parse(&i.name).map_err(|e| {
+        let parsed = ArchiveName::parse_as(ArchiveKind::Era1, &i.name).map_err(|e| {
             PruneError::Network(format!(
                 "{}: {e}; pass --network to name the network",
                 i.name

@@ -1,4 +1,5 @@
-//! Output files: Parquet datasets and the manifest that makes reruns resume.
+//! Output files: Parquet datasets, their names, and the manifest that makes reruns resume.
 
 pub mod manifest;
+pub mod names;
 pub mod parquet;

@@ -5,68 +5,171 @@ use crate::fsutil::AtomicFile;
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression, ZstdLevel};
+use parquet::basic::ZstdLevel;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use std::path::{Path, PathBuf};
 
+/// A Parquet codec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Compression {
+    /// Zstandard at `compression_level` (1-22).
+    #[default]
+    Zstd,
+    /// Snappy.
+    Snappy,
+    /// LZ4 (the raw block format Parquet calls `LZ4_RAW`).
+    Lz4,
+    /// Gzip at `compression_level` (0-9).
+    Gzip,
+    /// No compression.
+    None,
+}
+
+impl Compression {
+    /// Every codec, in the order help texts list them.
+    pub const ALL: [Compression; 5] = [
+        Compression::Zstd,
+        Compression::Snappy,
+        Compression::Lz4,
+        Compression::Gzip,
+        Compression::None,
+    ];
+
+    /// The config and command-line spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::Zstd => "zstd",
+            Compression::Snappy => "snappy",
+            Compression::Lz4 => "lz4",
+            Compression::Gzip => "gzip",
+            Compression::None => "none",
+        }
+    }
+}
+
+impl std::fmt::Display for Compression {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Compression {
+    type Err = SinkError;
+    fn from_str(s: &str) -> Result<Self, SinkError> {
+        if s == "uncompressed" {
+            return Ok(Compression::None);
+        }
+        Compression::ALL
+            .into_iter()
+            .find(|c| c.name() == s)
+            .ok_or_else(|| SinkError::UnknownCompression(s.to_string()))
+    }
+}
+
 /// How Parquet files are encoded.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParquetOptions {
-    /// `zstd` (default), `snappy`, `lz4`, `gzip` or `none`.
-    pub compression: String,
-    /// Level for zstd (1-22) and gzip (0-9).
+    /// The codec.
+    pub compression: Compression,
+    /// Level for zstd (1-22) and gzip (0-9); ignored by the others.
     pub compression_level: i32,
     /// Rows per row group.
     pub row_group_size: usize,
 }
 
-impl Default for ParquetOptions {
-    fn default() -> Self {
-        ParquetOptions {
-            compression: "zstd".into(),
-            compression_level: 3,
-            row_group_size: 100_000,
-        }
-    }
-}
-
-/// Why a Parquet file could not be written.
+/// Why a Parquet file could not be written, or its options are unusable.
 #[derive(Debug, thiserror::Error)]
 pub enum SinkError {
-    #[error("{path}: {message}")]
-    Write { path: String, message: String },
+    /// Creating, writing or committing `path` failed.
+    #[error("{}", .path.display())]
+    Write {
+        /// The output's final name.
+        path: PathBuf,
+        /// The Parquet or I/O cause.
+        #[source]
+        source: parquet::errors::ParquetError,
+    },
+    /// Committing (fsync, rename) `path` failed.
+    #[error("{}", .path.display())]
+    Io {
+        /// The output's final name.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A codec name that is none of [`Compression::ALL`].
+    #[error("unknown compression '{0}' (zstd, snappy, lz4, gzip, none)")]
+    UnknownCompression(String),
+    /// A level outside the codec's range, or a zero row-group size.
     #[error("bad parquet option: {0}")]
     Options(String),
 }
 
+impl Default for ParquetOptions {
+    /// The `[export]` codec, level and row-group size of `configs/default.toml` (the one place defaults live).
+    fn default() -> Self {
+        #[derive(serde::Deserialize)]
+        struct Defaults {
+            export: Export,
+        }
+        #[derive(serde::Deserialize)]
+        struct Export {
+            compression: String,
+            compression_level: i32,
+            row_group_size: usize,
+        }
+        let d: Defaults = toml::from_str(include_str!("../../configs/default.toml"))
+            .expect("configs/default.toml is embedded and tested");
+        ParquetOptions {
+            compression: d.export.compression.parse().unwrap_or_default(),
+            compression_level: d.export.compression_level,
+            row_group_size: d.export.row_group_size,
+        }
+    }
+}
+
 impl ParquetOptions {
-    /// Writer properties: the chosen codec, column statistics on, and dictionary encoding off for binary
-    /// columns (hashes, addresses, calldata are high-entropy; dictionaries only cost time there).
-    pub fn properties(&self, schema: &SchemaRef) -> Result<WriterProperties, SinkError> {
-        let compression = match self.compression.as_str() {
-            "zstd" => Compression::ZSTD(
-                ZstdLevel::try_new(self.compression_level)
-                    .map_err(|e| SinkError::Options(e.to_string()))?,
-            ),
-            "snappy" => Compression::SNAPPY,
-            "lz4" => Compression::LZ4_RAW,
-            "gzip" => Compression::GZIP(
-                parquet::basic::GzipLevel::try_new(self.compression_level as u32)
-                    .map_err(|e| SinkError::Options(e.to_string()))?,
-            ),
-            "none" | "uncompressed" => Compression::UNCOMPRESSED,
-            other => {
-                return Err(SinkError::Options(format!(
-                    "unknown compression '{other}' (zstd, snappy, lz4, gzip, none)"
-                )))
-            }
-        };
+    /// Checks the level against the codec and the row-group size, so a bad option is refused before any work.
+    pub fn validate(&self) -> Result<(), SinkError> {
+        self.codec().map(|_| ())
+    }
+
+    fn codec(&self) -> Result<parquet::basic::Compression, SinkError> {
         if self.row_group_size == 0 {
             return Err(SinkError::Options("row_group_size must be positive".into()));
         }
+        Ok(match self.compression {
+            Compression::Zstd => parquet::basic::Compression::ZSTD(
+                ZstdLevel::try_new(self.compression_level).map_err(|e| {
+                    SinkError::Options(format!(
+                        "zstd compression_level {}: {e}",
+                        self.compression_level
+                    ))
+                })?,
+            ),
+            Compression::Snappy => parquet::basic::Compression::SNAPPY,
+            Compression::Lz4 => parquet::basic::Compression::LZ4_RAW,
+            Compression::Gzip => parquet::basic::Compression::GZIP(
+                u32::try_from(self.compression_level)
+                    .ok()
+                    .and_then(|l| parquet::basic::GzipLevel::try_new(l).ok())
+                    .ok_or_else(|| {
+                        SinkError::Options(format!(
+                            "gzip compression_level {}: expected 0-9",
+                            self.compression_level
+                        ))
+                    })?,
+            ),
+            Compression::None => parquet::basic::Compression::UNCOMPRESSED,
+        })
+    }
+
+    /// Writer properties: the chosen codec, column statistics on, and dictionary encoding off for binary
+    /// columns (hashes, addresses, calldata are high-entropy; dictionaries only cost time there).
+    pub fn properties(&self, schema: &SchemaRef) -> Result<WriterProperties, SinkError> {
         let mut b = WriterProperties::builder()
-            .set_compression(compression)
+            .set_compression(self.codec()?)
             .set_max_row_group_row_count(Some(self.row_group_size))
             .set_statistics_enabled(EnabledStatistics::Page)
             .set_created_by(format!("eraflow {}", env!("CARGO_PKG_VERSION")));
@@ -93,14 +196,16 @@ impl ParquetSink {
         schema: SchemaRef,
         opts: &ParquetOptions,
     ) -> Result<Self, SinkError> {
-        let err = |m: String| SinkError::Write {
-            path: dest.display().to_string(),
-            message: m,
-        };
         let props = opts.properties(&schema)?;
-        let file = AtomicFile::create(dest).map_err(|e| err(e.to_string()))?;
+        let file = AtomicFile::create(dest).map_err(|source| SinkError::Io {
+            path: dest.to_path_buf(),
+            source,
+        })?;
         let writer =
-            ArrowWriter::try_new(file, schema, Some(props)).map_err(|e| err(e.to_string()))?;
+            ArrowWriter::try_new(file, schema, Some(props)).map_err(|source| SinkError::Write {
+                path: dest.to_path_buf(),
+                source,
+            })?;
         Ok(ParquetSink {
             writer,
             dest: dest.to_path_buf(),
@@ -111,9 +216,9 @@ impl ParquetSink {
     /// Appends a batch; row groups are flushed as they fill.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<(), SinkError> {
         self.rows += batch.num_rows() as u64;
-        self.writer.write(batch).map_err(|e| SinkError::Write {
-            path: self.dest.display().to_string(),
-            message: e.to_string(),
+        self.writer.write(batch).map_err(|source| SinkError::Write {
+            path: self.dest.clone(),
+            source,
         })
     }
 
@@ -124,12 +229,17 @@ impl ParquetSink {
 
     /// Finishes the file, fsyncs it and renames it into place. Dropping a sink instead discards it.
     pub fn commit(self) -> Result<(PathBuf, u64), SinkError> {
-        let err = |m: String| SinkError::Write {
-            path: self.dest.display().to_string(),
-            message: m,
-        };
-        let file = self.writer.into_inner().map_err(|e| err(e.to_string()))?;
-        file.commit().map_err(|e| err(e.to_string()))?;
+        let file = self
+            .writer
+            .into_inner()
+            .map_err(|source| SinkError::Write {
+                path: self.dest.clone(),
+                source,
+            })?;
+        file.commit().map_err(|source| SinkError::Io {
+            path: self.dest.clone(),
+            source,
+        })?;
         Ok((self.dest, self.rows))
     }
 }

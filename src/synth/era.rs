@@ -94,6 +94,30 @@ impl EraSynthOptions {
     }
 }
 
+/// The era an era-file synth starts at: `era` (which must end in `fork` when both are given), else the first
+/// era wholly in `fork`, else 1.
+pub fn era_to_synthesize(
+    network: &Network,
+    era: Option<u64>,
+    fork: Option<Fork>,
+) -> Result<u64, SynthError> {
+    match (era, fork) {
+        (Some(e), Some(f)) => {
+            let at = Fork::at_slot(e.saturating_mul(SLOTS_PER_ERA), network);
+            if at != f {
+                return Err(SynthError::Options(format!(
+                    "era {e} of {} ends in {at}, not {f}: drop the era to get the first era of {f}",
+                    network.name
+                )));
+            }
+            Ok(e)
+        }
+        (Some(e), None) => Ok(e),
+        (None, Some(f)) => EraSynthOptions::era_of_fork(network, f),
+        (None, None) => Ok(1),
+    }
+}
+
 /// What carries over from one era file to the next.
 struct Carry {
     /// Root of the latest block (the next block's parent).

@@ -34,8 +34,9 @@ use crate::crypto::signer::{SenderError, Signer};
 use crate::execution::header::HeaderFields;
 use crate::execution::transaction::TxView;
 use crate::formats::e2store::{E2StoreReader, RecordType};
-use crate::formats::era::{EraFile, EraName, SLOTS_PER_ERA};
+use crate::formats::era::{EraFile, SLOTS_PER_ERA};
 use crate::formats::snappy::FramedDecoder;
+use crate::formats::{ArchiveKind, ArchiveName};
 use crate::formats::{FormatError, FormatErrorKind};
 use crate::network::Network;
 use rayon::prelude::*;
@@ -186,7 +187,7 @@ pub fn verify_file_with<V: BeaconVisitor>(
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or_default();
-    let parsed_name = EraName::parse(name);
+    let parsed_name = ArchiveName::parse_as(ArchiveKind::Era, name);
     let network = match (&opts.network, &parsed_name) {
         (Some(n), _) => n.clone(),
         (None, Ok(n)) => match Network::by_name(&n.network) {
@@ -415,7 +416,7 @@ fn check_history(
     file: &EraFile,
     state: &BeaconState<'_>,
     offset: u64,
-    name: Option<&EraName>,
+    name: Option<&ArchiveName>,
     beacon: &mut BeaconReport,
     report: &mut FileReport,
 ) {

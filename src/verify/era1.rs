@@ -14,7 +14,8 @@ use crate::execution::rlp;
 use crate::execution::transaction::{canonical_and_kind, TxKind, TxView};
 use crate::execution::{bloom, trie};
 use crate::formats::e2store::{E2StoreReader, RecordType};
-use crate::formats::era1::{self, BlockDecoders, Era1File, Era1Name, BLOCKS_PER_ERA};
+use crate::formats::era1::{self, BlockDecoders, Era1File, BLOCKS_PER_ERA};
+use crate::formats::{ArchiveKind, ArchiveName};
 use crate::formats::{FormatError, FormatErrorKind};
 use crate::network::Network;
 use alloy_primitives::U256;
@@ -194,7 +195,7 @@ pub fn verify_file_with<V: BlockVisitor>(
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or_default();
-    let parsed_name = Era1Name::parse(name);
+    let parsed_name = ArchiveName::parse_as(ArchiveKind::Era1, name);
     let network = match (&opts.network, &parsed_name) {
         (Some(n), _) => Some(n.clone()),
         (None, Ok(n)) => match Network::by_name(&n.network) {
@@ -700,7 +701,7 @@ fn sequential_checks(
     file: &Era1File,
     facts: &[BlockFacts],
     network: Option<&Network>,
-    name: Option<&Era1Name>,
+    name: Option<&ArchiveName>,
     report: &mut FileReport,
 ) {
     let path = file.path();

@@ -3,6 +3,7 @@
 pub mod era;
 pub mod era1;
 pub mod payload;
+pub mod render;
 pub mod report;
 
 pub use era1::VerifyOptions;
@@ -72,7 +73,7 @@ pub(crate) fn process_signer(
 /// and era files (chained by boundary block root and execution head). Reports come era1 first, then era, each
 /// in input order.
 pub fn verify_archives(paths: &[std::path::PathBuf], opts: &VerifyOptions) -> Vec<FileReport> {
-    use crate::inputs::ArchiveKind;
+    use crate::formats::ArchiveKind;
     let (era, era1): (Vec<_>, Vec<_>) = paths
         .iter()
         .cloned()

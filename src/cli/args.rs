@@ -1,0 +1,202 @@
+//! The command line's arguments (clap). Flags carry no defaults of their own: an absent flag leaves
+//! `configs/default.toml` (or the pipeline file) in force, so the help texts name the defaults but do not hold them.
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(
+    name = "eraflow",
+    version,
+    about = "Verify Ethereum chain archives (era1, era), export them to Parquet, build prune manifests"
+)]
+pub struct Cli {
+    /// Worker threads (default: all cores).
+    #[arg(long, global = true)]
+    threads: Option<usize>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Verify archives: era1 (every block's hashes, roots, receipts, total difficulty, index, accumulator) and
+    /// era (state root and history, every block root against the state, parent chain, payload block hashes).
+    Verify {
+        /// Print one JSON object per file instead of a human summary.
+        #[arg(long)]
+        json: bool,
+        /// Network preset name or preset .toml (default: from each file name).
+        #[arg(long)]
+        network: Option<String>,
+        /// Also compute each file's sha256.
+        #[arg(long)]
+        checksum: bool,
+        /// Also recover every transaction's sender (the costliest check; off by default).
+        #[arg(long)]
+        senders: bool,
+        /// Signature algorithm for --senders: secp256k1 or secp256r1 (default: the network's).
+        #[arg(long)]
+        signature_algorithm: Option<String>,
+        /// Files, directories or glob patterns.
+        #[arg(required = true)]
+        paths: Vec<String>,
+    },
+    /// Write deterministic synthetic archives: era1 (real signatures, logs, every pre-merge transaction kind) or
+    /// era (beacon blocks of any fork chained into their state, payloads with transactions of types 0-4).
+    Synth {
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// Archive kind: era1 (default) or era.
+        #[arg(long)]
+        kind: Option<String>,
+        /// Network preset name or preset .toml (default: synthnet).
+        #[arg(long)]
+        network: Option<String>,
+        /// First era (era files: default the first era wholly in --fork, else 1; era1: 0).
+        #[arg(long)]
+        era: Option<u64>,
+        /// Era files only: pick the first era whose blocks and state are all of this fork.
+        #[arg(long)]
+        fork: Option<String>,
+        /// Number of consecutive files (default 1).
+        #[arg(long)]
+        files: Option<u64>,
+        /// Blocks per file (at most 8192; default 8192 for era1, 64 for era: the other slots stay empty).
+        #[arg(long)]
+        blocks: Option<u64>,
+        /// Era files only: validators in each state (default 256).
+        #[arg(long)]
+        validators: Option<u64>,
+        /// Transactions per block (era: per execution payload; default 4).
+        #[arg(long)]
+        txs_per_block: Option<u64>,
+        /// Seed: the same seed gives byte-identical files (default 1).
+        #[arg(long)]
+        seed: Option<u64>,
+    },
+    /// Verify era1 and era files and export them to Parquet datasets (blocks, transactions, logs, uncles from
+    /// era1; blocks, transactions, withdrawals, beacon_blocks from era).
+    Export {
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// Comma-separated datasets (default: all).
+        #[arg(long, value_delimiter = ',')]
+        datasets: Option<Vec<String>>,
+        /// Leave from_address null and never touch the signature algorithm.
+        #[arg(long)]
+        no_senders: bool,
+        /// Network preset name or preset .toml (default: from each file name).
+        #[arg(long)]
+        network: Option<String>,
+        /// Redo outputs even if the manifest proves them complete.
+        #[arg(long)]
+        overwrite: bool,
+        /// Parquet compression: zstd (default), snappy, lz4, gzip, none.
+        #[arg(long)]
+        compression: Option<String>,
+        /// Compression level (zstd 1-22, default 3; gzip 0-9).
+        #[arg(long)]
+        compression_level: Option<i64>,
+        /// Rows per row group (default 100000).
+        #[arg(long)]
+        row_group_size: Option<u64>,
+        /// Files, directories or glob patterns.
+        #[arg(required = true)]
+        paths: Vec<String>,
+    },
+    /// Run a pipeline file (the entry point for scheduled jobs): synth, verify, export, prune stages as configured.
+    Run {
+        /// The pipeline TOML (see pipelines/).
+        pipeline: PathBuf,
+        /// Override a key, e.g. --set out=/data/out --set export.compression=snappy (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+    },
+    /// Measure decode, verify and export throughput beside their floors on a synthetic era; print ratios.
+    Bench {
+        /// Blocks in the synthetic era.
+        #[arg(long, default_value_t = 8192)]
+        blocks: u64,
+        /// Transactions per block.
+        #[arg(long, default_value_t = 4)]
+        txs_per_block: u32,
+        /// Repetitions (the best is kept).
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// Work directory (default: a temporary one).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the hash_tree_root of a BeaconState: an era file's state, or a raw `.ssz` / `.ssz_snappy` state.
+    StateRoot {
+        file: PathBuf,
+        /// Fork (phase0 .. fulu); default: inferred from the state's slot and the network's fork epochs.
+        #[arg(long)]
+        fork: Option<String>,
+        /// Network for fork inference (default: from an era file's name, else mainnet).
+        #[arg(long)]
+        network: Option<String>,
+    },
+    /// Build a prune manifest (verified block/transaction hash lists a node uses to drop pre-merge history),
+    /// or check one: `eraflow prune --out DIR PATH...`, `eraflow prune check DIR`.
+    #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+    Prune {
+        #[command(subcommand)]
+        check: Option<PruneCommand>,
+        #[command(flatten)]
+        args: PruneArgs,
+    },
+    /// Summarise one archive file: range, counts by record type, transaction kinds, roots, total difficulty.
+    Inspect {
+        file: PathBuf,
+        /// Network preset name or preset .toml (default: from the file name).
+        #[arg(long)]
+        network: Option<String>,
+    },
+}
+
+/// `eraflow prune check DIR`.
+#[derive(Subcommand)]
+pub enum PruneCommand {
+    /// Re-verify a manifest directory: checksums, sizes, sort order (no duplicates), counts, ranges.
+    Check {
+        /// The manifest directory.
+        dir: PathBuf,
+    },
+}
+
+/// Arguments of `eraflow prune` (building a manifest).
+#[derive(clap::Args)]
+pub struct PruneArgs {
+    /// Output directory (written beside under a temporary name, renamed into place when complete).
+    #[arg(long, required = true)]
+    out: Option<PathBuf>,
+    /// Network preset name or preset .toml (default: from the file names).
+    #[arg(long)]
+    network: Option<String>,
+    /// First block to include (default: the first block of the inputs).
+    #[arg(long)]
+    from_block: Option<u64>,
+    /// End of the range, EXCLUSIVE: blocks below N (default: the end of the inputs, which must lie before the
+    /// network's first proof-of-stake block; only an explicit value may go past it).
+    #[arg(long)]
+    until_block: Option<u64>,
+    /// Record blocks no input covers as gaps in the manifest instead of refusing.
+    #[arg(long)]
+    allow_gaps: bool,
+    /// `binary` (default) or `text` (also block_hashes.txt and tx_hashes.txt, one 0x-hash per line).
+    #[arg(long)]
+    format: Option<String>,
+    /// Bytes of transaction hashes held in memory before a sorted run is spilled to disk (default 256 MiB).
+    #[arg(long)]
+    memory_budget: Option<u64>,
+    /// era1 files, directories or glob patterns.
+    #[arg(required = true)]
+    paths: Vec<String>,
+}

@@ -1,0 +1,44 @@
+//! Rendering errors once, at the edge. Error types keep their cause as a `#[source]` and say only their own
+//! part in `Display` (`path`, `what was being done`); [`render`] joins the chain with `: `, so each layer's
+//! prefix appears exactly once whoever prints it (the command line, a run report, the Python package).
+
+use std::error::Error;
+
+/// `error: cause: cause …` for an error and its sources. A source whose text its parent's message already
+/// contains is skipped, so older `"{path}: {source}"`-style messages do not repeat their cause.
+pub fn render(e: &(dyn Error + 'static)) -> String {
+    let mut out = e.to_string();
+    let mut next = e.source();
+    while let Some(s) = next {
+        let msg = s.to_string();
+        if !msg.is_empty() && !out.contains(&msg) {
+            if !out.is_empty() {
+                out.push_str(": ");
+            }
+            out.push_str(&msg);
+        }
+        next = s.source();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("/out/x.parquet")]
+    struct Outer(#[source] std::io::Error);
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("prune: {0}")]
+    struct Repeats(#[source] std::io::Error);
+
+    #[test]
+    fn chain_is_joined_once() {
+        let e = Outer(std::io::Error::other("disk full"));
+        assert_eq!(render(&e), "/out/x.parquet: disk full");
+        let e = Repeats(std::io::Error::other("disk full"));
+        assert_eq!(render(&e), "prune: disk full");
+    }
+}

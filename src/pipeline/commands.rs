@@ -1,0 +1,270 @@
+//! One library call per command. The command line, the Python package and a Ray worker all call these with a
+//! [`Job`] and get a typed report back; rendering it (text, JSON) is the caller's business.
+
+use super::job::{init_signer, set_threads, ExitStatus, Job, JobError, SynthArchives, SynthJob};
+use super::report::RunReport;
+use super::run::{run_stages, Stage};
+use crate::consensus::{self, Fork, Kind};
+use crate::formats::{ArchiveKind, ArchiveName, FormatError, FormatErrorKind};
+use crate::network::Network;
+use crate::prune::check::CheckSummary;
+use crate::prune::PruneSummary;
+use crate::verify::report::FileReport;
+use crate::verify::VerifyOptions;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// `eraflow synth`: writes the job's synthetic archives and returns their paths in order. `once` skips the
+/// work when the directory already holds the files these exact options produce (a pipeline's synth stage).
+pub fn synth(job: &SynthJob, once: bool) -> Result<Vec<PathBuf>, JobError> {
+    use crate::synth::{era, era1};
+    Ok(match (&job.archives, once) {
+        (SynthArchives::Era1(o), false) => era1::write(&job.out, o)?,
+        (SynthArchives::Era1(o), true) => era1::write_once(&job.out, o)?,
+        (SynthArchives::Era(o), false) => era::write(&job.out, o)?,
+        (SynthArchives::Era(o), true) => era::write_once(&job.out, o)?,
+    })
+}
+
+/// `eraflow verify`: every input verified (era1 files chained by parent hash and total difficulty, era files
+/// by boundary root and execution head); one report per file, era1 first, then era, each in input order.
+pub fn verify(job: &Job) -> Result<Vec<FileReport>, JobError> {
+    set_threads(job.threads)?;
+    let files = crate::inputs::expand(&job.inputs)?;
+    let (opts, algorithm) = match &job.verify {
+        Some(v) => (v.options.clone(), v.signature_algorithm),
+        None => (
+            VerifyOptions {
+                network: job.network.clone(),
+                checksum: false,
+                senders: false,
+                skip_receipts: false,
+            },
+            None,
+        ),
+    };
+    if opts.senders {
+        init_signer(algorithm, opts.network.as_ref(), &files)?;
+    }
+    Ok(crate::verify::verify_archives(&files, &opts))
+}
+
+/// `eraflow inspect`: one file verified with its sha256, for a human summary.
+pub fn inspect(file: &Path, network: Option<&Network>) -> Result<FileReport, JobError> {
+    let meta = std::fs::metadata(file).map_err(|source| JobError::Io {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    if meta.is_dir() {
+        return Err(JobError::Invalid {
+            key: "FILE",
+            message: format!(
+                "{} is a directory; inspect takes one archive file",
+                file.display()
+            ),
+        });
+    }
+    let opts = VerifyOptions {
+        senders: false,
+        skip_receipts: false,
+        network: network.cloned(),
+        checksum: true,
+    };
+    Ok(match ArchiveKind::of(file) {
+        Some(ArchiveKind::Era) => crate::verify::era::verify_file(file, &opts),
+        _ => crate::verify::era1::verify_file(file, &opts),
+    })
+}
+
+/// `eraflow export`: verify and export every input; the run report is written under the output directory.
+pub fn export(job: &Job) -> Result<RunReport, JobError> {
+    let opts = job.export.clone().ok_or_else(|| JobError::Invalid {
+        key: "export",
+        message: "the job has no export stage".into(),
+    })?;
+    set_threads(job.threads)?;
+    let files = crate::inputs::expand(&job.inputs)?;
+    let out = opts.out.clone();
+    run_stages(&files, &out, &[Stage::Export(opts)])
+}
+
+/// A prune manifest as built, and its re-verification when the job asks for it.
+#[derive(Debug)]
+pub struct PruneReport {
+    /// What was written.
+    pub summary: PruneSummary,
+    /// `eraflow prune check` over it, when the job's `check` is set.
+    pub check: Option<CheckSummary>,
+}
+
+/// `eraflow prune`: a manifest from verified inputs only (never touches the signer), then its check when the
+/// job asks for it.
+pub fn prune(job: &Job) -> Result<PruneReport, JobError> {
+    let p = job.prune.as_ref().ok_or_else(|| JobError::Invalid {
+        key: "prune",
+        message: "the job has no prune stage".into(),
+    })?;
+    set_threads(job.threads)?;
+    let files = crate::inputs::expand(&job.inputs)?;
+    let summary = crate::prune::run(&files, &p.out, &p.options)?;
+    let check = if p.check {
+        Some(prune_check(&p.out)?)
+    } else {
+        None
+    };
+    Ok(PruneReport { summary, check })
+}
+
+/// `eraflow prune check`: re-verifies a manifest directory.
+pub fn prune_check(dir: &Path) -> Result<CheckSummary, JobError> {
+    Ok(crate::prune::check::check(dir)?)
+}
+
+/// What `eraflow run` did, stage by stage.
+#[derive(Debug, Default)]
+pub struct RunOutcome {
+    /// The files the synth stage wrote (or found already written).
+    pub synthesized: Option<Vec<PathBuf>>,
+    /// The verify and export stages' report (absent when the job has neither).
+    pub report: Option<RunReport>,
+    /// The prune stage, which runs last; its failure does not undo the other stages.
+    pub prune: Option<Result<PruneReport, JobError>>,
+}
+
+impl RunOutcome {
+    /// The worst of the stages: 2 for a prune that could not run, 1 for any failed file or check.
+    pub fn exit_status(&self) -> ExitStatus {
+        let stages = self
+            .report
+            .as_ref()
+            .map_or(ExitStatus::Ok, |r| r.exit_status());
+        let prune = match &self.prune {
+            Some(Err(e)) => e.exit_status(),
+            _ => ExitStatus::Ok,
+        };
+        stages.max(prune)
+    }
+}
+
+/// `eraflow run`: the job's stages in order — synth, verify, export, prune.
+pub fn run(job: &Job) -> Result<RunOutcome, JobError> {
+    set_threads(job.threads)?;
+    if job.verify.is_none() && job.export.is_none() && job.prune.is_none() {
+        return Err(JobError::Invalid {
+            key: "stages",
+            message: format!(
+                "{}: no stages (add [verify], [export] or [prune])",
+                job.name
+            ),
+        });
+    }
+    let mut outcome = RunOutcome::default();
+    if let Some(s) = &job.synth {
+        outcome.synthesized = Some(synth(s, true)?);
+    }
+    let files = crate::inputs::expand(&job.inputs)?;
+    let mut stages = Vec::new();
+    if let Some(v) = &job.verify {
+        if v.options.senders {
+            init_signer(v.signature_algorithm, v.options.network.as_ref(), &files)?;
+        }
+        stages.push(Stage::Verify(v.options.clone()));
+    }
+    if let Some(e) = &job.export {
+        stages.push(Stage::Export(e.clone()));
+    }
+    if !stages.is_empty() {
+        outcome.report = Some(run_stages(&files, job.out()?, &stages)?);
+    }
+    if job.prune.is_some() {
+        outcome.prune = Some(prune(job));
+    }
+    Ok(outcome)
+}
+
+/// The hash_tree_root of a BeaconState, with what it took.
+#[derive(Debug, Clone)]
+pub struct StateRootReport {
+    /// The root.
+    pub root: [u8; 32],
+    /// The state's fork (given, or inferred from its slot).
+    pub fork: Fork,
+    /// The state's slot.
+    pub slot: u64,
+    /// Validators in its registry.
+    pub validators: usize,
+    /// Serialized size.
+    pub bytes: usize,
+    /// Seconds to map, find and decompress the state.
+    pub read_seconds: f64,
+    /// Seconds of hash_tree_root.
+    pub hash_seconds: f64,
+}
+
+/// `eraflow state-root`: the state of an era file, or a raw `.ssz` / `.ssz_snappy` state. The fork is
+/// `fork`, else inferred from the state's slot and the network (`network`, else the era file's, else mainnet).
+pub fn state_root(
+    file: &Path,
+    fork: Option<Fork>,
+    network: Option<&Network>,
+) -> Result<StateRootReport, JobError> {
+    let name = file
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let net = match network {
+        Some(n) => n.clone(),
+        None => {
+            let named = ArchiveName::parse_as(ArchiveKind::Era, name).ok();
+            Network::resolve(named.as_ref().map_or("mainnet", |n| n.network.as_str()))?
+        }
+    };
+    let io = |source| JobError::Io {
+        path: file.to_path_buf(),
+        source,
+    };
+    let ssz_err = |source| JobError::Ssz {
+        path: file.to_path_buf(),
+        source,
+    };
+    let t0 = Instant::now();
+    let mut dec = crate::formats::snappy::FramedDecoder::new();
+    let era;
+    let owned: Vec<u8>;
+    let ssz: &[u8] = if ArchiveKind::of(file) == Some(ArchiveKind::Era) {
+        era = crate::formats::era::EraFile::open(file)?;
+        let rec = era.state_record()?;
+        dec.decompress(rec.data)
+            .map_err(|k| FormatError::at(rec.offset, k).in_file(file))?
+    } else {
+        let data = std::fs::read(file).map_err(io)?;
+        owned = if name.ends_with(".ssz_snappy") {
+            snap::raw::Decoder::new()
+                .decompress_vec(&data)
+                .map_err(|e| {
+                    FormatError::at(0, FormatErrorKind::Snappy(format!("raw snappy: {e}")))
+                        .in_file(file)
+                })?
+        } else {
+            data
+        };
+        &owned
+    };
+    let read_seconds = t0.elapsed().as_secs_f64();
+    let fork = match fork {
+        Some(f) => f,
+        None => consensus::infer_fork(ssz, Kind::State, &net).map_err(ssz_err)?,
+    };
+    let t1 = Instant::now();
+    let state = consensus::BeaconState::new(ssz, fork).map_err(ssz_err)?;
+    let root = state.root().map_err(ssz_err)?;
+    Ok(StateRootReport {
+        root,
+        fork,
+        slot: state.slot(),
+        validators: state.validator_count().unwrap_or(0),
+        bytes: ssz.len(),
+        read_seconds,
+        hash_seconds: t1.elapsed().as_secs_f64(),
+    })
+}

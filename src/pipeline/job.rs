@@ -1,0 +1,388 @@
+//! A typed job: what `eraflow export`, `verify`, `prune`, `synth` and `run` (and the Python package, and a Ray
+//! worker) hand the library. [`Job::load`] layers `configs/default.toml` < a pipeline file < `--set` < flags
+//! ([`super::config`]) and resolves names into types once: the network preset, datasets, codecs, forks and the
+//! signature algorithm. Everything after this point is typed.
+
+use super::config::{self, ConfigError, Layers, PipelineConfig};
+use super::export::ExportOptions;
+use crate::crypto::signer::{self, SignatureAlgorithm, SignerError};
+use crate::formats::{ArchiveKind, ArchiveName};
+use crate::network::{Network, NetworkError};
+use crate::prune::{OutputFormat, PruneOptions};
+use crate::sink::parquet::{ParquetOptions, SinkError};
+use crate::synth::era::EraSynthOptions;
+use crate::synth::era1::{SynthError, SynthOptions};
+use crate::verify::VerifyOptions;
+use std::path::{Path, PathBuf};
+
+/// The most worker threads a job may ask for: far beyond any machine's cores, well short of the thread
+/// count at which creating the pool itself takes minutes.
+pub const MAX_THREADS: usize = 1024;
+
+/// The smallest hash-sort budget a job may set (64 KiB: 2,048 hashes per sorted run).
+pub const MIN_PRUNE_MEMORY_BUDGET: usize = 64 << 10;
+
+/// A job, resolved and typed.
+#[derive(Clone)]
+pub struct Job {
+    /// The pipeline's (or command's) name.
+    pub name: String,
+    /// The network preset, when the job names one; `None`: each file's from its name.
+    pub network: Option<Network>,
+    /// Files, directories or glob patterns, expanded when the job runs (a synth stage may create them).
+    pub inputs: Vec<String>,
+    /// Output directory of the datasets and the run report.
+    pub out: Option<PathBuf>,
+    /// Worker threads; 0 = all cores.
+    pub threads: usize,
+    /// Create the inputs first.
+    pub synth: Option<SynthJob>,
+    /// Verify every input.
+    pub verify: Option<VerifyJob>,
+    /// Verify and export to Parquet.
+    pub export: Option<ExportOptions>,
+    /// Build a prune manifest.
+    pub prune: Option<PruneJob>,
+}
+
+/// The `[synth]` stage: where, and what.
+#[derive(Debug, Clone)]
+pub struct SynthJob {
+    /// Directory the files are written to.
+    pub out: PathBuf,
+    /// era1 or era files and their options.
+    pub archives: SynthArchives,
+}
+
+/// What a synth stage makes.
+#[derive(Debug, Clone)]
+pub enum SynthArchives {
+    /// Pre-merge execution archives.
+    Era1(SynthOptions),
+    /// Beacon-chain archives.
+    Era(EraSynthOptions),
+}
+
+/// The `[verify]` stage.
+#[derive(Debug, Clone)]
+pub struct VerifyJob {
+    /// What to check.
+    pub options: VerifyOptions,
+    /// The curve to recover senders on; `None`: the network's (or the first file's network's).
+    pub signature_algorithm: Option<SignatureAlgorithm>,
+}
+
+/// The `[prune]` stage.
+#[derive(Debug, Clone)]
+pub struct PruneJob {
+    /// Manifest directory.
+    pub out: PathBuf,
+    /// What goes into the manifest.
+    pub options: PruneOptions,
+    /// Re-verify the written manifest.
+    pub check: bool,
+}
+
+/// Why a job could not be set up or run. Its exit status is [`JobError::exit_status`].
+#[derive(Debug, thiserror::Error)]
+pub enum JobError {
+    /// The configuration layers do not parse or fit.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// An option's value is unusable (named by its key, e.g. `export.row_group_size`).
+    #[error("{key}: {message}")]
+    Invalid {
+        /// The config key or flag.
+        key: &'static str,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A Parquet option is unusable.
+    #[error("export")]
+    Parquet(#[source] SinkError),
+    /// The network preset cannot be had.
+    #[error(transparent)]
+    Network(#[from] NetworkError),
+    /// The inputs cannot be listed.
+    #[error(transparent)]
+    Inputs(#[from] crate::inputs::InputError),
+    /// The signature algorithm cannot be set up.
+    #[error("signature algorithm")]
+    Signer(#[from] SignerError),
+    /// Synthesis failed.
+    #[error(transparent)]
+    Synth(#[from] SynthError),
+    /// The export could not start.
+    #[error("export")]
+    Export(#[from] super::export::ExportError),
+    /// No prune manifest was written.
+    #[error(transparent)]
+    Prune(#[from] crate::prune::PruneError),
+    /// A prune manifest is unreadable or inconsistent.
+    #[error(transparent)]
+    PruneCheck(#[from] crate::prune::check::CheckError),
+    /// An archive could not be opened or its framing is broken.
+    #[error(transparent)]
+    Format(#[from] crate::formats::FormatError),
+    /// A file could not be read or written.
+    #[error("{}", .path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Bytes that are not the SSZ object they should be.
+    #[error("{}", .path.display())]
+    Ssz {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: crate::consensus::SszError,
+    },
+    /// The worker pool cannot be built.
+    #[error("threads = {threads}")]
+    Threads {
+        /// The count asked for.
+        threads: usize,
+        /// The cause.
+        #[source]
+        source: rayon::ThreadPoolBuildError,
+    },
+}
+
+/// How a command ended, as a process exit code: the one definition scripts and schedulers rely on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum ExitStatus {
+    /// 0: everything verified, the job succeeded.
+    #[default]
+    Ok,
+    /// 1: a check failed or data was bad (the other files were still done).
+    DataErrors,
+    /// 2: usage or I/O error.
+    Usage,
+}
+
+impl ExitStatus {
+    /// The process exit code.
+    pub fn code(self) -> u8 {
+        match self {
+            ExitStatus::Ok => 0,
+            ExitStatus::DataErrors => 1,
+            ExitStatus::Usage => 2,
+        }
+    }
+}
+
+impl From<ExitStatus> for u8 {
+    fn from(s: ExitStatus) -> u8 {
+        s.code()
+    }
+}
+
+impl JobError {
+    /// 1 when the data is at fault (a file that does not verify, an inconsistent manifest), else 2.
+    pub fn exit_status(&self) -> ExitStatus {
+        use crate::prune::check::CheckError;
+        match self {
+            JobError::Prune(e) if e.is_data_error() => ExitStatus::DataErrors,
+            JobError::PruneCheck(CheckError::Manifest { .. }) => ExitStatus::Usage,
+            JobError::PruneCheck(_) | JobError::Format(_) | JobError::Ssz { .. } => {
+                ExitStatus::DataErrors
+            }
+            _ => ExitStatus::Usage,
+        }
+    }
+}
+
+fn invalid(key: &'static str, message: impl std::fmt::Display) -> JobError {
+    JobError::Invalid {
+        key,
+        message: message.to_string(),
+    }
+}
+
+impl Job {
+    /// Layers defaults < `layers.file` < `layers.sets` < `layers.flags` and resolves the result.
+    pub fn load(layers: Layers<'_>) -> Result<Job, JobError> {
+        Job::resolve(config::load(layers)?)
+    }
+
+    /// Resolves names into types and checks every value, so a bad option fails before any work.
+    pub fn resolve(cfg: PipelineConfig) -> Result<Job, JobError> {
+        if cfg.threads > MAX_THREADS {
+            return Err(invalid(
+                "threads",
+                format!("{} is more than {MAX_THREADS}", cfg.threads),
+            ));
+        }
+        let network = cfg.network.as_deref().map(Network::resolve).transpose()?;
+        let synth = cfg
+            .synth
+            .map(|s| -> Result<SynthJob, JobError> {
+                let net = match &network {
+                    Some(n) => n.clone(),
+                    None => Network::resolve(&s.network)?,
+                };
+                let archives = match s.kind {
+                    ArchiveKind::Era1 => {
+                        if s.fork.is_some() {
+                            return Err(invalid("synth.fork", "applies to kind = \"era\" only"));
+                        }
+                        SynthArchives::Era1(SynthOptions {
+                            network: net,
+                            era: s.era.unwrap_or(0),
+                            files: s.files,
+                            blocks: s.blocks.unwrap_or(s.era1_blocks),
+                            txs_per_block: s.txs_per_block,
+                            seed: s.seed,
+                        })
+                    }
+                    ArchiveKind::Era => SynthArchives::Era(EraSynthOptions {
+                        era: crate::synth::era::era_to_synthesize(&net, s.era, s.fork)?,
+                        network: net,
+                        files: s.files,
+                        blocks: s.blocks.unwrap_or(s.era_blocks),
+                        validators: s.validators,
+                        txs_per_block: s.txs_per_block,
+                        seed: s.seed,
+                    }),
+                };
+                Ok(SynthJob {
+                    out: s.out,
+                    archives,
+                })
+            })
+            .transpose()?;
+        let verify = cfg.verify.map(|v| VerifyJob {
+            options: VerifyOptions {
+                network: network.clone(),
+                checksum: v.checksum,
+                senders: v.senders,
+                skip_receipts: false,
+            },
+            signature_algorithm: v.signature_algorithm,
+        });
+        let export = cfg
+            .export
+            .map(|e| -> Result<ExportOptions, JobError> {
+                let datasets = crate::datasets::by_names(&e.datasets)
+                    .map_err(|m| invalid("export.datasets", m))?;
+                let parquet = ParquetOptions {
+                    compression: e.compression,
+                    compression_level: e.compression_level,
+                    row_group_size: e.row_group_size,
+                };
+                parquet.validate().map_err(JobError::Parquet)?;
+                let out = cfg
+                    .out
+                    .clone()
+                    .ok_or_else(|| invalid("out", "an export needs an output directory"))?;
+                Ok(ExportOptions {
+                    out,
+                    datasets,
+                    senders: e.senders,
+                    network: network.clone(),
+                    overwrite: e.overwrite,
+                    parquet,
+                })
+            })
+            .transpose()?;
+        let prune = cfg
+            .prune
+            .map(|p| -> Result<PruneJob, JobError> {
+                // Below this every few hashes would be spilled as a run of their own.
+                if p.memory_budget < MIN_PRUNE_MEMORY_BUDGET {
+                    return Err(invalid(
+                        "prune.memory_budget",
+                        format!(
+                            "{} bytes: at least {MIN_PRUNE_MEMORY_BUDGET}",
+                            p.memory_budget
+                        ),
+                    ));
+                }
+                Ok(PruneJob {
+                    out: p.out,
+                    options: PruneOptions {
+                        network: network.clone(),
+                        from_block: p.from_block,
+                        until_block: p.until_block,
+                        allow_gaps: p.allow_gaps,
+                        format: p.format,
+                        memory_budget: p.memory_budget,
+                    },
+                    check: p.check,
+                })
+            })
+            .transpose()?;
+        Ok(Job {
+            name: cfg.name,
+            network,
+            inputs: cfg.inputs,
+            out: cfg.out,
+            threads: cfg.threads,
+            synth,
+            verify,
+            export,
+            prune,
+        })
+    }
+
+    /// The output directory, which stages that write need.
+    pub fn out(&self) -> Result<&Path, JobError> {
+        self.out
+            .as_deref()
+            .ok_or_else(|| invalid("out", "this job writes a run report and needs `out`"))
+    }
+}
+
+/// The prune list format by name (for callers holding a string).
+pub fn prune_format(name: &str) -> Result<OutputFormat, JobError> {
+    name.parse().map_err(|m| invalid("prune.format", m))
+}
+
+/// Sets the worker count of the process-wide pool (0 = all cores). The first call wins; a later one asking
+/// for the count the pool already has is harmless, any other is an error (a process has one pool).
+pub fn set_threads(threads: usize) -> Result<(), JobError> {
+    if threads == 0 {
+        return Ok(());
+    }
+    if threads > MAX_THREADS {
+        return Err(invalid(
+            "threads",
+            format!("{threads} is more than {MAX_THREADS}"),
+        ));
+    }
+    match rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build_global()
+    {
+        Ok(()) => Ok(()),
+        // Already built (by an earlier job in this process): fine when it has the count asked for.
+        Err(_) if rayon::current_num_threads() == threads => Ok(()),
+        Err(source) => Err(JobError::Threads { threads, source }),
+    }
+}
+
+/// Chooses the process's one signature algorithm — `explicit`, else the network's, else the first file
+/// whose name names a known network, else secp256k1 — and initialises it before any worker starts.
+pub fn init_signer(
+    explicit: Option<SignatureAlgorithm>,
+    network: Option<&Network>,
+    files: &[PathBuf],
+) -> Result<&'static signer::Signer, SignerError> {
+    let from_network = |n: &Network| SignatureAlgorithm::from_name(&n.signature_algorithm);
+    let algorithm = match (explicit, network) {
+        (Some(a), _) => a,
+        (None, Some(n)) => from_network(n)?,
+        (None, None) => files
+            .iter()
+            .find_map(|p| Network::by_name(&ArchiveName::of_path(p)?.network).ok())
+            .map(|n| from_network(&n))
+            .transpose()?
+            .unwrap_or_default(),
+    };
+    signer::init(algorithm)
+}

@@ -1,0 +1,137 @@
+//! Human renderings of [`FileReport`]s: the lines `eraflow verify` prints per file, and `eraflow inspect`'s
+//! summary. The JSON shape is the report's own `Serialize`.
+
+use super::report::FileReport;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+fn or_unknown<T: ToString>(v: Option<T>) -> String {
+    v.map_or_else(|| "?".into(), |v| v.to_string())
+}
+
+fn map(m: &BTreeMap<String, u64>) -> String {
+    if m.is_empty() {
+        return "none".into();
+    }
+    m.iter()
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `OK  file  range …` (or `FAIL …`), then one line per error and warning.
+pub fn verify_lines(r: &FileReport) -> String {
+    let status = if r.ok { "OK  " } else { "FAIL" };
+    let senders = r
+        .senders_recovered
+        .map_or(String::new(), |n| format!("  senders {n}"));
+    let mut s = match &r.beacon {
+        Some(b) => {
+            let exec = match (r.first_block, r.last_block) {
+                (Some(a), Some(z)) => format!("  execution blocks {a}..={z}"),
+                _ => String::new(),
+            };
+            format!(
+                "{status} {}  era {}  state slot {} ({})  beacon blocks {} (+{} empty slots){exec}  txs {}{senders}  state root {}",
+                r.file,
+                or_unknown(r.era),
+                b.state_slot,
+                b.state_fork,
+                r.blocks,
+                b.empty_slots,
+                r.transactions,
+                b.state_root
+            )
+        }
+        None => format!(
+            "{status} {}  blocks {}..={}  txs {}{senders}  accumulator {}",
+            r.file,
+            or_unknown(r.first_block),
+            or_unknown(r.last_block),
+            r.transactions,
+            r.accumulator_root.as_deref().unwrap_or("?")
+        ),
+    };
+    for e in &r.errors {
+        let _ = write!(s, "\n     error: {e}");
+    }
+    if r.errors_omitted > 0 {
+        let _ = write!(s, "\n     ... and {} more errors", r.errors_omitted);
+    }
+    for w in &r.warnings {
+        let _ = write!(s, "\n     warning: {w}");
+    }
+    s
+}
+
+/// `eraflow inspect`'s aligned summary of one file.
+pub fn inspect_text(r: &FileReport) -> String {
+    let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "?".into());
+    let mut lines = vec![
+        format!("file:              {}", r.file),
+        format!("kind:              {}", r.kind),
+        format!("network:           {}", r.network),
+        format!("era:               {}", or_unknown(r.era)),
+        format!(
+            "size:              {} bytes, sha256 {}",
+            r.file_size,
+            opt(&r.sha256)
+        ),
+        format!(
+            "blocks:            {}..={} ({})",
+            or_unknown(r.first_block),
+            or_unknown(r.last_block),
+            r.blocks
+        ),
+        format!("records:           {}", map(&r.record_counts)),
+        format!(
+            "transactions:      {} ({})",
+            r.transactions,
+            map(&r.tx_kinds)
+        ),
+        format!(
+            "receipts:          {} ({})",
+            r.receipts,
+            map(&r.receipt_forms)
+        ),
+    ];
+    if let Some(b) = &r.beacon {
+        lines.extend([
+            format!(
+                "state:             slot {} ({}), {} validators",
+                b.state_slot, b.state_fork, b.validators
+            ),
+            format!("state root:        {}", b.state_root),
+            format!("historical root:   {}", opt(&b.historical_root)),
+            format!(
+                "beacon blocks:     {} ({}), {} empty slots",
+                r.blocks,
+                map(&b.blocks_per_fork),
+                b.empty_slots
+            ),
+            format!("withdrawals:       {}", b.withdrawals),
+            format!("first block hash:  {}", opt(&r.first_block_hash)),
+            format!("last block hash:   {}", opt(&r.last_block_hash)),
+        ]);
+    } else {
+        lines.extend([
+            format!("logs:              {}", r.logs),
+            format!("ommers:            {}", r.ommers),
+            format!("header fields:     {}", map(&r.header_field_counts)),
+            format!("accumulator root:  {}", opt(&r.accumulator_root)),
+            format!("first block hash:  {}", opt(&r.first_block_hash)),
+            format!("last block hash:   {}", opt(&r.last_block_hash)),
+            format!(
+                "total difficulty:  {} -> {}",
+                opt(&r.initial_total_difficulty),
+                opt(&r.final_total_difficulty)
+            ),
+        ]);
+    }
+    lines.push(format!(
+        "verified:          {}",
+        if r.ok { "yes" } else { "NO" }
+    ));
+    lines.extend(r.errors.iter().map(|e| format!("  error: {e}")));
+    lines.join("\n")
+}
