@@ -9,15 +9,17 @@ use std::path::Path;
 /// Execution-layer fork blocks that change how eraflow decodes or verifies data.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
 pub struct ForkBlocks {
-    /// EIP-2: signatures with high `s` are invalid from here on (older ones must still recover).
+    /// [EIP-2](https://eips.ethereum.org/EIPS/eip-2): signatures with high `s` are invalid from here on (older ones
+    /// must still recover).
     pub homestead: u64,
-    /// EIP-155: replay-protected legacy signatures become possible.
+    /// [EIP-155](https://eips.ethereum.org/EIPS/eip-155): replay-protected legacy signatures become possible.
     pub spurious_dragon: u64,
-    /// EIP-658: receipts carry a status byte instead of an intermediate state root.
+    /// [EIP-658](https://eips.ethereum.org/EIPS/eip-658): receipts carry a status byte instead of an intermediate state
+    /// root.
     pub byzantium: u64,
-    /// EIP-2718/2930: typed transactions.
+    /// [EIP-2718](https://eips.ethereum.org/EIPS/eip-2718)/2930: typed transactions.
     pub berlin: u64,
-    /// EIP-1559: headers gain `base_fee_per_gas`.
+    /// [EIP-1559](https://eips.ethereum.org/EIPS/eip-1559): headers gain `base_fee_per_gas`.
     pub london: u64,
 }
 
@@ -122,27 +124,28 @@ impl Network {
         PRESETS.iter().map(|p| p.0)
     }
 
-    /// Receipts of this block carry a status code (EIP-658) rather than a post-state root.
+    /// Receipts of this block carry a status code ([EIP-658](https://eips.ethereum.org/EIPS/eip-658)) rather than a
+    /// post-state root.
     pub fn is_byzantium(&self, block: u64) -> bool {
         block >= self.forks.byzantium
     }
 
-    /// Headers of this block carry `base_fee_per_gas` (EIP-1559).
+    /// Headers of this block carry `base_fee_per_gas` ([EIP-1559](https://eips.ethereum.org/EIPS/eip-1559)).
     pub fn is_london(&self, block: u64) -> bool {
         block >= self.forks.london
     }
 
-    /// Typed transactions (EIP-2718) may appear in this block.
+    /// Typed transactions ([EIP-2718](https://eips.ethereum.org/EIPS/eip-2718)) may appear in this block.
     pub fn is_berlin(&self, block: u64) -> bool {
         block >= self.forks.berlin
     }
 
-    /// High-`s` signatures are invalid from this block on (EIP-2).
+    /// High-`s` signatures are invalid from this block on ([EIP-2](https://eips.ethereum.org/EIPS/eip-2)).
     pub fn is_homestead(&self, block: u64) -> bool {
         block >= self.forks.homestead
     }
 
-    /// EIP-155 replay-protected signatures may appear in this block.
+    /// [EIP-155](https://eips.ethereum.org/EIPS/eip-155) replay-protected signatures may appear in this block.
     pub fn is_spurious_dragon(&self, block: u64) -> bool {
         block >= self.forks.spurious_dragon
     }

@@ -243,7 +243,7 @@ impl<'a> ExecutionPayload<'a> {
     pub fn block_hash(&self) -> &'a [u8] {
         self.field("block_hash")
     }
-    /// The transactions (EIP-2718 encoded), offsets validated.
+    /// The transactions ([EIP-2718](https://eips.ethereum.org/EIPS/eip-2718) encoded), offsets validated.
     pub fn transactions(&self) -> Result<impl ExactSizeIterator<Item = &'a [u8]> + 'a, SszError> {
         Ok(self
             .view

@@ -36,8 +36,9 @@ pub const SCHEMA_VERSION: u32 = 2;
 pub struct ExportContext {
     /// The network's chain id (the `chain_id` columns).
     pub chain_id: u64,
-    /// The process-wide signer when senders are exported (EIP-7702 authorities are recovered with it); `None`
-    /// with `--no-senders`, so that path never touches the signature algorithm.
+    /// The process-wide signer when senders are exported ([EIP-7702](https://eips.ethereum.org/EIPS/eip-7702)
+    /// authorities are recovered with it); `None` with `--no-senders`, so that path never touches the signature
+    /// algorithm.
     pub signer: Option<&'static Signer>,
 }
 

@@ -160,8 +160,9 @@ fn check_canonical_int(p: &[u8], field: &str) -> Result<(), RlpError> {
     Ok(())
 }
 
-/// The canonical (EIP-2718) encoding of a list element that is either a legacy RLP list or a typed envelope
-/// wrapped in an RLP string (`type || rlp(fields)`), as in block bodies and receipt lists.
+/// The canonical ([EIP-2718](https://eips.ethereum.org/EIPS/eip-2718)) encoding of a list element that is either a
+/// legacy RLP list or a typed envelope wrapped in an RLP string (`type || rlp(fields)`), as in block bodies and receipt
+/// lists.
 pub fn envelope_canonical<'a>(item: &Item<'a>) -> &'a [u8] {
     if item.is_list {
         item.raw
