@@ -5,6 +5,8 @@
 //! status byte (empty = 0 = failure, 0x01 = success). Typed receipts ([EIP-2718]) are `type || rlp(fields)`,
 //! and appear in a receipt list as RLP strings, like typed transactions in a body.
 //!
+//! Yellow paper: <https://ethereum.github.io/yellowpaper/paper.pdf>.
+//!
 //! [EIP-658]: https://eips.ethereum.org/EIPS/eip-658
 //! [EIP-2718]: https://eips.ethereum.org/EIPS/eip-2718
 
