@@ -28,18 +28,27 @@ pub struct ForkBlocks {
 pub struct ConsensusConfig {
     /// Hex root naming era 0 files (`<network>-00000-<hash8>.era`).
     pub genesis_validators_root: String,
+    /// Epoch at which Altair activates (sync committees): from slot `epoch * 32` on.
     pub altair_epoch: u64,
+    /// Epoch at which Bellatrix activates (execution payloads in blocks): from slot `epoch * 32` on.
     pub bellatrix_epoch: u64,
+    /// Epoch at which Capella activates (withdrawals, historical summaries): from slot `epoch * 32` on.
     pub capella_epoch: u64,
+    /// Epoch at which Deneb activates (blob KZG commitments): from slot `epoch * 32` on.
     pub deneb_epoch: u64,
+    /// Epoch at which Electra activates (execution requests): from slot `epoch * 32` on.
     pub electra_epoch: u64,
+    /// Epoch at which Fulu activates (proposer lookahead): from slot `epoch * 32` on.
     pub fulu_epoch: u64,
 }
 
 /// One network preset, as read from `configs/networks/<name>.toml`.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
 pub struct Network {
+    /// Preset name (`mainnet`, `sepolia`, ...): the `<network>` part of archive and output file names.
     pub name: String,
+    /// Execution chain id ([EIP-155](https://eips.ethereum.org/EIPS/eip-155)); written to the `chain_id`
+    /// columns.
     pub chain_id: u64,
     /// Hex hash of block 0; checked when an archive starts at genesis.
     pub genesis_hash: String,
@@ -48,7 +57,9 @@ pub struct Network {
     /// `secp256k1` or `secp256r1`.
     #[serde(default = "default_signature_algorithm")]
     pub signature_algorithm: String,
+    /// Execution-layer fork blocks (the `[forks]` table).
     pub forks: ForkBlocks,
+    /// Consensus-layer facts for era files (the `[consensus]` table).
     pub consensus: ConsensusConfig,
 }
 
@@ -59,15 +70,25 @@ fn default_signature_algorithm() -> String {
 /// Why a network preset could not be had.
 #[derive(Debug, thiserror::Error)]
 pub enum NetworkError {
+    /// No embedded preset has this name (and it does not end in `.toml`, so it is not taken as a path).
     #[error("unknown network '{0}': known networks are {known}; or pass a preset file", known = PRESETS.iter().map(|p| p.0).collect::<Vec<_>>().join(", "))]
     Unknown(String),
+    /// A preset file could not be read.
     #[error("network preset {path}: {source}")]
     Io {
+        /// The file as given.
         path: String,
+        /// The OS error.
         source: std::io::Error,
     },
+    /// A preset's TOML does not parse or lacks a key.
     #[error("network preset {path}: {message}")]
-    Parse { path: String, message: String },
+    Parse {
+        /// The file as given, or `<embedded NAME>` for a built-in preset.
+        path: String,
+        /// The TOML parser's message (it names the line and key).
+        message: String,
+    },
 }
 
 /// The presets compiled into the binary: (name, TOML text).

@@ -56,6 +56,7 @@ pub struct EraSynthOptions {
     pub validators: usize,
     /// Transactions per execution payload (bellatrix on).
     pub txs_per_block: u32,
+    /// Seeds every pseudo-random value and the signing keys: the same options give byte-identical files.
     pub seed: u64,
 }
 

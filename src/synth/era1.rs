@@ -24,6 +24,8 @@ const SENDERS: u64 = 16;
 /// What to generate.
 #[derive(Debug, Clone)]
 pub struct SynthOptions {
+    /// Network whose fork blocks decide which transaction and receipt kinds each block may hold (and whose
+    /// name, chain id and signature algorithm the files carry).
     pub network: Network,
     /// First era (its first block is `era * 8192`).
     pub era: u64,
@@ -31,7 +33,9 @@ pub struct SynthOptions {
     pub files: u64,
     /// Blocks per file (at most 8192; fewer makes a short final file, handy for tests).
     pub blocks: u64,
+    /// Transactions per block, cycling through every kind the block's forks allow.
     pub txs_per_block: u32,
+    /// Seeds block contents and signing keys: the same options give byte-identical files.
     pub seed: u64,
 }
 
@@ -52,13 +56,19 @@ impl SynthOptions {
 /// Why synthesis failed.
 #[derive(Debug, thiserror::Error)]
 pub enum SynthError {
+    /// Options that cannot be met (too many blocks for one file, no files, a fork no era lies wholly in), or a
+    /// generated object that does not fit its fork's schema.
     #[error("synth: {0}")]
     Options(String),
+    /// Creating the output directory or writing a file failed.
     #[error("synth: writing {path}: {source}")]
     Io {
+        /// The directory or file being written.
         path: String,
+        /// The OS error.
         source: std::io::Error,
     },
+    /// The network's signature algorithm is unknown, or signing a transaction failed.
     #[error("synth: signing: {0}")]
     Sign(String),
 }
