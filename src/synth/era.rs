@@ -234,7 +234,7 @@ pub fn write(dir: &Path, opts: &EraSynthOptions) -> Result<Vec<PathBuf>, SynthEr
     Ok(paths)
 }
 
-/// Like [`write`], but does nothing when `dir` already holds the files these exact options produce.
+/// Like [`write()`], but does nothing when `dir` already holds the files these exact options produce.
 pub fn write_once(dir: &Path, opts: &EraSynthOptions) -> Result<Vec<PathBuf>, SynthError> {
     let fingerprint = format!(
         "kind=era network={} era={} files={} blocks={} validators={} txs={} seed={} version={}\n",

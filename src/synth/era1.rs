@@ -156,7 +156,7 @@ pub fn write(dir: &Path, opts: &SynthOptions) -> Result<Vec<PathBuf>, SynthError
     Ok(paths)
 }
 
-/// Like [`write`], but does nothing when `dir` already holds the files these exact options produce (recorded
+/// Like [`write()`], but does nothing when `dir` already holds the files these exact options produce (recorded
 /// in `dir/.synth-<network>-<era>.done`), so a scheduled pipeline can start with a synth stage cheaply.
 pub fn write_once(dir: &Path, opts: &SynthOptions) -> Result<Vec<PathBuf>, SynthError> {
     let fingerprint = format!(
