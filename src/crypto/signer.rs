@@ -220,7 +220,8 @@ fn pad32(p: &[u8]) -> Option<[u8; 32]> {
     Some(out)
 }
 
-/// The Ethereum address of an uncompressed SEC1 public key: `keccak256(x || y)[12..]`.
+/// The Ethereum address of an uncompressed [SEC1](https://www.secg.org/sec1-v2.pdf) public key:
+/// `keccak256(x || y)[12..]`.
 #[inline]
 fn address_from_uncompressed(sec1: &[u8]) -> [u8; 20] {
     let h = keccak256(sec1.get(1..).unwrap_or_default());
@@ -398,10 +399,10 @@ pub struct RawSignature {
 /// A 32-byte secret scalar, as used by the synthetic archive generator.
 pub type SecretKeyBytes = [u8; 32];
 
-/// Signs a 32-byte hash deterministically (RFC 6979) and normalises s to the low half: required on
-/// secp256k1 by [EIP-2](https://eips.ethereum.org/EIPS/eip-2); on secp256r1 no Ethereum-like rule needs it, but low s
-/// is equally valid there and keeps both curves' outputs uniform. The recovery id is flipped with s so recovery stays
-/// correct. Signing does not use the global signer: the generator names its algorithm explicitly.
+/// Signs a 32-byte hash deterministically ([RFC 6979](https://www.rfc-editor.org/rfc/rfc6979)) and normalises s to the
+/// low half: required on secp256k1 by [EIP-2](https://eips.ethereum.org/EIPS/eip-2); on secp256r1 no Ethereum-like rule
+/// needs it, but low s is equally valid there and keeps both curves' outputs uniform. The recovery id is flipped with s
+/// so recovery stays correct. Signing does not use the global signer: the generator names its algorithm explicitly.
 pub fn sign_prehash(
     key: &SecretKeyBytes,
     algorithm: SignatureAlgorithm,

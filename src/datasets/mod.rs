@@ -5,9 +5,9 @@
 //! files (beacon blocks with their post-merge execution payloads, [`DatasetBuilder::add_beacon_block`]). A
 //! dataset says which kinds can give it rows ([`Dataset::sources`]); export writes its file only for those.
 //!
-//! Column names follow cryo's where cryo has the column. Hashes and addresses are binary; every uint256 appears
-//! as three columns `<name>_binary` (32-byte big-endian), `<name>_string` (decimal) and `<name>_f64`, because
-//! DuckDB and Polars mishandle Decimal256. Every column is documented in `docs/schema.md`.
+//! Column names follow cryo's (<https://github.com/paradigmxyz/cryo>) where cryo has the column. Hashes and addresses
+//! are binary; every uint256 appears as three columns `<name>_binary` (32-byte big-endian), `<name>_string` (decimal)
+//! and `<name>_f64`, because DuckDB and Polars mishandle Decimal256. Every column is documented in `docs/schema.md`.
 
 pub mod beacon_blocks;
 pub mod blocks;

@@ -2,7 +2,7 @@
 //!
 //! This is the one place eraflow *builds* transactions. It is not on any decode or recovery hot path (those use
 //! the zero-copy [`TxView`](super::transaction::TxView)); it exists so `eraflow synth` can write archives
-//! whose signatures recover, deterministically (RFC 6979) from a seed.
+//! whose signatures recover, deterministically ([RFC 6979](https://www.rfc-editor.org/rfc/rfc6979)) from a seed.
 
 use alloy_primitives::{Keccak256, B256, U256};
 use alloy_rlp::{Encodable, Header};

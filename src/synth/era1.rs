@@ -2,7 +2,7 @@
 //! allow, receipts with logs and correct blooms, ommers, consistent roots and total difficulty.
 //!
 //! Deterministic: the same options give byte-identical files (block contents come from a generator seeded by
-//! `(seed, block number)`, signatures are RFC 6979).
+//! `(seed, block number)`, signatures are [RFC 6979](https://www.rfc-editor.org/rfc/rfc6979)).
 
 use super::rng::Rng;
 use crate::crypto::keccak::{keccak256, B256};
