@@ -18,10 +18,15 @@ use std::time::Instant;
 /// One measured line.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Measurement {
+    /// What was measured; floors (the primitive a stage cannot beat) start with `floor:`.
     pub name: String,
+    /// Best wall-clock time over the runs, in seconds, for the whole synthetic archive.
     pub seconds: f64,
+    /// Blocks of the archive per second of `seconds`.
     pub blocks_per_second: f64,
+    /// Transactions of the archive per second of `seconds`.
     pub transactions_per_second: f64,
+    /// Archive file size in MB (10^6 bytes) per second of `seconds`, whatever part of the file the stage reads.
     pub archive_mb_per_second: f64,
 }
 

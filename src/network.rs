@@ -9,15 +9,17 @@ use std::path::Path;
 /// Execution-layer fork blocks that change how eraflow decodes or verifies data.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
 pub struct ForkBlocks {
-    /// EIP-2: signatures with high `s` are invalid from here on (older ones must still recover).
+    /// [EIP-2](https://eips.ethereum.org/EIPS/eip-2): signatures with high `s` are invalid from here on (older ones
+    /// must still recover).
     pub homestead: u64,
-    /// EIP-155: replay-protected legacy signatures become possible.
+    /// [EIP-155](https://eips.ethereum.org/EIPS/eip-155): replay-protected legacy signatures become possible.
     pub spurious_dragon: u64,
-    /// EIP-658: receipts carry a status byte instead of an intermediate state root.
+    /// [EIP-658](https://eips.ethereum.org/EIPS/eip-658): receipts carry a status byte instead of an intermediate state
+    /// root.
     pub byzantium: u64,
-    /// EIP-2718/2930: typed transactions.
+    /// [EIP-2718](https://eips.ethereum.org/EIPS/eip-2718)/2930: typed transactions.
     pub berlin: u64,
-    /// EIP-1559: headers gain `base_fee_per_gas`.
+    /// [EIP-1559](https://eips.ethereum.org/EIPS/eip-1559): headers gain `base_fee_per_gas`.
     pub london: u64,
 }
 
@@ -26,18 +28,27 @@ pub struct ForkBlocks {
 pub struct ConsensusConfig {
     /// Hex root naming era 0 files (`<network>-00000-<hash8>.era`).
     pub genesis_validators_root: String,
+    /// Epoch at which Altair activates (sync committees): from slot `epoch * 32` on.
     pub altair_epoch: u64,
+    /// Epoch at which Bellatrix activates (execution payloads in blocks): from slot `epoch * 32` on.
     pub bellatrix_epoch: u64,
+    /// Epoch at which Capella activates (withdrawals, historical summaries): from slot `epoch * 32` on.
     pub capella_epoch: u64,
+    /// Epoch at which Deneb activates (blob KZG commitments): from slot `epoch * 32` on.
     pub deneb_epoch: u64,
+    /// Epoch at which Electra activates (execution requests): from slot `epoch * 32` on.
     pub electra_epoch: u64,
+    /// Epoch at which Fulu activates (proposer lookahead): from slot `epoch * 32` on.
     pub fulu_epoch: u64,
 }
 
 /// One network preset, as read from `configs/networks/<name>.toml`.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
 pub struct Network {
+    /// Preset name (`mainnet`, `sepolia`, ...): the `<network>` part of archive and output file names.
     pub name: String,
+    /// Execution chain id ([EIP-155](https://eips.ethereum.org/EIPS/eip-155)); written to the `chain_id`
+    /// columns.
     pub chain_id: u64,
     /// Hex hash of block 0; checked when an archive starts at genesis.
     pub genesis_hash: String,
@@ -46,7 +57,9 @@ pub struct Network {
     /// `secp256k1` or `secp256r1`.
     #[serde(default = "default_signature_algorithm")]
     pub signature_algorithm: String,
+    /// Execution-layer fork blocks (the `[forks]` table).
     pub forks: ForkBlocks,
+    /// Consensus-layer facts for era files (the `[consensus]` table).
     pub consensus: ConsensusConfig,
 }
 
@@ -57,15 +70,25 @@ fn default_signature_algorithm() -> String {
 /// Why a network preset could not be had.
 #[derive(Debug, thiserror::Error)]
 pub enum NetworkError {
+    /// No embedded preset has this name (and it does not end in `.toml`, so it is not taken as a path).
     #[error("unknown network '{0}': known networks are {known}; or pass a preset file", known = PRESETS.iter().map(|p| p.0).collect::<Vec<_>>().join(", "))]
     Unknown(String),
+    /// A preset file could not be read.
     #[error("network preset {path}: {source}")]
     Io {
+        /// The file as given.
         path: String,
+        /// The OS error.
         source: std::io::Error,
     },
+    /// A preset's TOML does not parse or lacks a key.
     #[error("network preset {path}: {message}")]
-    Parse { path: String, message: String },
+    Parse {
+        /// The file as given, or `<embedded NAME>` for a built-in preset.
+        path: String,
+        /// The TOML parser's message (it names the line and key).
+        message: String,
+    },
 }
 
 /// The presets compiled into the binary: (name, TOML text).
@@ -122,27 +145,28 @@ impl Network {
         PRESETS.iter().map(|p| p.0)
     }
 
-    /// Receipts of this block carry a status code (EIP-658) rather than a post-state root.
+    /// Receipts of this block carry a status code ([EIP-658](https://eips.ethereum.org/EIPS/eip-658)) rather than a
+    /// post-state root.
     pub fn is_byzantium(&self, block: u64) -> bool {
         block >= self.forks.byzantium
     }
 
-    /// Headers of this block carry `base_fee_per_gas` (EIP-1559).
+    /// Headers of this block carry `base_fee_per_gas` ([EIP-1559](https://eips.ethereum.org/EIPS/eip-1559)).
     pub fn is_london(&self, block: u64) -> bool {
         block >= self.forks.london
     }
 
-    /// Typed transactions (EIP-2718) may appear in this block.
+    /// Typed transactions ([EIP-2718](https://eips.ethereum.org/EIPS/eip-2718)) may appear in this block.
     pub fn is_berlin(&self, block: u64) -> bool {
         block >= self.forks.berlin
     }
 
-    /// High-`s` signatures are invalid from this block on (EIP-2).
+    /// High-`s` signatures are invalid from this block on ([EIP-2](https://eips.ethereum.org/EIPS/eip-2)).
     pub fn is_homestead(&self, block: u64) -> bool {
         block >= self.forks.homestead
     }
 
-    /// EIP-155 replay-protected signatures may appear in this block.
+    /// [EIP-155](https://eips.ethereum.org/EIPS/eip-155) replay-protected signatures may appear in this block.
     pub fn is_spurious_dragon(&self, block: u64) -> bool {
         block >= self.forks.spurious_dragon
     }

@@ -5,6 +5,10 @@
 //! `bls_to_execution_changes` (capella), `blob_kzg_commitments` (deneb), `execution_requests` (electra); the
 //! payload gains `withdrawals` (capella) and `blob_gas_used`, `excess_blob_gas` (deneb). The block root that
 //! `state.block_roots` records is `hash_tree_root(BeaconBlock)`, the message, not the signed envelope.
+//!
+//! Specs: `BeaconBlock` and its body and payload as each fork's `beacon-chain.md` defines them, e.g.
+//! - <https://github.com/ethereum/consensus-specs/blob/master/specs/phase0/beacon-chain.md#beaconblock>
+//! - <https://github.com/ethereum/consensus-specs/blob/master/specs/deneb/beacon-chain.md#beaconblockbody>
 
 use super::fork::Fork;
 use super::ssz::{read_u64, SszError, View};
@@ -243,7 +247,7 @@ impl<'a> ExecutionPayload<'a> {
     pub fn block_hash(&self) -> &'a [u8] {
         self.field("block_hash")
     }
-    /// The transactions (EIP-2718 encoded), offsets validated.
+    /// The transactions ([EIP-2718](https://eips.ethereum.org/EIPS/eip-2718) encoded), offsets validated.
     pub fn transactions(&self) -> Result<impl ExactSizeIterator<Item = &'a [u8]> + 'a, SszError> {
         Ok(self
             .view

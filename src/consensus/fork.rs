@@ -2,6 +2,9 @@
 //!
 //! Spec fact: a fork activates at the first slot of its `*_FORK_EPOCH` (configs/mainnet.yaml), and
 //! `compute_epoch_at_slot(slot) = slot // SLOTS_PER_EPOCH` with `SLOTS_PER_EPOCH = 32` (mainnet preset).
+//!
+//! Config: <https://github.com/ethereum/consensus-specs/blob/master/configs/mainnet.yaml>; `compute_epoch_at_slot`:
+//! <https://github.com/ethereum/consensus-specs/blob/master/specs/phase0/beacon-chain.md#compute_epoch_at_slot>.
 
 use super::ssz::Container;
 use super::types::*;

@@ -1,6 +1,7 @@
 //! SSZ merkleization straight from serialized bytes.
 //!
-//! Spec facts used (consensus-specs `ssz/simple-serialize.md`, "Merkleization"):
+//! Spec facts used (consensus-specs `ssz/simple-serialize.md`, "Merkleization",
+//! <https://github.com/ethereum/consensus-specs/blob/master/ssz/simple-serialize.md#merkleization>):
 //! - `merkleize(chunks, limit)` pads the chunk list with zero chunks up to `next_pow_of_two(limit)` and hashes
 //!   pairs with SHA-256 up to a single root; with no chunks and limit 0 the root is the zero chunk.
 //! - `pack` of basic values is their serialization right-padded with zero bytes to a multiple of 32.

@@ -9,6 +9,9 @@
 //! The hot path (a mainnet state's root) never copies chunk-aligned data: `block_roots`, `randao_mixes`,
 //! `balances`, participation and the like are hashed from the input slice; only 121-byte validators are
 //! re-laid out into 8 chunks each, in cache-sized batches (see [`validators`]).
+//!
+//! Specs: <https://github.com/ethereum/consensus-specs> (`specs/<fork>/beacon-chain.md` for the containers,
+//! `ssz/simple-serialize.md` for serialization and merkleization).
 
 pub mod block;
 pub mod fork;

@@ -1,7 +1,8 @@
 //! A small SSZ schema and view layer: offset-validated reading of serialized objects, and their
 //! hash_tree_root computed straight from the bytes.
 //!
-//! Spec facts used (consensus-specs `ssz/simple-serialize.md`):
+//! Spec facts used (consensus-specs `ssz/simple-serialize.md`,
+//! <https://github.com/ethereum/consensus-specs/blob/master/ssz/simple-serialize.md>):
 //! - Fixed-size types serialize to exactly their size; a container's fixed part holds fixed-size fields inline
 //!   and a 4-byte little-endian offset (`BYTES_PER_LENGTH_OFFSET`) for each variable-size field; variable
 //!   parts follow in field order, so offsets are non-decreasing, within the object, and the first equals the
@@ -106,54 +107,109 @@ pub enum ErrorKind {
     /// A fixed-size value had the wrong length.
     #[error("{ty}: expected {expected} bytes, found {found}")]
     Length {
+        /// The type being read, as [`Ty::describe`] renders it (`Bytes32`, `uint64`, a container name).
         ty: String,
+        /// Its fixed serialized size, in bytes.
         expected: usize,
+        /// Bytes available for it.
         found: usize,
     },
     /// Fewer bytes than the fixed part of a container needs.
     #[error("{ty}: fixed part needs {expected} bytes, found {found}")]
     TooShort {
+        /// The container's name.
         ty: String,
+        /// Size of its fixed part (fixed-size fields plus 4 bytes per variable-size field), in bytes.
         expected: usize,
+        /// Bytes available for the whole container.
         found: usize,
     },
     /// A list of fixed-size elements whose length is not a multiple of the element size.
     #[error("{ty}: length {found} is not a multiple of the element size {elem_size}")]
     NotMultiple {
+        /// The list type, as [`Ty::describe`] renders it.
         ty: String,
+        /// Serialized size of one element, in bytes.
         elem_size: usize,
+        /// Bytes available for the list.
         found: usize,
     },
     /// More elements (or bits) than the list limit.
     #[error("{ty}: at most {limit} elements allowed, found {found}")]
-    TooMany { ty: String, limit: u64, found: u64 },
+    TooMany {
+        /// The list or bitlist type, as [`Ty::describe`] renders it.
+        ty: String,
+        /// The type's limit `N`: elements for a list, bits for a bitlist.
+        limit: u64,
+        /// Elements (or bits) the bytes hold.
+        found: u64,
+    },
     /// The first offset does not point just past the fixed part.
     #[error("first offset must be {expected} (the fixed part's size), found {found}")]
-    FirstOffset { expected: usize, found: usize },
+    FirstOffset {
+        /// The fixed part's size, in bytes: where the first variable-size field must start.
+        expected: usize,
+        /// The offset read.
+        found: usize,
+    },
     /// The first offset of a variable-size list is not a positive multiple of 4.
     #[error("first offset of a list of variable-size elements must be a positive multiple of 4, found {found}")]
-    ListOffset { found: usize },
+    ListOffset {
+        /// The offset read (it also gives the element count, `found / 4`).
+        found: usize,
+    },
     /// An offset pointing past the end of the object.
     #[error("offset {found} is past the end of the object ({len} bytes)")]
-    OffsetOutOfRange { found: usize, len: usize },
+    OffsetOutOfRange {
+        /// The offset read, relative to the start of the object.
+        found: usize,
+        /// The object's size, in bytes.
+        len: usize,
+    },
     /// An offset smaller than the previous one.
     #[error("offset {found} is smaller than the previous offset {previous}")]
-    OffsetDecreasing { previous: usize, found: usize },
+    OffsetDecreasing {
+        /// The previous offset (variable parts must follow in field order).
+        previous: usize,
+        /// The offset read.
+        found: usize,
+    },
     /// A boolean byte other than 0 or 1.
     #[error("boolean must be 0 or 1, found {found}")]
-    BadBool { found: u8 },
+    BadBool {
+        /// The byte read.
+        found: u8,
+    },
     /// A bitvector with bits set past its length.
     #[error("Bitvector[{bits}]: bits set past the end (last byte {found:#04x})")]
-    BitvectorExcess { bits: usize, found: u8 },
+    BitvectorExcess {
+        /// The bitvector's length `N`, in bits.
+        bits: usize,
+        /// Its last byte, whose bits above `N % 8` must be zero.
+        found: u8,
+    },
     /// A bitlist without its delimiter bit (empty, or last byte zero).
     #[error("bitlist has no delimiter bit (expected a non-zero last byte, found {found})")]
-    BitlistDelimiter { found: String },
+    BitlistDelimiter {
+        /// What was found instead: `"no bytes"`, or `"0x00"` for a zero last byte.
+        found: String,
+    },
     /// A builder named a field the container does not have (wrong fork).
     #[error("{container} has no field '{field}'")]
-    NoField { container: String, field: String },
-    /// A slot whose fork is not known for this network.
+    NoField {
+        /// The container's name.
+        container: String,
+        /// The field asked for.
+        field: String,
+    },
+    /// An object too short to read its slot from (see [`super::slot_of`]), so its fork cannot be told.
     #[error("object has {found} bytes, too short to hold the slot at offset {offset}")]
-    NoSlot { offset: usize, found: usize },
+    NoSlot {
+        /// Where the slot would be: its byte offset in the serialized block or state.
+        offset: usize,
+        /// The object's size, in bytes.
+        found: usize,
+    },
 }
 
 /// A typed SSZ decoding error: what was wrong and where (e.g. `BeaconState.validators[3].slashed`).

@@ -4,6 +4,10 @@
 //! fork (so the slot is at byte 40); `block_roots`/`state_roots` are `Vector[Root, SLOTS_PER_HISTORICAL_ROOT]`
 //! indexed by `slot % SLOTS_PER_HISTORICAL_ROOT`; `historical_roots` is frozen at capella, which appends
 //! `HistoricalSummary {block_summary_root, state_summary_root}` to `historical_summaries` instead.
+//!
+//! Specs (and each later fork's `beacon-chain.md`):
+//! - <https://github.com/ethereum/consensus-specs/blob/master/specs/phase0/beacon-chain.md#beaconstate>
+//! - <https://github.com/ethereum/consensus-specs/blob/master/specs/capella/beacon-chain.md#historicalsummary>
 
 use super::fork::Fork;
 use super::ssz::{SszError, View};

@@ -3,6 +3,10 @@
 //! Transcribed from consensus-specs `specs/<fork>/beacon-chain.md` ("Containers") and `presets/mainnet/*.yaml`;
 //! each constant names the preset value it encodes. A container that changes in a fork gets a new static
 //! with the fork's suffix; unchanged ones are shared.
+//!
+//! Specs: <https://github.com/ethereum/consensus-specs/tree/master/specs> (e.g.
+//! <https://github.com/ethereum/consensus-specs/blob/master/specs/phase0/beacon-chain.md#containers>), presets:
+//! <https://github.com/ethereum/consensus-specs/tree/master/presets/mainnet>.
 
 use super::ssz::{Container, Field, Ty};
 

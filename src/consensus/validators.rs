@@ -8,6 +8,9 @@
 //!
 //! Validators are processed in batches: every hash of a batch's layer is an independent 64-byte block, so each
 //! layer is a single [`sha256::hash_blocks`] call over up to `BATCH` blocks.
+//!
+//! `Validator` container:
+//! <https://github.com/ethereum/consensus-specs/blob/master/specs/phase0/beacon-chain.md#validator>.
 
 use super::merkle::{self, Leaves};
 use super::ssz::{ErrorKind, PathSeg, SszError};

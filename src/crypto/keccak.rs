@@ -2,7 +2,7 @@
 //!
 //! Besides the one-message [`keccak256`] (keccak-asm, via alloy), [`keccak256_batch`] hashes many independent
 //! two-part messages (a trie leaf's few header bytes, then a transaction's bytes as stored) without copying
-//! them into one buffer. It is where a multi-lane backend would go; a 4-lane AVX2 Keccak-f[1600] was measured
+//! them into one buffer. It is where a multi-lane backend would go; a 4-lane AVX2 Keccak-f\[1600\] was measured
 //! for it and left out: on the reference machine (AMD EPYC, Zen 1, which splits every 256-bit operation in
 //! two) four lanes cost as much as four keccak-asm permutations (the prune bench's floor with it: 136 ms
 //! against 132 ms one message at a time), so it only added code.

@@ -34,7 +34,7 @@ fn count(n: usize) {
     }
 }
 
-/// SHA-256 initial hash value (FIPS 180-4 §5.3.3).
+/// SHA-256 initial hash value ([FIPS 180-4](https://nvlpubs.nist.gov/nistpubs/FIPS/NIST.FIPS.180-4.pdf) §5.3.3).
 const IV: [u32; 8] = [
     0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
 ];
@@ -137,7 +137,7 @@ pub fn hash_blocks(input: &[u8], out: &mut [u8]) {
 #[cfg(target_arch = "x86_64")]
 const LANES: usize = 8;
 
-/// SHA-256 round constants (FIPS 180-4 §4.2.2).
+/// SHA-256 round constants ([FIPS 180-4](https://nvlpubs.nist.gov/nistpubs/FIPS/NIST.FIPS.180-4.pdf) §4.2.2).
 const K: [u32; 64] = [
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
     0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -150,7 +150,8 @@ const K: [u32; 64] = [
 ];
 
 /// `W[t] + K[t]` of the padding block of every 64-byte message: its message schedule is a constant, so the
-/// second compression needs no schedule computation at all (FIPS 180-4 §6.2.2 step 1 on `PAD64`).
+/// second compression needs no schedule computation at all
+/// ([FIPS 180-4](https://nvlpubs.nist.gov/nistpubs/FIPS/NIST.FIPS.180-4.pdf) §6.2.2 step 1 on `PAD64`).
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const PAD64_WK: [u32; 64] = {
     let mut w = [0u32; 64];

@@ -107,10 +107,11 @@ pub enum SenderError {
     /// `s` is not below the curve order.
     #[error("signature s is not below the curve order")]
     SOutOfRange,
-    /// `s` above n/2 after Homestead (EIP-2; also required for EIP-7702 authorizations).
+    /// `s` above n/2 after Homestead ([EIP-2](https://eips.ethereum.org/EIPS/eip-2); also required for
+    /// [EIP-7702](https://eips.ethereum.org/EIPS/eip-7702) authorizations).
     #[error("signature s above n/2 (EIP-2 low-s rule)")]
     HighS,
-    /// Legacy `v` neither 27/28 nor a valid EIP-155 value.
+    /// Legacy `v` neither 27/28 nor a valid [EIP-155](https://eips.ethereum.org/EIPS/eip-155) value.
     #[error("legacy v is neither 27/28 nor 35 + 2 * chain_id + {{0,1}} (EIP-155)")]
     BadV,
     /// Typed `y_parity` (or an authorization's) not 0 or 1.
@@ -140,7 +141,7 @@ impl SenderError {
 
 /// secp256k1 group order n, big-endian.
 const K1_N: [u8; 32] = hex32("fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141");
-/// secp256k1 n / 2 (floor): the EIP-2 bound, s <= n/2.
+/// secp256k1 n / 2 (floor): the [EIP-2](https://eips.ethereum.org/EIPS/eip-2) bound, s <= n/2.
 const K1_HALF_N: [u8; 32] =
     hex32("7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0");
 /// secp256r1 group order n, big-endian.
@@ -219,7 +220,8 @@ fn pad32(p: &[u8]) -> Option<[u8; 32]> {
     Some(out)
 }
 
-/// The Ethereum address of an uncompressed SEC1 public key: `keccak256(x || y)[12..]`.
+/// The Ethereum address of an uncompressed [SEC1](https://www.secg.org/sec1-v2.pdf) public key:
+/// `keccak256(x || y)[12..]`.
 #[inline]
 fn address_from_uncompressed(sec1: &[u8]) -> [u8; 20] {
     let h = keccak256(sec1.get(1..).unwrap_or_default());
@@ -285,8 +287,9 @@ impl Signer {
     }
 
     /// Recovers the address that signed `hash` with `(r, s, y_odd)` (minimal big-endian `r`, `s` of at most
-    /// 32 bytes). `low_s` enforces s <= n/2 (EIP-2, secp256k1 only: R1 networks have no such rule, so it is
-    /// not applied there). Checks, in order: zero r/s, r/s not below n, high s, then the curve recovery.
+    /// 32 bytes). `low_s` enforces s <= n/2 ([EIP-2](https://eips.ethereum.org/EIPS/eip-2), secp256k1 only: R1 networks
+    /// have no such rule, so it is not applied there). Checks, in order: zero r/s, r/s not below n, high s, then the
+    /// curve recovery.
     #[inline]
     pub fn recover_prehash(
         &self,
@@ -326,8 +329,9 @@ impl Signer {
     }
 
     /// Recovers a transaction's sender. `homestead` says whether the block is at or after Homestead, where
-    /// EIP-2 made high-s signatures invalid; earlier signatures may have high s and still recover.
-    /// EIP-155 and typed transactions only exist after Homestead, so the low-s rule always applies to them.
+    /// [EIP-2](https://eips.ethereum.org/EIPS/eip-2) made high-s signatures invalid; earlier signatures may have high s
+    /// and still recover. [EIP-155](https://eips.ethereum.org/EIPS/eip-155) and typed transactions only exist after
+    /// Homestead, so the low-s rule always applies to them.
     #[inline]
     pub fn recover_sender(
         &self,
@@ -344,7 +348,8 @@ impl Signer {
         self.recover_prehash(&hash.0, tx.r(), tx.s(), y_odd, low_s)
     }
 
-    /// Recovers the authority of an EIP-7702 authorization (whose s must be <= n/2 per EIP-7702).
+    /// Recovers the authority of an [EIP-7702](https://eips.ethereum.org/EIPS/eip-7702) authorization (whose s must be
+    /// <= n/2 per EIP-7702).
     pub fn recover_authority(&self, auth: &Authorization<'_>) -> Result<[u8; 20], SenderError> {
         let y_odd = match auth.y_parity {
             0 => false,
@@ -394,10 +399,10 @@ pub struct RawSignature {
 /// A 32-byte secret scalar, as used by the synthetic archive generator.
 pub type SecretKeyBytes = [u8; 32];
 
-/// Signs a 32-byte hash deterministically (RFC 6979) and normalises s to the low half: required on
-/// secp256k1 by EIP-2; on secp256r1 no Ethereum-like rule needs it, but low s is equally valid there and
-/// keeps both curves' outputs uniform. The recovery id is flipped with s so recovery stays correct.
-/// Signing does not use the global signer: the generator names its algorithm explicitly.
+/// Signs a 32-byte hash deterministically ([RFC 6979](https://www.rfc-editor.org/rfc/rfc6979)) and normalises s to the
+/// low half: required on secp256k1 by [EIP-2](https://eips.ethereum.org/EIPS/eip-2); on secp256r1 no Ethereum-like rule
+/// needs it, but low s is equally valid there and keeps both curves' outputs uniform. The recovery id is flipped with s
+/// so recovery stays correct. Signing does not use the global signer: the generator names its algorithm explicitly.
 pub fn sign_prehash(
     key: &SecretKeyBytes,
     algorithm: SignatureAlgorithm,

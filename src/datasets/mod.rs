@@ -5,9 +5,9 @@
 //! files (beacon blocks with their post-merge execution payloads, [`DatasetBuilder::add_beacon_block`]). A
 //! dataset says which kinds can give it rows ([`Dataset::sources`]); export writes its file only for those.
 //!
-//! Column names follow cryo's where cryo has the column. Hashes and addresses are binary; every uint256 appears
-//! as three columns `<name>_binary` (32-byte big-endian), `<name>_string` (decimal) and `<name>_f64`, because
-//! DuckDB and Polars mishandle Decimal256. Every column is documented in `docs/schema.md`.
+//! Column names follow cryo's (<https://github.com/paradigmxyz/cryo>) where cryo has the column. Hashes and addresses
+//! are binary; every uint256 appears as three columns `<name>_binary` (32-byte big-endian), `<name>_string` (decimal)
+//! and `<name>_f64`, because DuckDB and Polars mishandle Decimal256. Every column is documented in `docs/schema.md`.
 
 pub mod beacon_blocks;
 pub mod blocks;
@@ -36,8 +36,9 @@ pub const SCHEMA_VERSION: u32 = 2;
 pub struct ExportContext {
     /// The network's chain id (the `chain_id` columns).
     pub chain_id: u64,
-    /// The process-wide signer when senders are exported (EIP-7702 authorities are recovered with it); `None`
-    /// with `--no-senders`, so that path never touches the signature algorithm.
+    /// The process-wide signer when senders are exported ([EIP-7702](https://eips.ethereum.org/EIPS/eip-7702)
+    /// authorities are recovered with it); `None` with `--no-senders`, so that path never touches the signature
+    /// algorithm.
     pub signer: Option<&'static Signer>,
 }
 
@@ -100,6 +101,27 @@ pub static ALL: &[&dyn Dataset] = &[
 ];
 
 /// Looks datasets up by name (`blocks,transactions`); an unknown name is an error listing the known ones.
+///
+/// # Example
+///
+/// ```
+/// use eraflow::datasets::{self, ALL};
+///
+/// let names: Vec<&str> = ALL.iter().map(|d| d.name()).collect();
+/// assert_eq!(names, ["blocks", "transactions", "logs", "uncles", "withdrawals", "beacon_blocks"]);
+///
+/// // Names are trimmed, and the datasets come back in the order asked for.
+/// let picked = datasets::by_names(&["logs", " blocks"])?;
+/// assert_eq!(picked.iter().map(|d| d.name()).collect::<Vec<_>>(), ["logs", "blocks"]);
+/// assert!(picked[0].needs_receipts());
+/// assert_eq!(picked[1].schema().field(0).name(), "block_number");
+///
+/// let Err(err) = datasets::by_names(&["blocks", "traces"]) else {
+///     panic!("traces is not a dataset");
+/// };
+/// assert!(err.starts_with("unknown dataset 'traces': known datasets are blocks, transactions"));
+/// # Ok::<(), String>(())
+/// ```
 pub fn by_names(names: &[impl AsRef<str>]) -> Result<Vec<&'static dyn Dataset>, String> {
     names
         .iter()
@@ -113,4 +135,208 @@ pub fn by_names(names: &[impl AsRef<str>]) -> Result<Vec<&'static dyn Dataset>, 
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ALL;
+    use std::collections::BTreeSet;
+
+    const SCHEMA_DOC: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/schema.md"));
+
+    /// Cells of a Markdown table row, trimmed; `\|` inside a cell is not a separator.
+    fn cells(row: &str) -> Vec<String> {
+        let row = row.trim();
+        let inner = row.strip_prefix('|').unwrap_or(row);
+        let inner = inner.strip_suffix('|').unwrap_or(inner);
+        let mut out = vec![String::new()];
+        let mut chars = inner.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' if chars.peek() == Some(&'|') => {
+                    out.last_mut().unwrap().push('|');
+                    chars.next();
+                }
+                '|' => out.push(String::new()),
+                c => out.last_mut().unwrap().push(c),
+            }
+        }
+        out.into_iter().map(|c| c.trim().to_string()).collect()
+    }
+
+    /// The column names one doc row stands for: `value_{binary,string,f64}` is the uint256 triple and
+    /// `topic0..topic3` a numbered run; anything else is one column. Backticks are ignored.
+    fn expand(cell: &str) -> Vec<String> {
+        let cell = cell.replace('`', "");
+        if let (Some(open), Some(close)) = (cell.find('{'), cell.find('}')) {
+            let (head, tail) = (&cell[..open], &cell[close + 1..]);
+            return cell[open + 1..close]
+                .split(',')
+                .map(|part| format!("{head}{}{tail}", part.trim()))
+                .collect();
+        }
+        if let Some((first, last)) = cell.split_once("..") {
+            let split = |s: &str| {
+                let digits = s.len() - s.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+                let (name, n) = s.split_at(s.len() - digits);
+                (name.to_string(), n.parse::<u32>().ok())
+            };
+            if let ((a, Some(from)), (b, Some(to))) = (split(first), split(last)) {
+                if a == b && from <= to {
+                    return (from..=to).map(|i| format!("{a}{i}")).collect();
+                }
+            }
+        }
+        vec![cell]
+    }
+
+    /// One documented column: its name and whether the doc's `null` cell says `yes`.
+    struct DocColumn {
+        name: String,
+        nullable: Option<bool>,
+    }
+
+    /// Every `## <name> ...` section of docs/schema.md that holds a `| column | ...` table, keyed by the
+    /// heading's first word, with the table's columns in order.
+    fn documented_tables() -> Vec<(String, Vec<DocColumn>)> {
+        let mut tables: Vec<(String, Vec<DocColumn>)> = Vec::new();
+        let mut section: Option<String> = None;
+        let mut header: Option<Vec<String>> = None;
+        for line in SCHEMA_DOC.lines() {
+            if let Some(h) = line.strip_prefix("## ") {
+                section = h.split_whitespace().next().map(str::to_string);
+                header = None;
+                continue;
+            }
+            let Some(name) = &section else { continue };
+            if !line.trim_start().starts_with('|') {
+                // A table ends at its first non-table line.
+                if header.take().is_some() {
+                    section = None;
+                }
+                continue;
+            }
+            let row = cells(line);
+            match &header {
+                None if row.first().map(String::as_str) == Some("column") => {
+                    header = Some(row);
+                    tables.push((name.clone(), Vec::new()));
+                }
+                None => {}
+                // The |---|---| line under the header.
+                Some(_)
+                    if row
+                        .iter()
+                        .all(|c| c.chars().all(|ch| matches!(ch, '-' | ':'))) => {}
+                Some(h) => {
+                    let null = h.iter().position(|c| c == "null").and_then(|i| row.get(i));
+                    let nullable = null.and_then(|n| match n.as_str() {
+                        "yes" => Some(true),
+                        "no" => Some(false),
+                        _ => None,
+                    });
+                    let columns = &mut tables.last_mut().unwrap().1;
+                    for name in expand(&row[0]) {
+                        columns.push(DocColumn { name, nullable });
+                    }
+                }
+            }
+        }
+        tables
+    }
+
+    /// The columns docs/schema.md lists for `dataset`; fails unless exactly one section documents it.
+    fn doc_table<'t>(tables: &'t [(String, Vec<DocColumn>)], dataset: &str) -> &'t [DocColumn] {
+        let found: Vec<_> = tables.iter().filter(|(n, _)| n == dataset).collect();
+        assert_eq!(
+            found.len(),
+            1,
+            "docs/schema.md needs exactly one `## {dataset} ...` section with a `| column | ...` table, found {}",
+            found.len()
+        );
+        &found[0].1
+    }
+
+    #[test]
+    fn schema_doc_lists_exactly_each_datasets_columns_in_order() {
+        let tables = documented_tables();
+        let mut problems = Vec::new();
+        for d in ALL {
+            let doc: Vec<&str> = doc_table(&tables, d.name())
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect();
+            let schema = d.schema();
+            let arrow: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+            let (doc_set, arrow_set): (BTreeSet<_>, BTreeSet<_>) =
+                (doc.iter().collect(), arrow.iter().collect());
+            let missing: Vec<_> = arrow_set.difference(&doc_set).collect();
+            let extra: Vec<_> = doc_set.difference(&arrow_set).collect();
+            if !missing.is_empty() || !extra.is_empty() {
+                problems.push(format!(
+                    "{}: missing from docs/schema.md {missing:?}; documented but not in the schema {extra:?}",
+                    d.name()
+                ));
+            } else if doc != arrow {
+                let at = doc
+                    .iter()
+                    .zip(&arrow)
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(0);
+                problems.push(format!(
+                    "{}: same columns in another order (first difference at position {at}: doc `{}`, schema \
+                     `{}`)\n  doc:    {doc:?}\n  schema: {arrow:?}",
+                    d.name(),
+                    doc.get(at).unwrap_or(&"-"),
+                    arrow.get(at).unwrap_or(&"-"),
+                ));
+            }
+        }
+        // A column table for something that is not a dataset is a stale section (a removed or renamed dataset).
+        for (name, _) in &tables {
+            if !ALL.iter().any(|d| d.name() == name) {
+                problems.push(format!(
+                    "docs/schema.md documents `{name}`, which is not a dataset"
+                ));
+            }
+        }
+        assert!(
+            problems.is_empty(),
+            "docs/schema.md is out of sync:\n{}",
+            problems.join("\n")
+        );
+    }
+
+    #[test]
+    fn schema_doc_null_cells_match_nullability() {
+        let tables = documented_tables();
+        let mut problems = Vec::new();
+        for d in ALL {
+            let doc = doc_table(&tables, d.name());
+            for f in d.schema().fields() {
+                let Some(c) = doc.iter().find(|c| c.name == *f.name()) else {
+                    continue; // reported by the column test
+                };
+                if c.nullable != Some(f.is_nullable()) {
+                    problems.push(format!(
+                        "{}.{}: docs/schema.md's null cell says {}, but the schema's field is {}",
+                        d.name(),
+                        f.name(),
+                        c.nullable
+                            .map_or("neither yes nor no", |n| if n { "yes" } else { "no" }),
+                        if f.is_nullable() {
+                            "nullable"
+                        } else {
+                            "not nullable"
+                        }
+                    ));
+                }
+            }
+        }
+        assert!(
+            problems.is_empty(),
+            "docs/schema.md is out of sync:\n{}",
+            problems.join("\n")
+        );
+    }
 }

@@ -122,7 +122,7 @@ impl Dataset for Transactions {
 }
 
 struct TxBuilder {
-    /// Recovers EIP-7702 authorities; `None` without senders.
+    /// Recovers [EIP-7702](https://eips.ethereum.org/EIPS/eip-7702) authorities; `None` without senders.
     signer: Option<&'static Signer>,
     block_number: UInt64Builder,
     transaction_index: UInt32Builder,

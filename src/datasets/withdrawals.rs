@@ -1,6 +1,6 @@
-//! `withdrawals`: one row per EIP-4895 withdrawal of a post-merge execution payload (Capella on), as the era
-//! file's beacon block carries it; the payload's `withdrawals_root` (checked through the block hash) commits
-//! to every row.
+//! `withdrawals`: one row per [EIP-4895](https://eips.ethereum.org/EIPS/eip-4895) withdrawal of a post-merge execution
+//! payload (Capella on), as the era file's beacon block carries it; the payload's `withdrawals_root` (checked through
+//! the block hash) commits to every row.
 
 use super::{Dataset, DatasetBuilder, DatasetError, ExportContext};
 use crate::formats::ArchiveKind;

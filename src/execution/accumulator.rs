@@ -1,5 +1,6 @@
 //! The era1 accumulator: `hash_tree_root(List[HeaderRecord, 8192])` with
-//! `HeaderRecord = {block_hash: Bytes32, total_difficulty: uint256}` (go-ethereum internal/era/accumulator.go).
+//! `HeaderRecord = {block_hash: Bytes32, total_difficulty: uint256}` (go-ethereum internal/era/accumulator.go;
+//! the era1 format, <https://github.com/eth-clients/e2store-format-specs/blob/main/formats/era1.md>).
 //!
 //! The SSZ serialization of that list is exactly `block_hash || total_difficulty (LE)` per record, 64 bytes each,
 //! so callers fill one buffer of `64 * n` bytes and the record roots are hashed straight from it in one batch.

@@ -1,5 +1,7 @@
 //! The 2048-bit logs bloom (yellow paper §4.3.1, M3:2048): for each log, its address and every topic set three
 //! bits taken from the first six bytes of their keccak256.
+//!
+//! Yellow paper: <https://ethereum.github.io/yellowpaper/paper.pdf>.
 
 use crate::crypto::keccak::keccak256;
 

@@ -1,7 +1,10 @@
-//! Block bodies: `[transactions, ommers]`, plus `withdrawals` from Shanghai on (EIP-4895).
+//! Block bodies: `[transactions, ommers]`, plus `withdrawals` from Shanghai on ([EIP-4895]).
 //!
 //! Transactions are handed out as list items exactly as stored: a legacy transaction is an RLP list, a typed
-//! one (EIP-2718) an RLP string whose payload is `type || rlp(fields)`.
+//! one ([EIP-2718]) an RLP string whose payload is `type || rlp(fields)`.
+//!
+//! [EIP-4895]: https://eips.ethereum.org/EIPS/eip-4895
+//! [EIP-2718]: https://eips.ethereum.org/EIPS/eip-2718
 
 use super::rlp::{self, envelope_canonical, Item, ListIter, RlpError};
 

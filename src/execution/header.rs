@@ -1,33 +1,62 @@
 //! Block headers as zero-copy views over their RLP, for every fork: 15 fields before London, 16 with
-//! `base_fee_per_gas` (EIP-1559), 17 with `withdrawals_root` (EIP-4895), 20 with the EIP-4844/4788 fields, 21
-//! with `requests_hash` (EIP-7685). The same view serves era1 and headers rebuilt from era execution payloads.
+//! `base_fee_per_gas` ([EIP-1559]), 17 with `withdrawals_root` ([EIP-4895]), 20 with the [EIP-4844]/[EIP-4788]
+//! fields, 21 with `requests_hash` ([EIP-7685]). The same view serves era1 and headers rebuilt from era
+//! execution payloads.
+//!
+//! [EIP-1559]: https://eips.ethereum.org/EIPS/eip-1559
+//! [EIP-4895]: https://eips.ethereum.org/EIPS/eip-4895
+//! [EIP-4844]: https://eips.ethereum.org/EIPS/eip-4844
+//! [EIP-4788]: https://eips.ethereum.org/EIPS/eip-4788
+//! [EIP-7685]: https://eips.ethereum.org/EIPS/eip-7685
 
 use super::rlp::{self, Item, ListIter, RlpError};
 use crate::crypto::keccak::{keccak256, B256};
 use alloy_primitives::U256;
 
-/// Field positions in the header list (yellow paper §4.3, then EIPs in activation order).
+/// Field positions in the header list (yellow paper §4.3, <https://ethereum.github.io/yellowpaper/paper.pdf>,
+/// then EIPs in activation order).
 pub mod field {
+    /// `parentHash`: keccak256 of the parent header's RLP.
     pub const PARENT_HASH: usize = 0;
+    /// `ommersHash`: keccak256 of the RLP list of ommer headers.
     pub const OMMERS_HASH: usize = 1;
+    /// `beneficiary`: the 20-byte address credited with the block's fees (and pre-merge rewards).
     pub const BENEFICIARY: usize = 2;
+    /// `stateRoot`: root of the state trie after the block.
     pub const STATE_ROOT: usize = 3;
+    /// `transactionsRoot`: root of the ordered trie of the block's transactions.
     pub const TRANSACTIONS_ROOT: usize = 4;
+    /// `receiptsRoot`: root of the ordered trie of the block's receipts.
     pub const RECEIPTS_ROOT: usize = 5;
+    /// `logsBloom`: the 256-byte union of the receipts' blooms.
     pub const LOGS_BLOOM: usize = 6;
+    /// `difficulty`: proof-of-work difficulty (0 after the merge).
     pub const DIFFICULTY: usize = 7;
+    /// `number`: the block number.
     pub const NUMBER: usize = 8;
+    /// `gasLimit`: most gas the block's transactions may use.
     pub const GAS_LIMIT: usize = 9;
+    /// `gasUsed`: gas used by all the block's transactions.
     pub const GAS_USED: usize = 10;
+    /// `timestamp`: Unix seconds.
     pub const TIMESTAMP: usize = 11;
+    /// `extraData`: up to 32 bytes chosen by the block's producer.
     pub const EXTRA_DATA: usize = 12;
+    /// `mixHash`: proof-of-work mix hash; the beacon chain's `prev_randao` after the merge.
     pub const MIX_HASH: usize = 13;
+    /// `nonce`: 8-byte proof-of-work nonce (zero after the merge).
     pub const NONCE: usize = 14;
+    /// `baseFeePerGas`, from London on ([EIP-1559](https://eips.ethereum.org/EIPS/eip-1559)).
     pub const BASE_FEE: usize = 15;
+    /// `withdrawalsRoot`, from Shanghai on ([EIP-4895](https://eips.ethereum.org/EIPS/eip-4895)).
     pub const WITHDRAWALS_ROOT: usize = 16;
+    /// `blobGasUsed`, from Cancun on ([EIP-4844](https://eips.ethereum.org/EIPS/eip-4844)).
     pub const BLOB_GAS_USED: usize = 17;
+    /// `excessBlobGas`, from Cancun on ([EIP-4844](https://eips.ethereum.org/EIPS/eip-4844)).
     pub const EXCESS_BLOB_GAS: usize = 18;
+    /// `parentBeaconBlockRoot`, from Cancun on ([EIP-4788](https://eips.ethereum.org/EIPS/eip-4788)).
     pub const PARENT_BEACON_BLOCK_ROOT: usize = 19;
+    /// `requestsHash`, from Prague on ([EIP-7685](https://eips.ethereum.org/EIPS/eip-7685)).
     pub const REQUESTS_HASH: usize = 20;
 }
 
@@ -150,9 +179,12 @@ impl<'a> HeaderView<'a> {
     pub fn field_count(&self) -> usize {
         self.count
     }
+    /// keccak256 of the parent header's RLP (the parent's block hash).
     pub fn parent_hash(&self) -> &'a [u8; 32] {
         self.fixed(field::PARENT_HASH)
     }
+    /// keccak256 of the RLP list of ommer (uncle) headers; `keccak256(rlp([]))` when there are none,
+    /// as always after the merge.
     pub fn ommers_hash(&self) -> &'a [u8; 32] {
         self.fixed(field::OMMERS_HASH)
     }
@@ -160,33 +192,44 @@ impl<'a> HeaderView<'a> {
     pub fn beneficiary(&self) -> &'a [u8; 20] {
         self.fixed(field::BENEFICIARY)
     }
+    /// Root of the state trie after the block's transactions (and rewards or withdrawals).
     pub fn state_root(&self) -> &'a [u8; 32] {
         self.fixed(field::STATE_ROOT)
     }
+    /// Root of the ordered trie (key `rlp(index)`) of the block's transactions.
     pub fn transactions_root(&self) -> &'a [u8; 32] {
         self.fixed(field::TRANSACTIONS_ROOT)
     }
+    /// Root of the ordered trie (key `rlp(index)`) of the block's receipts.
     pub fn receipts_root(&self) -> &'a [u8; 32] {
         self.fixed(field::RECEIPTS_ROOT)
     }
+    /// The 2048-bit bloom filter over every log's address and topics: the union of the receipts' blooms.
     pub fn logs_bloom(&self) -> &'a [u8; 256] {
         self.fixed(field::LOGS_BLOOM)
     }
+    /// Proof-of-work difficulty; 0 after the merge.
     pub fn difficulty(&self) -> U256 {
         U256::from_be_slice(self.fields[field::DIFFICULTY].payload)
     }
+    /// The block number (genesis is 0).
     pub fn number(&self) -> u64 {
         self.int(field::NUMBER)
     }
+    /// Most gas the block's transactions may use together.
     pub fn gas_limit(&self) -> u64 {
         self.int(field::GAS_LIMIT)
     }
+    /// Gas used by all the block's transactions: the last receipt's cumulative gas.
     pub fn gas_used(&self) -> u64 {
         self.int(field::GAS_USED)
     }
+    /// Block time, Unix seconds.
     pub fn timestamp(&self) -> u64 {
         self.int(field::TIMESTAMP)
     }
+    /// Arbitrary bytes chosen by the miner or proposer (at most 32 bytes by consensus rules; not checked
+    /// here).
     pub fn extra_data(&self) -> &'a [u8] {
         self.fields[field::EXTRA_DATA].payload
     }
@@ -194,59 +237,84 @@ impl<'a> HeaderView<'a> {
     pub fn mix_hash(&self) -> &'a [u8; 32] {
         self.fixed(field::MIX_HASH)
     }
+    /// 8-byte proof-of-work nonce; all zero after the merge.
     pub fn nonce(&self) -> &'a [u8; 8] {
         self.fixed(field::NONCE)
     }
-    /// EIP-1559 base fee, from London on.
+    /// [EIP-1559](https://eips.ethereum.org/EIPS/eip-1559) base fee per gas, in wei; `None` before London.
     pub fn base_fee_per_gas(&self) -> Option<U256> {
         (self.count > field::BASE_FEE)
             .then(|| U256::from_be_slice(self.fields[field::BASE_FEE].payload))
     }
-    /// EIP-4895 withdrawals root, from Shanghai on.
+    /// [EIP-4895](https://eips.ethereum.org/EIPS/eip-4895) withdrawals root; `None` before Shanghai.
     pub fn withdrawals_root(&self) -> Option<&'a [u8; 32]> {
         (self.count > field::WITHDRAWALS_ROOT).then(|| self.fixed(field::WITHDRAWALS_ROOT))
     }
-    /// EIP-4844 blob gas used, from Cancun on.
+    /// [EIP-4844](https://eips.ethereum.org/EIPS/eip-4844) blob gas used by the block's blob transactions;
+    /// `None` before Cancun.
     pub fn blob_gas_used(&self) -> Option<u64> {
         (self.count > field::BLOB_GAS_USED).then(|| self.int(field::BLOB_GAS_USED))
     }
-    /// EIP-4844 excess blob gas, from Cancun on.
+    /// [EIP-4844](https://eips.ethereum.org/EIPS/eip-4844) excess blob gas (drives the blob base fee); `None`
+    /// before Cancun.
     pub fn excess_blob_gas(&self) -> Option<u64> {
         (self.count > field::EXCESS_BLOB_GAS).then(|| self.int(field::EXCESS_BLOB_GAS))
     }
-    /// EIP-4788 parent beacon block root, from Cancun on.
+    /// [EIP-4788](https://eips.ethereum.org/EIPS/eip-4788) root of the parent beacon block; `None` before
+    /// Cancun.
     pub fn parent_beacon_block_root(&self) -> Option<&'a [u8; 32]> {
         (self.count > field::PARENT_BEACON_BLOCK_ROOT)
             .then(|| self.fixed(field::PARENT_BEACON_BLOCK_ROOT))
     }
-    /// EIP-7685 requests hash, from Prague on.
+    /// [EIP-7685](https://eips.ethereum.org/EIPS/eip-7685) commitment to the block's execution-layer
+    /// requests; `None` before Prague.
     pub fn requests_hash(&self) -> Option<&'a [u8; 32]> {
         (self.count > field::REQUESTS_HASH).then(|| self.fixed(field::REQUESTS_HASH))
     }
 }
 
 /// An owned header, for the writer and the synthetic generator (never on the read path).
+///
+/// Fields mean what the [`HeaderView`] accessors of the same names return.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HeaderFields {
+    /// The parent's block hash.
     pub parent_hash: B256,
+    /// keccak256 of the RLP list of ommer headers (`keccak256(rlp([]))` for none).
     pub ommers_hash: B256,
+    /// Fee recipient (miner / proposer's `fee_recipient`).
     pub beneficiary: alloy_primitives::Address,
+    /// State trie root after the block.
     pub state_root: B256,
+    /// Ordered trie root of the transactions.
     pub transactions_root: B256,
+    /// Ordered trie root of the receipts.
     pub receipts_root: B256,
+    /// Union of the receipts' 2048-bit blooms.
     pub logs_bloom: alloy_primitives::Bloom,
+    /// Proof-of-work difficulty (0 after the merge).
     pub difficulty: U256,
+    /// Block number.
     pub number: u64,
+    /// Block gas limit.
     pub gas_limit: u64,
+    /// Gas used by all transactions.
     pub gas_used: u64,
+    /// Unix seconds.
     pub timestamp: u64,
+    /// Producer-chosen extra data.
     pub extra_data: alloy_primitives::Bytes,
+    /// Proof-of-work mix hash, or `prev_randao` after the merge.
     pub mix_hash: B256,
+    /// Proof-of-work nonce (zero after the merge).
     pub nonce: alloy_primitives::B64,
+    /// Base fee in wei, from London on; when `None` every later field is left out of the encoding.
     pub base_fee_per_gas: Option<U256>,
+    /// Withdrawals trie root, from Shanghai on; when `None` the Cancun and Prague fields are left out.
     pub withdrawals_root: Option<B256>,
     /// (blob_gas_used, excess_blob_gas, parent_beacon_block_root), all three from Cancun on.
     pub cancun: Option<(u64, u64, B256)>,
+    /// Execution requests commitment, from Prague on; encoded only when `cancun` is `Some`.
     pub requests_hash: Option<B256>,
 }
 

@@ -1,9 +1,14 @@
 //! Receipts and logs as zero-copy views.
 //!
 //! A receipt is `[post_state_or_status, cumulative_gas_used, logs_bloom, logs]` (yellow paper §4.3.1);
-//! before Byzantium the first field is the 32-byte intermediate state root, from Byzantium on (EIP-658) a status
-//! byte (empty = 0 = failure, 0x01 = success). Typed receipts (EIP-2718) are `type || rlp(fields)`, and appear in
-//! a receipt list as RLP strings, like typed transactions in a body.
+//! before Byzantium the first field is the 32-byte intermediate state root, from Byzantium on ([EIP-658]) a
+//! status byte (empty = 0 = failure, 0x01 = success). Typed receipts ([EIP-2718]) are `type || rlp(fields)`,
+//! and appear in a receipt list as RLP strings, like typed transactions in a body.
+//!
+//! Yellow paper: <https://ethereum.github.io/yellowpaper/paper.pdf>.
+//!
+//! [EIP-658]: https://eips.ethereum.org/EIPS/eip-658
+//! [EIP-2718]: https://eips.ethereum.org/EIPS/eip-2718
 
 use super::rlp::{self, envelope_canonical, Item, ListIter, RlpError};
 
@@ -91,16 +96,21 @@ impl<'a> ReceiptView<'a> {
     pub fn canonical(&self) -> &'a [u8] {
         self.canonical
     }
-    /// EIP-2718 type (0 for legacy).
+    /// [EIP-2718](https://eips.ethereum.org/EIPS/eip-2718) type (0 for legacy).
     pub fn tx_type(&self) -> u8 {
         self.tx_type
     }
+    /// The first field: a post-transaction state root before Byzantium, a success flag from Byzantium on
+    /// (which form a receipt uses is decided by its bytes, not by the block number).
     pub fn outcome(&self) -> Outcome<'a> {
         self.outcome
     }
+    /// Gas used in the block up to and including this transaction; this transaction's own gas is the
+    /// difference from the previous receipt's value.
     pub fn cumulative_gas_used(&self) -> u64 {
         self.cumulative_gas_used
     }
+    /// The 2048-bit bloom of this receipt's log addresses and topics, as stored (not recomputed here).
     pub fn logs_bloom(&self) -> &'a [u8; 256] {
         self.bloom
     }
@@ -113,8 +123,10 @@ impl<'a> ReceiptView<'a> {
 /// One log: `[address, [topic, ...], data]`.
 #[derive(Debug, Clone, Copy)]
 pub struct LogView<'a> {
+    /// The contract that emitted the log.
     pub address: &'a [u8; 20],
     topics: &'a [u8],
+    /// The log's non-indexed data (ABI-encoded by convention), borrowed from the receipt.
     pub data: &'a [u8],
 }
 
@@ -178,8 +190,11 @@ pub fn decode_list(
 /// One log to encode (writer and synth side).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LogFields {
+    /// The emitting contract.
     pub address: [u8; 20],
+    /// The indexed topics, in order (the EVM emits 0 to 4).
     pub topics: Vec<[u8; 32]>,
+    /// The non-indexed data.
     pub data: Vec<u8>,
 }
 

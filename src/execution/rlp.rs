@@ -12,6 +12,7 @@ use alloy_rlp::Header;
 pub struct RlpError {
     /// What was being decoded (a field name, "body", "receipt 3", ...).
     pub context: String,
+    /// What was wrong with it (e.g. `"expected 32 bytes, found 31"`).
     pub message: String,
 }
 
@@ -28,8 +29,12 @@ impl RlpError {
 /// One RLP item: its whole encoding (`raw`) and its payload (`payload`, after the length prefix).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Item<'a> {
+    /// The whole encoding: length prefix and payload.
     pub raw: &'a [u8],
+    /// The bytes after the length prefix: a string's content or a list's concatenated item encodings. A
+    /// single byte below 0x80 is its own encoding, so there `payload` and `raw` are the same byte.
     pub payload: &'a [u8],
+    /// Whether the item is a list (prefix 0xc0 and above) rather than a string.
     pub is_list: bool,
 }
 
@@ -155,8 +160,9 @@ fn check_canonical_int(p: &[u8], field: &str) -> Result<(), RlpError> {
     Ok(())
 }
 
-/// The canonical (EIP-2718) encoding of a list element that is either a legacy RLP list or a typed envelope
-/// wrapped in an RLP string (`type || rlp(fields)`), as in block bodies and receipt lists.
+/// The canonical ([EIP-2718](https://eips.ethereum.org/EIPS/eip-2718)) encoding of a list element that is either a
+/// legacy RLP list or a typed envelope wrapped in an RLP string (`type || rlp(fields)`), as in block bodies and receipt
+/// lists.
 pub fn envelope_canonical<'a>(item: &Item<'a>) -> &'a [u8] {
     if item.is_list {
         item.raw

@@ -5,13 +5,20 @@
 //! the signing hash are computed from the ORIGINAL field bytes: nothing is re-encoded through an owned struct,
 //! which is both faster and the only way to be sure the hash is of what the chain actually committed to.
 //!
-//! Encodings (EIP-2718 envelopes):
+//! Encodings ([EIP-2718] envelopes):
 //! - legacy: `rlp([nonce, gas_price, gas, to, value, data, v, r, s])`, pre-EIP-155 (`v` in {27, 28}) or
-//!   EIP-155 (`v = 35 + 2 * chain_id + y_parity`);
-//! - typed: `type || rlp(fields)` with type 1 (EIP-2930), 2 (EIP-1559), 3 (EIP-4844), 4 (EIP-7702).
+//!   [EIP-155] (`v = 35 + 2 * chain_id + y_parity`);
+//! - typed: `type || rlp(fields)` with type 1 ([EIP-2930]), 2 ([EIP-1559]), 3 ([EIP-4844]), 4 ([EIP-7702]).
 //!
 //! Inside a block body a typed transaction appears as an RLP *byte string* whose payload is the canonical
 //! `type || rlp(fields)` (EIP-2718, "transactions in blocks"); a legacy one appears as the RLP list itself.
+//!
+//! [EIP-2718]: https://eips.ethereum.org/EIPS/eip-2718
+//! [EIP-155]: https://eips.ethereum.org/EIPS/eip-155
+//! [EIP-2930]: https://eips.ethereum.org/EIPS/eip-2930
+//! [EIP-1559]: https://eips.ethereum.org/EIPS/eip-1559
+//! [EIP-4844]: https://eips.ethereum.org/EIPS/eip-4844
+//! [EIP-7702]: https://eips.ethereum.org/EIPS/eip-7702
 
 use alloy_primitives::{Keccak256, B256, U256};
 use alloy_rlp::Header;
@@ -24,15 +31,17 @@ pub enum TxKind {
     /// Legacy without replay protection: signing hash over the six unsigned fields (`v` should be 27/28;
     /// any other `v` below 35 is kept here and reported as a bad `v` at recovery).
     LegacyPre155,
-    /// Legacy with EIP-155 replay protection: `v = 35 + 2 * chain_id + y_parity`.
+    /// Legacy with [EIP-155](https://eips.ethereum.org/EIPS/eip-155) replay protection:
+    /// `v = 35 + 2 * chain_id + y_parity`.
     Legacy155,
-    /// EIP-2930 (type 1): access lists.
+    /// [EIP-2930](https://eips.ethereum.org/EIPS/eip-2930) (type 1): access lists.
     Eip2930,
-    /// EIP-1559 (type 2): base fee and priority fee.
+    /// [EIP-1559](https://eips.ethereum.org/EIPS/eip-1559) (type 2): base fee and priority fee.
     Eip1559,
-    /// EIP-4844 (type 3): blob-carrying transactions (block form, without the network sidecar).
+    /// [EIP-4844](https://eips.ethereum.org/EIPS/eip-4844) (type 3): blob-carrying transactions (block form, without
+    /// the network sidecar).
     Eip4844,
-    /// EIP-7702 (type 4): set-code transactions with an authorization list.
+    /// [EIP-7702](https://eips.ethereum.org/EIPS/eip-7702) (type 4): set-code transactions with an authorization list.
     Eip7702,
 }
 
@@ -49,7 +58,7 @@ impl TxKind {
         }
     }
 
-    /// The EIP-2718 type byte (0 for both legacy kinds).
+    /// The [EIP-2718](https://eips.ethereum.org/EIPS/eip-2718) type byte (0 for both legacy kinds).
     pub fn tx_type(self) -> u8 {
         match self {
             TxKind::LegacyPre155 | TxKind::Legacy155 => 0,
@@ -96,7 +105,7 @@ pub enum TxError {
         /// "list" or "string".
         found: &'static str,
     },
-    /// EIP-2718 type byte not known to eraflow.
+    /// [EIP-2718](https://eips.ethereum.org/EIPS/eip-2718) type byte not known to eraflow.
     #[error("unknown transaction type 0x{0:02x}: expected 0x01..=0x04 (EIP-2930, 1559, 4844, 7702) or a legacy RLP list")]
     UnknownType(u8),
     /// Field list of the wrong length for the type.
@@ -233,7 +242,9 @@ fn fixed<'a, const N: usize>(buf: &mut &'a [u8], field: &'static str) -> Result<
     })
 }
 
-/// `to`: 20 bytes, or empty for a contract creation when `allow_create` (EIP-4844 and EIP-7702 forbid it).
+/// `to`: 20 bytes, or empty for a contract creation when `allow_create`
+/// ([EIP-4844](https://eips.ethereum.org/EIPS/eip-4844) and [EIP-7702](https://eips.ethereum.org/EIPS/eip-7702) forbid
+/// it).
 #[inline]
 fn to_field<'a>(buf: &mut &'a [u8], allow_create: bool) -> Result<Option<&'a [u8; 20]>> {
     let p = expect_string(buf, "to")?;
@@ -256,7 +267,8 @@ fn count_items(mut buf: &[u8], field: &'static str) -> Result<usize> {
     Ok(n)
 }
 
-/// Validates an EIP-2930 access list payload: `[[address(20), [key(32)...]]...]`.
+/// Validates an [EIP-2930](https://eips.ethereum.org/EIPS/eip-2930) access list payload:
+/// `[[address(20), [key(32)...]]...]`.
 fn validate_access_list(mut buf: &[u8]) -> Result<()> {
     while !buf.is_empty() {
         let mut entry = expect_list(&mut buf, "access_list entry")?;
@@ -275,7 +287,7 @@ fn validate_access_list(mut buf: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// Validates EIP-4844 `blob_versioned_hashes`: a list of 32-byte strings.
+/// Validates [EIP-4844](https://eips.ethereum.org/EIPS/eip-4844) `blob_versioned_hashes`: a list of 32-byte strings.
 fn validate_blob_hashes(mut buf: &[u8]) -> Result<()> {
     while !buf.is_empty() {
         fixed::<32>(&mut buf, "blob_versioned_hash")?;
@@ -283,10 +295,10 @@ fn validate_blob_hashes(mut buf: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// Reads one EIP-7702 authorization tuple `[chain_id, address, nonce, y_parity, r, s]`. EIP-7702 makes the
-/// whole transaction invalid when a tuple field is out of its bounds (chain_id, r, s < 2^256, nonce < 2^64,
-/// 20-byte address, y_parity < 2^8), so those are decode errors; a bad signature inside the bounds only
-/// invalidates that authorization, and is reported per authority at recovery.
+/// Reads one [EIP-7702](https://eips.ethereum.org/EIPS/eip-7702) authorization tuple
+/// `[chain_id, address, nonce, y_parity, r, s]`. EIP-7702 makes the whole transaction invalid when a tuple field is out
+/// of its bounds (chain_id, r, s < 2^256, nonce < 2^64, 20-byte address, y_parity < 2^8), so those are decode errors; a
+/// bad signature inside the bounds only invalidates that authorization, and is reported per authority at recovery.
 fn read_authorization<'a>(buf: &mut &'a [u8]) -> Result<Authorization<'a>> {
     let mut t = expect_list(buf, "authorization")?;
     let fields = t;
@@ -415,9 +427,10 @@ pub struct TxView<'a> {
     unsigned_len: usize,
     chain_id: Option<u64>,
     nonce: u64,
-    /// Legacy / EIP-2930 gas price; EIP-1559+ max fee per gas.
+    /// Legacy / [EIP-2930](https://eips.ethereum.org/EIPS/eip-2930) gas price;
+    /// [EIP-1559](https://eips.ethereum.org/EIPS/eip-1559)+ max fee per gas.
     gas_price_or_max_fee: &'a [u8],
-    /// EIP-1559+ only.
+    /// [EIP-1559](https://eips.ethereum.org/EIPS/eip-1559)+ only.
     max_priority_fee: &'a [u8],
     gas_limit: u64,
     to: Option<&'a [u8; 20]>,
@@ -436,7 +449,7 @@ pub struct TxView<'a> {
 impl<'a> TxView<'a> {
     /// Decodes one element of a block body's transaction list exactly as it appears there: a legacy
     /// transaction is the RLP list itself; a typed one is an RLP byte string wrapping `type || rlp(fields)`
-    /// (EIP-2718). `item` must hold exactly that one element.
+    /// ([EIP-2718](https://eips.ethereum.org/EIPS/eip-2718)). `item` must hold exactly that one element.
     pub fn decode(item: &'a [u8]) -> Result<Self> {
         let mut buf = item;
         let first = *buf.first().ok_or(TxError::Empty)?;
@@ -549,12 +562,13 @@ impl<'a> TxView<'a> {
         self.kind
     }
 
-    /// EIP-2718 type byte (0 for legacy).
+    /// [EIP-2718](https://eips.ethereum.org/EIPS/eip-2718) type byte (0 for legacy).
     pub fn tx_type(&self) -> u8 {
         self.kind.tx_type()
     }
 
-    /// Chain id: explicit for typed transactions, derived from `v` for EIP-155, `None` before EIP-155.
+    /// Chain id: explicit for typed transactions, derived from `v` for
+    /// [EIP-155](https://eips.ethereum.org/EIPS/eip-155), `None` before EIP-155.
     pub fn chain_id(&self) -> Option<u64> {
         self.chain_id
     }
@@ -564,7 +578,8 @@ impl<'a> TxView<'a> {
         self.nonce
     }
 
-    /// Legacy and EIP-2930 gas price; `None` for EIP-1559 and later (which have max fees instead).
+    /// Legacy and [EIP-2930](https://eips.ethereum.org/EIPS/eip-2930) gas price; `None` for
+    /// [EIP-1559](https://eips.ethereum.org/EIPS/eip-1559) and later (which have max fees instead).
     pub fn gas_price(&self) -> Option<U256> {
         matches!(
             self.kind,
@@ -573,13 +588,13 @@ impl<'a> TxView<'a> {
         .then(|| be_u256(self.gas_price_or_max_fee))
     }
 
-    /// EIP-1559 `max_fee_per_gas` (types 2, 3, 4).
+    /// [EIP-1559](https://eips.ethereum.org/EIPS/eip-1559) `max_fee_per_gas` (types 2, 3, 4).
     pub fn max_fee_per_gas(&self) -> Option<U256> {
         self.has_1559_fees()
             .then(|| be_u256(self.gas_price_or_max_fee))
     }
 
-    /// EIP-1559 `max_priority_fee_per_gas` (types 2, 3, 4).
+    /// [EIP-1559](https://eips.ethereum.org/EIPS/eip-1559) `max_priority_fee_per_gas` (types 2, 3, 4).
     pub fn max_priority_fee_per_gas(&self) -> Option<U256> {
         self.has_1559_fees().then(|| be_u256(self.max_priority_fee))
     }
@@ -616,34 +631,34 @@ impl<'a> TxView<'a> {
         self.input
     }
 
-    /// EIP-2930 access list entries (empty for legacy).
+    /// [EIP-2930](https://eips.ethereum.org/EIPS/eip-2930) access list entries (empty for legacy).
     pub fn access_list(&self) -> AccessListIter<'a> {
         AccessListIter {
             buf: self.access_list,
         }
     }
 
-    /// EIP-4844 `max_fee_per_blob_gas` (type 3 only).
+    /// [EIP-4844](https://eips.ethereum.org/EIPS/eip-4844) `max_fee_per_blob_gas` (type 3 only).
     pub fn max_fee_per_blob_gas(&self) -> Option<U256> {
         (self.kind == TxKind::Eip4844).then(|| be_u256(self.max_fee_per_blob_gas))
     }
 
-    /// EIP-4844 blob versioned hashes (empty unless type 3).
+    /// [EIP-4844](https://eips.ethereum.org/EIPS/eip-4844) blob versioned hashes (empty unless type 3).
     pub fn blob_versioned_hashes(&self) -> FixedIter<'a, 32> {
         FixedIter {
             buf: self.blob_hashes,
         }
     }
 
-    /// EIP-7702 authorization tuples (empty unless type 4).
+    /// [EIP-7702](https://eips.ethereum.org/EIPS/eip-7702) authorization tuples (empty unless type 4).
     pub fn authorizations(&self) -> AuthorizationIter<'a> {
         AuthorizationIter {
             buf: self.authorizations,
         }
     }
 
-    /// Legacy `v` as found (27/28, or EIP-155 `35 + 2 * chain_id + parity`); for typed transactions the
-    /// `y_parity` field as found.
+    /// Legacy `v` as found (27/28, or [EIP-155](https://eips.ethereum.org/EIPS/eip-155) `35 + 2 * chain_id + parity`);
+    /// for typed transactions the `y_parity` field as found.
     pub fn v(&self) -> u64 {
         self.v
     }
@@ -677,12 +692,13 @@ impl<'a> TxView<'a> {
     }
 
     /// The canonical encoding: the value stored in the transactions trie (legacy RLP list or
-    /// `type || rlp(fields)`, EIP-2718).
+    /// `type || rlp(fields)`, [EIP-2718](https://eips.ethereum.org/EIPS/eip-2718)).
     pub fn canonical(&self) -> &'a [u8] {
         self.canonical
     }
 
-    /// Transaction hash: keccak256 of the canonical encoding, over the original bytes (EIP-2718).
+    /// Transaction hash: keccak256 of the canonical encoding, over the original bytes
+    /// ([EIP-2718](https://eips.ethereum.org/EIPS/eip-2718)).
     pub fn hash(&self) -> B256 {
         keccak256(self.canonical)
     }
@@ -690,8 +706,10 @@ impl<'a> TxView<'a> {
     /// The hash the sender signed, streamed into keccak from the original field bytes (no buffer, no
     /// re-encoding):
     /// - pre-EIP-155 legacy: `keccak(rlp([nonce, gas_price, gas, to, value, data]))`;
-    /// - EIP-155: `keccak(rlp([nonce, gas_price, gas, to, value, data, chain_id, 0, 0]))`;
-    /// - typed (EIP-2930/1559/4844/7702): `keccak(type || rlp(fields without y_parity, r, s))`.
+    /// - [EIP-155](https://eips.ethereum.org/EIPS/eip-155):
+    ///   `keccak(rlp([nonce, gas_price, gas, to, value, data, chain_id, 0, 0]))`;
+    /// - typed ([EIP-2930](https://eips.ethereum.org/EIPS/eip-2930)/1559/4844/7702):
+    ///   `keccak(type || rlp(fields without y_parity, r, s))`.
     pub fn signing_hash(&self) -> B256 {
         let unsigned = &self.fields[..self.unsigned_len];
         let mut h = Keccak256::new();
@@ -764,8 +782,8 @@ fn encode_u64(v: u64, out: &mut [u8; 9]) -> usize {
     }
 }
 
-/// Iterator over EIP-2930 access list entries: `(address, storage keys)`. The list was validated when the
-/// transaction was decoded, so iteration cannot fail.
+/// Iterator over [EIP-2930](https://eips.ethereum.org/EIPS/eip-2930) access list entries: `(address, storage keys)`.
+/// The list was validated when the transaction was decoded, so iteration cannot fail.
 #[derive(Clone, Debug)]
 pub struct AccessListIter<'a> {
     buf: &'a [u8],
@@ -818,10 +836,12 @@ impl<'a, const N: usize> Iterator for FixedIter<'a, N> {
     }
 }
 
-/// One EIP-7702 authorization tuple `[chain_id, address, nonce, y_parity, r, s]`, borrowed.
+/// One [EIP-7702](https://eips.ethereum.org/EIPS/eip-7702) authorization tuple
+/// `[chain_id, address, nonce, y_parity, r, s]`, borrowed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Authorization<'a> {
-    /// Chain id as minimal big-endian bytes (uint256; 0 means any chain, EIP-7702).
+    /// Chain id as minimal big-endian bytes (uint256; 0 means any chain,
+    /// [EIP-7702](https://eips.ethereum.org/EIPS/eip-7702)).
     pub chain_id: &'a [u8],
     /// The address whose code the authority delegates to.
     pub address: &'a [u8; 20],
@@ -838,8 +858,8 @@ pub struct Authorization<'a> {
 }
 
 impl Authorization<'_> {
-    /// EIP-7702 authorization signing hash: `keccak(MAGIC || rlp([chain_id, address, nonce]))` with
-    /// `MAGIC = 0x05`, from the original field bytes.
+    /// [EIP-7702](https://eips.ethereum.org/EIPS/eip-7702) authorization signing hash:
+    /// `keccak(MAGIC || rlp([chain_id, address, nonce]))` with `MAGIC = 0x05`, from the original field bytes.
     pub fn signing_hash(&self) -> B256 {
         let mut head = [0u8; 10];
         head[0] = 0x05;
@@ -851,7 +871,7 @@ impl Authorization<'_> {
     }
 }
 
-/// Iterator over a validated EIP-7702 authorization list.
+/// Iterator over a validated [EIP-7702](https://eips.ethereum.org/EIPS/eip-7702) authorization list.
 #[derive(Clone, Debug)]
 pub struct AuthorizationIter<'a> {
     buf: &'a [u8],

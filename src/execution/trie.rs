@@ -63,8 +63,8 @@ impl Key {
     }
 }
 
-/// Hex-prefix encoding (yellow paper, appendix C) of nibbles `from..to` of `k`, as an RLP string: at most 10
-/// bytes (a key has at most 18 nibbles), and its length.
+/// Hex-prefix encoding (yellow paper, appendix C, <https://ethereum.github.io/yellowpaper/paper.pdf>) of
+/// nibbles `from..to` of `k`, as an RLP string: at most 10 bytes (a key has at most 18 nibbles), and its length.
 fn hp_rlp(k: &Key, from: usize, to: usize, leaf: bool) -> ([u8; 11], usize) {
     let mut hp = [0u8; 10];
     let n = to - from;

@@ -2,14 +2,14 @@
 //!
 //! This is the one place eraflow *builds* transactions. It is not on any decode or recovery hot path (those use
 //! the zero-copy [`TxView`](super::transaction::TxView)); it exists so `eraflow synth` can write archives
-//! whose signatures recover, deterministically (RFC 6979) from a seed.
+//! whose signatures recover, deterministically ([RFC 6979](https://www.rfc-editor.org/rfc/rfc6979)) from a seed.
 
 use alloy_primitives::{Keccak256, B256, U256};
 use alloy_rlp::{Encodable, Header};
 
 use crate::crypto::signer::{self, SecretKeyBytes, SignatureAlgorithm, SignerError};
 
-/// One EIP-2930 access list entry.
+/// One [EIP-2930](https://eips.ethereum.org/EIPS/eip-2930) access list entry.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AccessListEntry {
     /// Address to pre-warm.
@@ -18,7 +18,8 @@ pub struct AccessListEntry {
     pub storage_keys: Vec<[u8; 32]>,
 }
 
-/// One signed EIP-7702 authorization tuple `[chain_id, address, nonce, y_parity, r, s]`.
+/// One signed [EIP-7702](https://eips.ethereum.org/EIPS/eip-7702) authorization tuple
+/// `[chain_id, address, nonce, y_parity, r, s]`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SignedAuthorization {
     /// Chain id (uint256; 0 = valid on any chain).
@@ -31,12 +32,13 @@ pub struct SignedAuthorization {
     pub y_parity: u8,
     /// Signature r.
     pub r: U256,
-    /// Signature s (low-s, as EIP-7702 requires).
+    /// Signature s (low-s, as [EIP-7702](https://eips.ethereum.org/EIPS/eip-7702) requires).
     pub s: U256,
 }
 
 impl SignedAuthorization {
-    /// Signs `keccak(0x05 || rlp([chain_id, address, nonce]))` (EIP-7702) with `key`.
+    /// Signs `keccak(0x05 || rlp([chain_id, address, nonce]))` ([EIP-7702](https://eips.ethereum.org/EIPS/eip-7702))
+    /// with `key`.
     pub fn sign(
         chain_id: U256,
         address: [u8; 20],
@@ -79,19 +81,25 @@ impl SignedAuthorization {
 /// ignored (e.g. `gas_price` for type 2, `max_fee_per_blob_gas` below type 3).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TxRequest {
-    /// EIP-2718 type: 0 legacy, 1 EIP-2930, 2 EIP-1559, 3 EIP-4844, 4 EIP-7702.
+    /// [EIP-2718] type: 0 legacy, 1 [EIP-2930], 2 [EIP-1559], 3 [EIP-4844], 4 [EIP-7702].
+    ///
+    /// [EIP-2718]: https://eips.ethereum.org/EIPS/eip-2718
+    /// [EIP-2930]: https://eips.ethereum.org/EIPS/eip-2930
+    /// [EIP-1559]: https://eips.ethereum.org/EIPS/eip-1559
+    /// [EIP-4844]: https://eips.ethereum.org/EIPS/eip-4844
+    /// [EIP-7702]: https://eips.ethereum.org/EIPS/eip-7702
     pub tx_type: u8,
-    /// For type 0: sign without EIP-155 replay protection (v = 27/28).
+    /// For type 0: sign without [EIP-155](https://eips.ethereum.org/EIPS/eip-155) replay protection (v = 27/28).
     pub legacy_pre155: bool,
-    /// Chain id (EIP-155 for legacy, explicit field for typed).
+    /// Chain id ([EIP-155](https://eips.ethereum.org/EIPS/eip-155) for legacy, explicit field for typed).
     pub chain_id: u64,
     /// Sender nonce.
     pub nonce: u64,
     /// Types 0 and 1.
     pub gas_price: U256,
-    /// Types 2-4 (EIP-1559).
+    /// Types 2-4 ([EIP-1559](https://eips.ethereum.org/EIPS/eip-1559)).
     pub max_priority_fee_per_gas: U256,
-    /// Types 2-4 (EIP-1559).
+    /// Types 2-4 ([EIP-1559](https://eips.ethereum.org/EIPS/eip-1559)).
     pub max_fee_per_gas: U256,
     /// Gas limit.
     pub gas_limit: u64,
@@ -101,13 +109,13 @@ pub struct TxRequest {
     pub value: U256,
     /// Call data / init code.
     pub input: Vec<u8>,
-    /// Types 1-4 (EIP-2930).
+    /// Types 1-4 ([EIP-2930](https://eips.ethereum.org/EIPS/eip-2930)).
     pub access_list: Vec<AccessListEntry>,
-    /// Type 3 (EIP-4844).
+    /// Type 3 ([EIP-4844](https://eips.ethereum.org/EIPS/eip-4844)).
     pub max_fee_per_blob_gas: U256,
-    /// Type 3 (EIP-4844).
+    /// Type 3 ([EIP-4844](https://eips.ethereum.org/EIPS/eip-4844)).
     pub blob_versioned_hashes: Vec<[u8; 32]>,
-    /// Type 4 (EIP-7702).
+    /// Type 4 ([EIP-7702](https://eips.ethereum.org/EIPS/eip-7702)).
     pub authorization_list: Vec<SignedAuthorization>,
 }
 
@@ -175,8 +183,8 @@ impl TxRequest {
     }
 
     /// The hash to sign, by the same rules [`TxView::signing_hash`](super::transaction::TxView::signing_hash)
-    /// applies when reading (EIP-155 appends `chain_id, 0, 0` for protected legacy transactions; typed ones
-    /// hash `type || rlp(unsigned fields)`).
+    /// applies when reading ([EIP-155](https://eips.ethereum.org/EIPS/eip-155) appends `chain_id, 0, 0` for protected
+    /// legacy transactions; typed ones hash `type || rlp(unsigned fields)`).
     pub fn signing_hash(&self) -> Result<B256, SignerError> {
         let f = self.unsigned_fields()?;
         let mut h = Keccak256::new();
@@ -219,8 +227,8 @@ impl TxRequest {
     }
 
     /// Signs with `key` on `algorithm` (RFC 6979, low s) and returns the canonical encoding: the legacy RLP
-    /// list, or `type || rlp(fields)` (EIP-2718). Legacy `v` is 27/28 when `legacy_pre155`, else
-    /// `35 + 2 * chain_id + parity` (EIP-155).
+    /// list, or `type || rlp(fields)` ([EIP-2718](https://eips.ethereum.org/EIPS/eip-2718)). Legacy `v` is 27/28 when
+    /// `legacy_pre155`, else `35 + 2 * chain_id + parity` ([EIP-155](https://eips.ethereum.org/EIPS/eip-155)).
     pub fn sign_and_encode(
         &self,
         key: &SecretKeyBytes,
@@ -244,7 +252,7 @@ impl TxRequest {
     }
 
     /// How a canonical transaction appears inside a block body's transaction list: legacy as is, typed
-    /// wrapped as an RLP byte string (EIP-2718).
+    /// wrapped as an RLP byte string ([EIP-2718](https://eips.ethereum.org/EIPS/eip-2718)).
     pub fn body_item(canonical: &[u8]) -> Vec<u8> {
         match canonical.first() {
             Some(&b) if b >= 0xc0 => canonical.to_vec(),

@@ -1,6 +1,8 @@
 //! e2store: the type-length-value container under both era1 and era files.
 //!
-//! Format facts (github.com/status-im/nimbus-eth2 docs/e2store.md):
+//! Format facts (e2store as specified in nimbus-eth2's `docs/e2store.md`
+//! <https://github.com/status-im/nimbus-eth2/blob/unstable/docs/e2store.md>; the formats built on it are in
+//! <https://github.com/eth-clients/e2store-format-specs>):
 //! - a record is an 8-byte header `type: [u8; 2] | length: u32 LE | reserved: u16 (zero)` followed by
 //!   `length` bytes of data;
 //! - a file is a sequence of records starting with a `Version` record (`"e2"`, length 0);
@@ -71,9 +73,12 @@ impl RecordType {
 /// One record: its type, where it starts, and its data as a slice of the file.
 #[derive(Debug, Clone, Copy)]
 pub struct Record<'a> {
+    /// The record type from the header's first two bytes (unknown types are kept, not rejected).
     pub kind: RecordType,
     /// Offset of the record header from the start of the file.
     pub offset: u64,
+    /// The `length` data bytes after the 8-byte header, borrowed from the input (still compressed for the
+    /// `Compressed*` types).
     pub data: &'a [u8],
 }
 
@@ -155,6 +160,34 @@ pub fn read_record_at(bytes: &[u8], offset: u64) -> Result<Record<'_>, FormatErr
 /// Iterates the records of a whole e2store byte slice, in order.
 ///
 /// Yields an error (and then stops) on the first malformed record, so a truncated file never loops.
+///
+/// # Example
+///
+/// Two records written out by hand: the `Version` record every file starts with (`"e2"`, no data), then a
+/// record of a type eraflow does not know, which is handed out rather than rejected.
+///
+/// ```
+/// use eraflow::formats::e2store::{E2StoreReader, RecordType};
+///
+/// let file = [
+///     0x65, 0x32, 0, 0, 0, 0, 0, 0,       // type "e2", length 0, reserved 0
+///     0xaa, 0xbb, 3, 0, 0, 0, 0, 0,       // type 0xaabb, length 3 (u32 little-endian), reserved 0
+///     b'a', b'b', b'c',                   // its data
+/// ];
+/// let records = E2StoreReader::new(&file).collect::<Result<Vec<_>, _>>()?;
+/// assert_eq!(records.len(), 2);
+/// assert_eq!(records[0].kind, RecordType::VERSION);
+/// assert_eq!(records[1].kind, RecordType([0xaa, 0xbb]));
+/// assert_eq!((records[1].offset, records[1].data), (8, &b"abc"[..]));
+/// assert_eq!(records[1].end(), file.len() as u64);
+///
+/// // A record cut short is an error that names the offset of its header, and iteration stops there.
+/// let mut cut = E2StoreReader::new(&file[..file.len() - 1]);
+/// assert!(cut.next().unwrap().is_ok());
+/// assert_eq!(cut.next().unwrap().unwrap_err().offset, 8);
+/// assert!(cut.next().is_none());
+/// # Ok::<(), eraflow::formats::FormatError>(())
+/// ```
 pub struct E2StoreReader<'a> {
     bytes: &'a [u8],
     pos: u64,

@@ -1,5 +1,5 @@
-//! era files: beacon-chain history, one file per 8192 slots (github.com/eth-clients/e2store-format-specs,
-//! formats/era.md).
+//! era files: beacon-chain history, one file per 8192 slots
+//! (<https://github.com/eth-clients/e2store-format-specs/blob/main/formats/era.md>).
 //!
 //! ```text
 //! era   := group+
@@ -26,8 +26,12 @@ pub const SLOTS_PER_ERA: u64 = 8192;
 /// A slot index: the starting slot and the absolute file offset of each slot's record (`None` = empty slot).
 #[derive(Debug, Clone)]
 pub struct SlotIndex {
+    /// The slot of the first entry: `(era - 1) * 8192` for the block index, `era * 8192` for the state index.
     pub start_slot: u64,
+    /// One entry per slot from `start_slot`: the absolute file offset of that slot's record (the on-disk
+    /// offsets, relative to the index record, already resolved), or `None` for a slot without a block.
     pub offsets: Vec<Option<u64>>,
+    /// Absolute file offset of the SlotIndex record itself.
     pub record_offset: u64,
 }
 

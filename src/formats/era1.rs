@@ -1,6 +1,7 @@
 //! era1 files: pre-merge execution history, 8192 blocks per file.
 //!
-//! Layout (github.com/ethereum/go-ethereum internal/era/era.go, and reth's `reth-era`):
+//! Layout (the era1 format, <https://github.com/eth-clients/e2store-format-specs/blob/main/formats/era1.md>, as
+//! go-ethereum's `internal/era` and reth's `reth-era` implement it):
 //!
 //! ```text
 //! era1  := Version | block-tuple* | other-entries* | Accumulator | BlockIndex
@@ -48,10 +49,16 @@ impl BlockIndex {
 /// The four records of one block, as slices of the map (still compressed).
 #[derive(Debug, Clone, Copy)]
 pub struct BlockTuple<'a> {
+    /// The block number (the index's starting number plus the tuple's position).
     pub number: u64,
+    /// `CompressedHeader`: snappy-framed RLP of the header.
     pub header: Record<'a>,
+    /// `CompressedBody`: snappy-framed RLP of the body `[transactions, ommers]`.
     pub body: Record<'a>,
+    /// `CompressedReceipts`: snappy-framed RLP list of the block's receipts.
     pub receipts: Record<'a>,
+    /// `TotalDifficulty`: the chain's total difficulty after this block, 32 bytes little-endian (not
+    /// compressed).
     pub total_difficulty: Record<'a>,
 }
 
@@ -322,8 +329,11 @@ mod tests {
 /// Create one per worker thread and reuse it for every block.
 #[derive(Default)]
 pub struct BlockDecoders {
+    /// Decodes `CompressedHeader` records.
     pub header: super::snappy::FramedDecoder,
+    /// Decodes `CompressedBody` records.
     pub body: super::snappy::FramedDecoder,
+    /// Decodes `CompressedReceipts` records.
     pub receipts: super::snappy::FramedDecoder,
 }
 

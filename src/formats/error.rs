@@ -7,35 +7,85 @@ use std::path::{Path, PathBuf};
 /// What went wrong, without the location (see [`FormatError`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FormatErrorKind {
+    /// The input ended inside a record header or its data, or a file is too short for the trailer its
+    /// index declares.
     #[error("truncated: expected {expected} more bytes, found {found}")]
-    Truncated { expected: u64, found: u64 },
+    Truncated {
+        /// Bytes the header, length field or index called for from this offset.
+        expected: u64,
+        /// Bytes actually left in the input from this offset.
+        found: u64,
+    },
+    /// An e2store record header's last two bytes (reserved, must be zero) are not zero: usually a sign of
+    /// reading from a wrong offset or of a file that is not e2store.
     #[error("e2store header reserved bytes must be zero, found {found:#06x}")]
-    ReservedNotZero { found: u16 },
+    ReservedNotZero {
+        /// The reserved field, as a little-endian u16.
+        found: u16,
+    },
+    /// A record's length field exceeds [`MAX_RECORD_LEN`](super::e2store::MAX_RECORD_LEN) (a guard against
+    /// allocating for garbage input).
     #[error("record length {found} exceeds the cap of {cap} bytes")]
-    RecordTooLarge { found: u64, cap: u64 },
+    RecordTooLarge {
+        /// The declared data length, in bytes.
+        found: u64,
+        /// The cap, in bytes.
+        cap: u64,
+    },
+    /// A record of another type sits where the layout requires a specific one (e.g. a `CompressedBody` after
+    /// each `CompressedHeader` of an era1 block tuple).
     #[error("expected a {expected} record, found type {found}")]
     UnexpectedRecord {
+        /// Name of the record type the layout requires (`"CompressedHeader"`, `"SlotIndex"`, ...).
         expected: &'static str,
+        /// The type found, as [`RecordType::name`](super::e2store::RecordType::name) renders it (name and hex).
         found: String,
     },
+    /// A snappy framed stream is malformed (bad chunk header, missing stream identifier, reserved chunk type,
+    /// undecodable compressed chunk); the message gives the offset within the stream.
     #[error("snappy framing: {0}")]
     Snappy(String),
+    /// A snappy data chunk decompressed, but its masked CRC-32C does not match the bytes it produced.
     #[error("snappy CRC32C mismatch: expected {expected:#010x}, found {found:#010x}")]
-    SnappyCrc { expected: u32, found: u32 },
+    SnappyCrc {
+        /// The masked CRC stored in the chunk.
+        expected: u32,
+        /// The masked CRC of the decompressed bytes.
+        found: u32,
+    },
+    /// A snappy stream would decompress past the decoder's output cap (see
+    /// [`FramedDecoder::with_max_output`](super::snappy::FramedDecoder::with_max_output)): a guard against
+    /// decompression bombs.
     #[error("decompressed size {found} exceeds the cap of {cap} bytes")]
-    DecompressedTooLarge { found: u64, cap: u64 },
+    DecompressedTooLarge {
+        /// Bytes the stream had produced including the chunk that crossed the cap.
+        found: u64,
+        /// The cap, in bytes.
+        cap: u64,
+    },
+    /// An era1 block index or era slot index is inconsistent (wrong size for its count, a count out of range,
+    /// an entry pointing outside the file's records, no entry for a requested block); era verification also
+    /// reports here SSZ content of a record that does not decode (`"BeaconState: ..."`).
     #[error("index: {0}")]
     Index(String),
+    /// The RLP inside a decompressed era1 record (header, body, receipts, transaction) did not decode.
     #[error("RLP: {0}")]
     Rlp(String),
+    /// A value read from the file disagrees with what the layout or another record implies (an accumulator
+    /// that is not 32 bytes, a block slot index that does not start 8192 slots before the state's, ...).
     #[error("{what}: expected {expected}, found {found}")]
     Mismatch {
+        /// What was compared (`"accumulator length"`, `"block count"`, ...).
         what: &'static str,
+        /// The value the format or the other source requires, rendered for the message.
         expected: String,
+        /// The value in the file, rendered for the message.
         found: String,
     },
+    /// A file name is not canonical: `<network>-<era:05>-<hash8>.era1` for era1 files, `.era` for era files.
     #[error("file name: {0}")]
     FileName(String),
+    /// Opening, reading or memory-mapping the file failed; the message is the OS error.
     #[error("I/O: {0}")]
     Io(String),
 }
@@ -58,6 +108,7 @@ pub struct FormatError {
     pub offset: u64,
     /// The execution block (era1) or beacon slot (era) the error is about, when known.
     pub position: Option<Position>,
+    /// What went wrong.
     pub kind: FormatErrorKind,
 }
 
@@ -87,6 +138,8 @@ impl FormatError {
         self
     }
 
+    /// Names the execution block (era1 files), unless a block or slot is already named: the innermost
+    /// caller, which knows the most precise position, wins.
     pub fn in_block(mut self, block: u64) -> Self {
         self.position.get_or_insert(Position::Block(block));
         self

@@ -1,6 +1,7 @@
 //! Snappy *framed* decompression (the format every e2store payload uses), with a reusable decoder.
 //!
-//! Format facts (google/snappy framing_format.txt): a stream is chunks of `type: u8 | length: u24 LE | data`.
+//! Format facts (google/snappy `framing_format.txt`, <https://github.com/google/snappy/blob/main/framing_format.txt>):
+//! a stream is chunks of `type: u8 | length: u24 LE | data`.
 //! 0xff = stream identifier (`sNaPpY`), 0x00 = compressed data, 0x01 = uncompressed data, both starting with a
 //! masked CRC-32C of the *uncompressed* bytes; 0x02-0x7f are reserved and unskippable, 0x80-0xfe skippable.
 //! A chunk holds at most 65536 uncompressed bytes.
@@ -20,6 +21,9 @@ const MAX_CHUNK: usize = 65536;
 pub const DEFAULT_MAX_OUTPUT: usize = 1 << 30;
 
 /// Masks a CRC-32C as the framing format stores it.
+///
+/// The mask is a right rotation by 15 bits plus `0xa282ead8`, which the format applies because checksumming
+/// data that itself embeds unmasked CRCs is weak.
 #[inline]
 pub fn mask_crc(crc: u32) -> u32 {
     crc.rotate_right(15).wrapping_add(0xa282_ead8)

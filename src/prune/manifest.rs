@@ -125,10 +125,10 @@ pub struct KindRanges {
 
 /// `ranges.json`: per data kind, the block ranges a node may drop.
 ///
-/// Headers are kept (never listed for dropping): EIP-4444's pre-merge history expiry removes bodies and
-/// receipts but clients keep headers, which the chain of parent hashes, total difficulty and light clients
-/// still need and which are small (~500 bytes per block). The transaction-hash index may be dropped over the
-/// same ranges as bodies, by key, using `tx_hashes.bin`.
+/// Headers are kept (never listed for dropping): [EIP-4444](https://eips.ethereum.org/EIPS/eip-4444)'s pre-merge
+/// history expiry removes bodies and receipts but clients keep headers, which the chain of parent hashes, total
+/// difficulty and light clients still need and which are small (~500 bytes per block). The transaction-hash index may
+/// be dropped over the same ranges as bodies, by key, using `tx_hashes.bin`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Ranges {
     /// [`FORMAT_VERSION`].

@@ -11,24 +11,35 @@ use std::path::{Path, PathBuf};
 /// One output file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutputEntry {
+    /// The dataset's name (`blocks`, `transactions`, ...).
     pub dataset: String,
     /// Relative to the output directory.
     pub path: String,
+    /// Rows written.
     pub rows: u64,
+    /// File size in bytes; checked (with `sha256`) before a rerun skips the source.
     pub bytes: u64,
+    /// Lower-case hex sha256 of the file as written.
     pub sha256: String,
 }
 
 /// One source archive and everything made from it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceEntry {
+    /// Lower-case hex sha256 of the source archive's bytes: a rerun redoes the source when it differs.
     pub sha256: String,
+    /// `0x`-hex accumulator root the era1 verification computed; empty for era files (and for an era1 file whose
+    /// verification did not get that far).
     pub accumulator_root: String,
+    /// The network the source was verified as.
     pub network: String,
+    /// First execution block of the source (era files: of its payloads, 0 when it has none).
     pub first_block: u64,
+    /// Last execution block of the source (era files: of its payloads, 0 when it has none).
     pub last_block: u64,
     /// What the outputs were made with (datasets, senders, parquet options): a change redoes them.
     pub options: String,
+    /// Every file written from the source, one per dataset that takes rows from its kind of archive.
     pub outputs: Vec<OutputEntry>,
     /// `era` for era files; empty (and absent from the JSON) for era1, so manifests written before era export
     /// still load and era1 entries keep their shape.
@@ -46,7 +57,9 @@ pub struct SourceEntry {
 /// The whole manifest. Keys are sorted so the file is deterministic.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {
+    /// The eraflow version that last saved the manifest (informational).
     pub eraflow_version: String,
+    /// [`crate::datasets::SCHEMA_VERSION`] when last saved; a different version makes every source redo.
     pub schema_version: u32,
     /// By source file name.
     pub sources: BTreeMap<String, SourceEntry>,

@@ -6,8 +6,9 @@
 //! - real: SSZ layout of every container, block roots in `state.block_roots` (empty slots repeat the previous
 //!   root), `state_roots` at each block's slot, `latest_block_header`, the historical root or summary of the
 //!   era's own vectors and the file name derived from it, execution payloads whose `block_hash` is the keccak
-//!   of the rebuilt header, transactions of types 0-4 signed with real keys (senders and EIP-7702 authorities
-//!   recover), blob versioned hashes derived from the body's KZG commitments, withdrawals with global indices;
+//!   of the rebuilt header, transactions of types 0-4 signed with real keys (senders and
+//!   [EIP-7702](https://eips.ethereum.org/EIPS/eip-7702) authorities recover), blob versioned hashes derived from the
+//!   body's KZG commitments, withdrawals with global indices;
 //! - not real: BLS signatures, attestation contents, validator balances (random bytes of the right shape), and
 //!   state roots (random per slot; a block's `state_root` is the one the state records for its slot).
 //!
@@ -34,7 +35,7 @@ pub const SECONDS_PER_SLOT: u64 = 12;
 /// The `genesis_time` of synthetic states.
 pub const GENESIS_TIME: u64 = 1_606_824_023;
 
-/// Gas of one blob (EIP-4844 `GAS_PER_BLOB`).
+/// Gas of one blob ([EIP-4844](https://eips.ethereum.org/EIPS/eip-4844) `GAS_PER_BLOB`).
 const GAS_PER_BLOB: u64 = 1 << 17;
 
 /// Number of distinct transaction senders.
@@ -55,6 +56,7 @@ pub struct EraSynthOptions {
     pub validators: usize,
     /// Transactions per execution payload (bellatrix on).
     pub txs_per_block: u32,
+    /// Seeds every pseudo-random value and the signing keys: the same options give byte-identical files.
     pub seed: u64,
 }
 
@@ -256,7 +258,7 @@ pub fn write(dir: &Path, opts: &EraSynthOptions) -> Result<Vec<PathBuf>, SynthEr
     Ok(paths)
 }
 
-/// Like [`write`], but does nothing when `dir` already holds the files these exact options produce.
+/// Like [`write()`], but does nothing when `dir` already holds the files these exact options produce.
 pub fn write_once(dir: &Path, opts: &EraSynthOptions) -> Result<Vec<PathBuf>, SynthError> {
     let fingerprint = format!(
         "kind=era network={} era={} files={} blocks={} validators={} txs={} seed={} version={}\n",

@@ -2,7 +2,7 @@
 //! allow, receipts with logs and correct blooms, ommers, consistent roots and total difficulty.
 //!
 //! Deterministic: the same options give byte-identical files (block contents come from a generator seeded by
-//! `(seed, block number)`, signatures are RFC 6979).
+//! `(seed, block number)`, signatures are [RFC 6979](https://www.rfc-editor.org/rfc/rfc6979)).
 
 use super::rng::Rng;
 use crate::crypto::keccak::{keccak256, B256};
@@ -24,6 +24,8 @@ const SENDERS: u64 = 16;
 /// What to generate.
 #[derive(Debug, Clone)]
 pub struct SynthOptions {
+    /// Network whose fork blocks decide which transaction and receipt kinds each block may hold (and whose
+    /// name, chain id and signature algorithm the files carry).
     pub network: Network,
     /// First era (its first block is `era * 8192`).
     pub era: u64,
@@ -31,7 +33,9 @@ pub struct SynthOptions {
     pub files: u64,
     /// Blocks per file (at most 8192; fewer makes a short final file, handy for tests).
     pub blocks: u64,
+    /// Transactions per block, cycling through every kind the block's forks allow.
     pub txs_per_block: u32,
+    /// Seeds block contents and signing keys: the same options give byte-identical files.
     pub seed: u64,
 }
 
@@ -52,13 +56,19 @@ impl SynthOptions {
 /// Why synthesis failed.
 #[derive(Debug, thiserror::Error)]
 pub enum SynthError {
+    /// Options that cannot be met (too many blocks for one file, no files, a fork no era lies wholly in), or a
+    /// generated object that does not fit its fork's schema.
     #[error("synth: {0}")]
     Options(String),
+    /// Creating the output directory or writing a file failed.
     #[error("synth: writing {path}: {source}")]
     Io {
+        /// The directory or file being written.
         path: String,
+        /// The OS error.
         source: std::io::Error,
     },
+    /// The network's signature algorithm is unknown, or signing a transaction failed.
     #[error("synth: signing: {0}")]
     Sign(String),
 }
@@ -146,7 +156,7 @@ pub fn write(dir: &Path, opts: &SynthOptions) -> Result<Vec<PathBuf>, SynthError
     Ok(paths)
 }
 
-/// Like [`write`], but does nothing when `dir` already holds the files these exact options produce (recorded
+/// Like [`write()`], but does nothing when `dir` already holds the files these exact options produce (recorded
 /// in `dir/.synth-<network>-<era>.done`), so a scheduled pipeline can start with a synth stage cheaply.
 pub fn write_once(dir: &Path, opts: &SynthOptions) -> Result<Vec<PathBuf>, SynthError> {
     let fingerprint = format!(

@@ -1,12 +1,16 @@
 //! Rebuilding an execution block header from a beacon block's execution payload, so the payload's
 //! `block_hash` can be recomputed: this proves transaction and withdrawal decoding against the chain itself.
 //!
-//! Header fields a payload does not carry are constants after the merge (EIP-3675): `ommers_hash` =
+//! Header fields a payload does not carry are constants after the merge ([EIP-3675]): `ommers_hash` =
 //! keccak(rlp([])), `difficulty` = 0, `nonce` = 0, and `mix_hash` is the payload's `prev_randao`.
 //! `transactions_root` and `withdrawals_root` are ordered tries of the payload's transactions and of
-//! `rlp([index, validator_index, address, amount_gwei])`; `parent_beacon_block_root` (EIP-4788) is the beacon
-//! block's parent root; `requests_hash` (EIP-7685) is sha256 over sha256(type || data) of each non-empty request
+//! `rlp([index, validator_index, address, amount_gwei])`; `parent_beacon_block_root` ([EIP-4788]) is the beacon
+//! block's parent root; `requests_hash` ([EIP-7685]) is sha256 over sha256(type || data) of each non-empty request
 //! list of the electra `ExecutionRequests`.
+//!
+//! [EIP-3675]: https://eips.ethereum.org/EIPS/eip-3675
+//! [EIP-4788]: https://eips.ethereum.org/EIPS/eip-4788
+//! [EIP-7685]: https://eips.ethereum.org/EIPS/eip-7685
 
 use crate::consensus::{BeaconBlock, Fork, SszError};
 use crate::crypto::keccak::{keccak256, B256};
@@ -21,10 +25,14 @@ pub const EMPTY_OMMERS_HASH: B256 =
 /// Why a header could not be rebuilt.
 #[derive(Debug, thiserror::Error)]
 pub enum PayloadError {
+    /// The block's fork predates execution payloads; the fork is given.
     #[error("block has no execution payload (fork {0:?} is before bellatrix)")]
     NoPayload(Fork),
+    /// A payload or body field did not decode.
     #[error("{0}")]
     Ssz(#[from] SszError),
+    /// The electra `ExecutionRequests` bytes are malformed: too short for the three list offsets, or offsets
+    /// that do not start at 12 and increase within the bytes.
     #[error("execution_requests: {0}")]
     Requests(String),
 }
@@ -130,8 +138,9 @@ pub fn recomputed_block_hash(block: &BeaconBlock<'_>) -> Result<B256, PayloadErr
     Ok(keccak256(header_from_payload(block)?.encode()))
 }
 
-/// `kzg_commitment_to_versioned_hash` (EIP-4844): `0x01 || sha256(commitment)[1..]`; a deneb block's blob
-/// transactions carry exactly these hashes of its body's commitments, in order.
+/// `kzg_commitment_to_versioned_hash` ([EIP-4844](https://eips.ethereum.org/EIPS/eip-4844)):
+/// `0x01 || sha256(commitment)[1..]`; a deneb block's blob transactions carry exactly these hashes of its body's
+/// commitments, in order.
 pub fn versioned_hash(commitment: &[u8]) -> [u8; 32] {
     let mut h = crate::crypto::sha256::sha256(commitment);
     h[0] = 0x01;

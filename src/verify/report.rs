@@ -13,20 +13,34 @@ pub struct FileReport {
     pub kind: String,
     /// Network from the file name (or `--network`).
     pub network: String,
+    /// Era number: the first block divided by 8192 for era1 files, the era of the file's state for era files;
+    /// `None` when the file could not be opened.
     pub era: Option<u64>,
+    /// First execution block number: the era1 index's first block, or an era file's first post-merge payload
+    /// (`None` for an era file without payloads, or a file that could not be opened).
     pub first_block: Option<u64>,
+    /// Last execution block number, with the same meaning and absence as `first_block`.
     pub last_block: Option<u64>,
+    /// Blocks in the file: execution blocks for era1, beacon blocks (non-empty slots) for era files.
     pub blocks: u64,
+    /// Transactions decoded over all blocks (era files: over all execution payloads).
     pub transactions: u64,
+    /// Ommer (uncle) headers over all blocks; 0 for era files.
     pub ommers: u64,
+    /// Receipts decoded; 0 for era files, which carry none.
     pub receipts: u64,
+    /// Logs over all receipts; 0 for era files.
     pub logs: u64,
     /// Senders recovered (only with `--senders`), and failures among them.
     pub senders_recovered: Option<u64>,
+    /// Transactions whose sender did not recover (only with `--senders`); any makes the file fail, with one
+    /// summary line in `errors`.
     pub sender_errors: Option<u64>,
     /// Hex accumulator root as computed (era1).
     pub accumulator_root: Option<String>,
+    /// `0x`-hex hash of the first execution block (`None` when there is none or the file failed early).
     pub first_block_hash: Option<String>,
+    /// `0x`-hex hash of the last execution block (`None` when there is none or the file failed early).
     pub last_block_hash: Option<String>,
     /// Total difficulty before the first block, decimal.
     pub initial_total_difficulty: Option<String>,
@@ -40,6 +54,7 @@ pub struct FileReport {
     pub header_field_counts: BTreeMap<String, u64>,
     /// Records by type name, from a sequential walk of the file.
     pub record_counts: BTreeMap<String, u64>,
+    /// File size in bytes (0 when its metadata could not be read).
     pub file_size: u64,
     /// Hex sha256 of the whole file.
     pub sha256: Option<String>,
