@@ -13,9 +13,9 @@ use std::path::PathBuf;
 pub struct Cli {
     /// Worker threads (default: all cores).
     #[arg(long, global = true)]
-    threads: Option<usize>,
+    pub threads: Option<usize>,
     #[command(subcommand)]
-    command: Command,
+    pub command: Command,
 }
 
 #[derive(Subcommand)]
@@ -176,27 +176,27 @@ pub enum PruneCommand {
 pub struct PruneArgs {
     /// Output directory (written beside under a temporary name, renamed into place when complete).
     #[arg(long, required = true)]
-    out: Option<PathBuf>,
+    pub out: Option<PathBuf>,
     /// Network preset name or preset .toml (default: from the file names).
     #[arg(long)]
-    network: Option<String>,
+    pub network: Option<String>,
     /// First block to include (default: the first block of the inputs).
     #[arg(long)]
-    from_block: Option<u64>,
+    pub from_block: Option<u64>,
     /// End of the range, EXCLUSIVE: blocks below N (default: the end of the inputs, which must lie before the
     /// network's first proof-of-stake block; only an explicit value may go past it).
     #[arg(long)]
-    until_block: Option<u64>,
+    pub until_block: Option<u64>,
     /// Record blocks no input covers as gaps in the manifest instead of refusing.
     #[arg(long)]
-    allow_gaps: bool,
+    pub allow_gaps: bool,
     /// `binary` (default) or `text` (also block_hashes.txt and tx_hashes.txt, one 0x-hash per line).
     #[arg(long)]
-    format: Option<String>,
+    pub format: Option<String>,
     /// Bytes of transaction hashes held in memory before a sorted run is spilled to disk (default 256 MiB).
     #[arg(long)]
-    memory_budget: Option<u64>,
+    pub memory_budget: Option<u64>,
     /// era1 files, directories or glob patterns.
     #[arg(required = true)]
-    paths: Vec<String>,
+    pub paths: Vec<String>,
 }

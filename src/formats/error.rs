@@ -85,9 +85,9 @@ pub enum FormatErrorKind {
     /// A file name is not canonical: `<network>-<era:05>-<hash8>.era1` for era1 files, `.era` for era files.
     #[error("file name: {0}")]
     FileName(String),
-    /// Opening, reading or memory-mapping the file failed; the message is the OS error.
+    /// Opening, reading or memory-mapping the file failed; the OS error is kept as the source.
     #[error("I/O: {0}")]
-    Io(String),
+    Io(#[source] IoError),
 }
 
 /// Where in the chain an error is: an execution block number or a beacon slot.
@@ -161,4 +161,39 @@ impl fmt::Display for FormatError {
     }
 }
 
-impl std::error::Error for FormatError {}
+impl std::error::Error for FormatError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.kind)
+    }
+}
+
+/// An OS error inside a [`FormatError`]: shared, so format errors stay cheap to clone, and compared by kind and
+/// message, so errors stay comparable in tests.
+#[derive(Debug, Clone)]
+pub struct IoError(pub std::sync::Arc<std::io::Error>);
+
+impl From<std::io::Error> for IoError {
+    fn from(e: std::io::Error) -> Self {
+        IoError(std::sync::Arc::new(e))
+    }
+}
+
+impl PartialEq for IoError {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.kind() == other.0.kind() && self.0.to_string() == other.0.to_string()
+    }
+}
+
+impl Eq for IoError {}
+
+impl fmt::Display for IoError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for IoError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}

@@ -10,4 +10,4 @@ pub mod error;
 pub mod snappy;
 
 pub use archive::{Archive, ArchiveKind, ArchiveName, UnknownArchiveKind};
-pub use error::{FormatError, FormatErrorKind, Position};
+pub use error::{FormatError, FormatErrorKind, IoError, Position};
