@@ -7,15 +7,28 @@ use std::path::{Path, PathBuf};
 /// Why inputs could not be listed.
 #[derive(Debug, thiserror::Error)]
 pub enum InputError {
+    /// An input names nothing on disk.
     #[error("{0}: no such file or directory")]
     Missing(String),
-    #[error("{path}: {source}")]
+    /// A directory or glob match could not be read.
+    #[error("{path}")]
     Io {
+        /// The path being read.
         path: String,
+        /// The cause.
+        #[source]
         source: std::io::Error,
     },
-    #[error("bad glob pattern '{pattern}': {message}")]
-    Pattern { pattern: String, message: String },
+    /// A glob pattern does not parse.
+    #[error("bad glob pattern '{pattern}'")]
+    Pattern {
+        /// The pattern as given.
+        pattern: String,
+        /// What the glob parser said.
+        #[source]
+        source: glob::PatternError,
+    },
+    /// The inputs select no archive file.
     #[error("no .era1 or .era files found in {0}")]
     Empty(String),
 }
@@ -27,9 +40,9 @@ pub fn expand(inputs: &[impl AsRef<str>]) -> Result<Vec<PathBuf>, InputError> {
     for input in inputs {
         let s = input.as_ref();
         if s.contains(['*', '?', '[']) {
-            let paths = glob::glob(s).map_err(|e| InputError::Pattern {
+            let paths = glob::glob(s).map_err(|source| InputError::Pattern {
                 pattern: s.into(),
-                message: e.to_string(),
+                source,
             })?;
             let mut any = false;
             for p in paths {

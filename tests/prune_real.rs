@@ -365,7 +365,7 @@ fn gaps_are_refused_unless_allowed_and_then_recorded() {
 
 /// A preset like sepolia whose merge falls inside sepolia-00021 (blocks 172032..=180223).
 fn early_merge_sepolia(dir: &Path) -> Network {
-    let text = eraflow::network::Network::by_name("sepolia").unwrap();
+    let text = Network::by_name("sepolia").unwrap();
     let toml = format!(
         r#"name = "sepolia"
 chain_id = {chain_id}

@@ -204,14 +204,18 @@ mod ni {
 
     #[inline(always)]
     unsafe fn load4(v: &[u32; 64], r: usize) -> __m128i {
-        _mm_loadu_si128(v.as_ptr().add(4 * r).cast())
+        // SAFETY: `r < 16`, so the 4 words at `4 * r` lie inside `v`; callers hold the target features.
+        unsafe { _mm_loadu_si128(v.as_ptr().add(4 * r).cast()) }
     }
 
     /// Four rounds on one lane with `wk = W + K` for those rounds.
     #[inline(always)]
     unsafe fn rounds4(abef: &mut __m128i, cdgh: &mut __m128i, wk: __m128i) {
-        *cdgh = _mm_sha256rnds2_epu32(*cdgh, *abef, wk);
-        *abef = _mm_sha256rnds2_epu32(*abef, *cdgh, _mm_shuffle_epi32(wk, 0x0E));
+        // SAFETY: register-only intrinsics; callers run under `hash_lanes`, which requires the SHA extensions.
+        unsafe {
+            *cdgh = _mm_sha256rnds2_epu32(*cdgh, *abef, wk);
+            *abef = _mm_sha256rnds2_epu32(*abef, *cdgh, _mm_shuffle_epi32(wk, 0x0E));
+        }
     }
 
     /// SHA-256 of `N` 64-byte messages into `N` digests.
@@ -222,66 +226,69 @@ mod ni {
     #[allow(clippy::needless_range_loop)]
     #[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
     pub(super) unsafe fn hash_lanes<const N: usize>(blocks: &[[u8; 64]], out: &mut [[u8; 32]]) {
-        // IV in the (ABEF, CDGH) register layout sha256rnds2 works on.
-        let dcba = _mm_loadu_si128(IV.as_ptr().cast());
-        let hgfe = _mm_loadu_si128(IV.as_ptr().add(4).cast());
-        let cdab = _mm_shuffle_epi32(dcba, 0xB1);
-        let efgh = _mm_shuffle_epi32(hgfe, 0x1B);
-        let abef0 = _mm_alignr_epi8(cdab, efgh, 8);
-        let cdgh0 = _mm_blend_epi16(efgh, cdab, 0xF0);
+        // SAFETY: the caller guarantees the CPU features and that `blocks` and `out` hold `N` items (see # Safety); every pointer below stays inside them.
+        unsafe {
+            // IV in the (ABEF, CDGH) register layout sha256rnds2 works on.
+            let dcba = _mm_loadu_si128(IV.as_ptr().cast());
+            let hgfe = _mm_loadu_si128(IV.as_ptr().add(4).cast());
+            let cdab = _mm_shuffle_epi32(dcba, 0xB1);
+            let efgh = _mm_shuffle_epi32(hgfe, 0x1B);
+            let abef0 = _mm_alignr_epi8(cdab, efgh, 8);
+            let cdgh0 = _mm_blend_epi16(efgh, cdab, 0xF0);
 
-        let bswap = _mm_set_epi64x(0x0C0D_0E0F_0809_0A0B, 0x0405_0607_0001_0203);
-        let mut w = [[_mm_setzero_si128(); 4]; N];
-        for l in 0..N {
-            let p: *const __m128i = blocks[l].as_ptr().cast();
-            for (i, wi) in w[l].iter_mut().enumerate() {
-                *wi = _mm_shuffle_epi8(_mm_loadu_si128(p.add(i)), bswap);
-            }
-        }
-        let mut abef = [abef0; N];
-        let mut cdgh = [cdgh0; N];
-        // Message block, rounds 0..16: the words as loaded.
-        for r in 0..4 {
-            let k = load4(&K, r);
+            let bswap = _mm_set_epi64x(0x0C0D_0E0F_0809_0A0B, 0x0405_0607_0001_0203);
+            let mut w = [[_mm_setzero_si128(); 4]; N];
             for l in 0..N {
-                rounds4(&mut abef[l], &mut cdgh[l], _mm_add_epi32(w[l][r], k));
+                let p: *const __m128i = blocks[l].as_ptr().cast();
+                for (i, wi) in w[l].iter_mut().enumerate() {
+                    *wi = _mm_shuffle_epi8(_mm_loadu_si128(p.add(i)), bswap);
+                }
             }
-        }
-        // Rounds 16..64 with the message schedule computed 4 words at a time.
-        for r in 4..16 {
-            let k = load4(&K, r);
-            let i = r % 4;
+            let mut abef = [abef0; N];
+            let mut cdgh = [cdgh0; N];
+            // Message block, rounds 0..16: the words as loaded.
+            for r in 0..4 {
+                let k = load4(&K, r);
+                for l in 0..N {
+                    rounds4(&mut abef[l], &mut cdgh[l], _mm_add_epi32(w[l][r], k));
+                }
+            }
+            // Rounds 16..64 with the message schedule computed 4 words at a time.
+            for r in 4..16 {
+                let k = load4(&K, r);
+                let i = r % 4;
+                for l in 0..N {
+                    let ws = &mut w[l];
+                    let t1 = _mm_sha256msg1_epu32(ws[i], ws[(i + 1) % 4]);
+                    let t2 = _mm_alignr_epi8(ws[(i + 3) % 4], ws[(i + 2) % 4], 4);
+                    ws[i] = _mm_sha256msg2_epu32(_mm_add_epi32(t1, t2), ws[(i + 3) % 4]);
+                    rounds4(&mut abef[l], &mut cdgh[l], _mm_add_epi32(ws[i], k));
+                }
+            }
             for l in 0..N {
-                let ws = &mut w[l];
-                let t1 = _mm_sha256msg1_epu32(ws[i], ws[(i + 1) % 4]);
-                let t2 = _mm_alignr_epi8(ws[(i + 3) % 4], ws[(i + 2) % 4], 4);
-                ws[i] = _mm_sha256msg2_epu32(_mm_add_epi32(t1, t2), ws[(i + 3) % 4]);
-                rounds4(&mut abef[l], &mut cdgh[l], _mm_add_epi32(ws[i], k));
+                abef[l] = _mm_add_epi32(abef[l], abef0);
+                cdgh[l] = _mm_add_epi32(cdgh[l], cdgh0);
             }
-        }
-        for l in 0..N {
-            abef[l] = _mm_add_epi32(abef[l], abef0);
-            cdgh[l] = _mm_add_epi32(cdgh[l], cdgh0);
-        }
-        // Padding block: constant schedule.
-        let (sa, sc) = (abef, cdgh);
-        for r in 0..16 {
-            let wk = load4(&PAD64_WK, r);
+            // Padding block: constant schedule.
+            let (sa, sc) = (abef, cdgh);
+            for r in 0..16 {
+                let wk = load4(&PAD64_WK, r);
+                for l in 0..N {
+                    rounds4(&mut abef[l], &mut cdgh[l], wk);
+                }
+            }
+            let digest_bswap = _mm_set_epi64x(0x0C0D_0E0F_0809_0A0B, 0x0405_0607_0001_0203);
             for l in 0..N {
-                rounds4(&mut abef[l], &mut cdgh[l], wk);
+                let abef = _mm_add_epi32(abef[l], sa[l]);
+                let cdgh = _mm_add_epi32(cdgh[l], sc[l]);
+                let feba = _mm_shuffle_epi32(abef, 0x1B);
+                let dchg = _mm_shuffle_epi32(cdgh, 0xB1);
+                let dcba = _mm_blend_epi16(feba, dchg, 0xF0);
+                let hgfe = _mm_alignr_epi8(dchg, feba, 8);
+                let o: *mut __m128i = out[l].as_mut_ptr().cast();
+                _mm_storeu_si128(o, _mm_shuffle_epi8(dcba, digest_bswap));
+                _mm_storeu_si128(o.add(1), _mm_shuffle_epi8(hgfe, digest_bswap));
             }
-        }
-        let digest_bswap = _mm_set_epi64x(0x0C0D_0E0F_0809_0A0B, 0x0405_0607_0001_0203);
-        for l in 0..N {
-            let abef = _mm_add_epi32(abef[l], sa[l]);
-            let cdgh = _mm_add_epi32(cdgh[l], sc[l]);
-            let feba = _mm_shuffle_epi32(abef, 0x1B);
-            let dchg = _mm_shuffle_epi32(cdgh, 0xB1);
-            let dcba = _mm_blend_epi16(feba, dchg, 0xF0);
-            let hgfe = _mm_alignr_epi8(dchg, feba, 8);
-            let o: *mut __m128i = out[l].as_mut_ptr().cast();
-            _mm_storeu_si128(o, _mm_shuffle_epi8(dcba, digest_bswap));
-            _mm_storeu_si128(o.add(1), _mm_shuffle_epi8(hgfe, digest_bswap));
         }
     }
 }

@@ -107,9 +107,8 @@ fn read_index(
 impl EraFile {
     /// Maps `path` and reads its slot indices.
     pub fn open(path: &Path) -> Result<Self, FormatError> {
-        let io = |e: std::io::Error| {
-            FormatError::at(0, FormatErrorKind::Io(e.into())).in_file(path)
-        };
+        let io =
+            |e: std::io::Error| FormatError::at(0, FormatErrorKind::Io(e.into())).in_file(path);
         let file = File::open(path).map_err(io)?;
         // SAFETY: read-only map of an immutable archive (see Era1File::open).
         let map = unsafe { Mmap::map(&file) }.map_err(io)?;

@@ -84,9 +84,8 @@ impl std::fmt::Debug for Era1File {
 impl Era1File {
     /// Maps `path` and reads its Version, BlockIndex and Accumulator records. Block records are read lazily.
     pub fn open(path: &Path) -> Result<Self, FormatError> {
-        let io = |e: std::io::Error| {
-            FormatError::at(0, FormatErrorKind::Io(e.into())).in_file(path)
-        };
+        let io =
+            |e: std::io::Error| FormatError::at(0, FormatErrorKind::Io(e.into())).in_file(path);
         let file = File::open(path).map_err(io)?;
         // SAFETY: the map is read-only; archives are immutable inputs. A file truncated underneath us by another
         // process would fault (SIGBUS) — the same contract every mmap-based archive reader has.

@@ -289,7 +289,7 @@ mod tests {
 
     #[test]
     fn shipped_pipelines_load_with_defaults_and_overrides() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines");
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines");
         for name in [
             "sample.toml",
             "premerge-export.toml",
@@ -328,7 +328,7 @@ mod tests {
 
     #[test]
     fn flags_override_sets_which_override_the_file() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines");
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines");
         let mut flags = toml::Table::new();
         let mut export = toml::Table::new();
         export.insert("compression_level".into(), toml::Value::Integer(7));

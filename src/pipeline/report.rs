@@ -10,18 +10,27 @@ use std::time::Instant;
 /// What happened to one input file in one stage.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct FileOutcome {
+    /// The input file as given.
     pub file: String,
+    /// Verified (and, for export, every output committed).
     pub ok: bool,
     /// Outputs were already complete per the manifest.
     pub skipped: bool,
+    /// Blocks read (era: beacon blocks).
     pub blocks: u64,
+    /// Transactions read.
     pub transactions: u64,
+    /// Logs read (era1).
     pub logs: u64,
+    /// Size of the input file.
     pub bytes_in: u64,
+    /// Wall-clock seconds this file took.
     pub seconds: f64,
     /// Rows per dataset.
     pub rows: BTreeMap<String, u64>,
+    /// Outputs written, relative to the output directory.
     pub outputs: Vec<String>,
+    /// Why the file failed: file, offset, block and expected against found where known.
     pub errors: Vec<String>,
 }
 
@@ -129,13 +138,21 @@ pub fn peak_rss_bytes() -> Option<u64> {
 /// One stage's part of the run report.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct StageReport {
+    /// `verify` or `export`.
     pub stage: String,
+    /// Wall-clock seconds of the stage.
     pub seconds: f64,
+    /// One outcome per input file, in input order.
     pub files: Vec<FileOutcome>,
+    /// Blocks of the files done (not skipped).
     pub blocks: u64,
+    /// Transactions of the files done.
     pub transactions: u64,
+    /// `blocks / seconds`.
     pub blocks_per_second: f64,
+    /// Input megabytes (10^6 bytes) of the files done per second.
     pub megabytes_per_second: f64,
+    /// Files that failed.
     pub failed_files: usize,
 }
 
@@ -161,14 +178,21 @@ impl StageReport {
 /// The JSON run report.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct RunReport {
+    /// The eraflow version that ran.
     pub eraflow_version: String,
     /// Unix seconds at the start.
     pub started_at: u64,
+    /// Wall-clock seconds of the whole run.
     pub seconds: f64,
+    /// Worker threads.
     pub threads: usize,
+    /// The input files, expanded.
     pub inputs: Vec<String>,
+    /// The stages, in the order they ran.
     pub stages: Vec<StageReport>,
+    /// Peak resident memory of the process (Linux `VmHWM`).
     pub peak_rss_bytes: Option<u64>,
+    /// No file failed.
     pub ok: bool,
     /// Where the report was saved (not part of the JSON).
     #[serde(skip)]

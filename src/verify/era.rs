@@ -67,9 +67,11 @@ pub struct VerifiedPayload<'a> {
 
 /// One beacon block that passed every per-block check.
 pub struct VerifiedBeaconBlock<'a> {
+    /// Its slot.
     pub slot: u64,
     /// hash_tree_root of the block message (equal to `state.block_roots[slot % 8192]`).
     pub root: [u8; 32],
+    /// The block message.
     pub block: &'a BeaconBlock<'a>,
     /// The execution payload, for blocks after the merge (`None` before bellatrix and for the empty payloads
     /// of bellatrix blocks before the merge).

@@ -43,8 +43,11 @@ pub struct VerifyOptions {
 
 /// One block that passed every per-block check, as handed to a [`BlockVisitor`].
 pub struct VerifiedBlock<'a> {
+    /// Its block number.
     pub number: u64,
+    /// Its header.
     pub header: HeaderView<'a>,
+    /// Its body (transactions and ommers).
     pub body: BodyView<'a>,
     /// Decoded transactions, in order.
     pub transactions: &'a [TxView<'a>],

@@ -79,6 +79,6 @@ pub fn verify_archives(paths: &[std::path::PathBuf], opts: &VerifyOptions) -> Ve
         .cloned()
         .partition(|p| ArchiveKind::of(p) == Some(ArchiveKind::Era));
     let mut reports = era1::verify_files(&era1, opts);
-    reports.extend(self::era::verify_files(&era, opts));
+    reports.extend(era::verify_files(&era, opts));
     reports
 }
