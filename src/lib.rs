@@ -7,6 +7,23 @@
 //! (bytes)    (typed views, roots)     (checks)   (arrow)      (files)  (jobs)
 //!                crypto (keccak, sha256, the one signature algorithm) serves the middle layers
 //! ```
+//!
+//! The command line is a thin layer over [`pipeline`]: a typed [`pipeline::Job`] (layered from
+//! `configs/default.toml`, a pipeline file, `--set` overrides and flags) goes into one call per command, and a
+//! typed report comes out.
+//!
+//! ```no_run
+//! use eraflow::pipeline::{self, config::Layers, Job};
+//! use std::path::Path;
+//!
+//! let job = Job::load(Layers {
+//!     file: Some(Path::new("pipelines/sample.toml")),
+//!     ..Default::default()
+//! })?;
+//! let outcome = pipeline::run(&job)?; // synth, verify, export, prune as configured
+//! std::process::exit(outcome.exit_status().code().into());
+//! # Ok::<(), eraflow::pipeline::JobError>(())
+//! ```
 
 pub mod bench;
 pub mod consensus;

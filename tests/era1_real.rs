@@ -138,7 +138,12 @@ fn verify_bytes(path: &Path, bytes: &[u8]) -> eraflow::verify::report::FileRepor
 
 fn assert_fails(r: &eraflow::verify::report::FileReport, needles: &[&str]) {
     assert!(!r.ok, "corruption not detected");
-    let all = r.errors.join("\n");
+    let all = r
+        .errors
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n");
     for n in needles {
         assert!(all.contains(n), "expected {n:?} in errors:\n{all}");
     }
@@ -277,7 +282,9 @@ fn gap_free_consecutive_files_chain_and_broken_chain_is_caught() {
         "sepolia genesis under a mainnet name must fail the genesis check"
     );
     assert!(
-        r[1].errors.iter().any(|e| e.contains("parent hash")),
+        r[1].errors
+            .iter()
+            .any(|e| e.to_string().contains("parent hash")),
         "{:?}",
         r[1].errors
     );

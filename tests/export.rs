@@ -288,7 +288,11 @@ fn a_file_that_fails_verification_is_never_exported() {
     )
     .unwrap();
     assert!(
-        !o[0].ok && o[0].errors.iter().any(|e| e.contains("accumulator")),
+        !o[0].ok
+            && o[0]
+                .errors
+                .iter()
+                .any(|e| e.to_string().contains("accumulator")),
         "{:?}",
         o[0].errors
     );

@@ -33,7 +33,7 @@ fn assert_ok(r: &FileReport) {
 fn assert_fails(r: &FileReport, needle: &str) {
     assert!(!r.ok, "{} verified but should not", r.file);
     assert!(
-        r.errors.iter().any(|e| e.contains(needle)),
+        r.errors.iter().any(|e| e.to_string().contains(needle)),
         "{}: expected an error containing '{needle}', got {:#?}",
         r.file,
         r.errors
@@ -227,7 +227,7 @@ fn damage_is_caught_and_located() {
     assert!(
         r.errors
             .iter()
-            .any(|e| e.contains(&format!("(slot {slot})"))),
+            .any(|e| e.to_string().contains(&format!("(slot {slot})"))),
         "{:#?}",
         r.errors
     );

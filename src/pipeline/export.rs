@@ -7,7 +7,7 @@
 //! slot range (pre-merge era files have no execution blocks, so a block range could not tell them apart); see
 //! [`crate::sink::names`].
 
-use super::report::{FileOutcome, Progress};
+use super::report::{FileOutcome, OutcomeError, Progress};
 use crate::crypto::signer::SignerError;
 use crate::datasets::{Dataset, DatasetBuilder, DatasetError, ExportContext};
 use crate::formats::{Archive, ArchiveKind};
@@ -216,7 +216,7 @@ fn export_one(
     let file = match Archive::open(path) {
         Ok(f) => f,
         Err(e) => {
-            outcome.errors.push(e.to_string());
+            outcome.errors.push(e.into());
             return outcome;
         }
     };
@@ -231,10 +231,9 @@ fn export_one(
         return outcome;
     }
     let Some(network) = network_of(path, opts.network.as_ref()) else {
-        outcome.errors.push(format!(
-            "{}: cannot tell the network from the file name; pass --network",
-            path.display()
-        ));
+        outcome
+            .errors
+            .push(OutcomeError::UnknownNetwork(path.to_path_buf()));
         return outcome;
     };
     // Only datasets this kind of archive can fill get a file (no era1 withdrawals, no era logs).
@@ -256,7 +255,7 @@ fn export_one(
         match ParquetSink::create(&opts.out.join(&rel), d.schema(), &opts.parquet) {
             Ok(s) => sinks.push((rel, s)),
             Err(e) => {
-                outcome.errors.push(crate::error::render(&e));
+                outcome.errors.push(e.into());
                 return outcome;
             }
         }
@@ -266,7 +265,10 @@ fn export_one(
         match crate::crypto::signer::global() {
             Ok(s) => Some(s),
             Err(e) => {
-                outcome.errors.push(format!("{}: {e}", path.display()));
+                outcome.errors.push(OutcomeError::Signer {
+                    path: path.to_path_buf(),
+                    source: e,
+                });
                 return outcome;
             }
         }
@@ -286,7 +288,7 @@ fn export_one(
         senders: opts.senders,
         skip_receipts: !needs_receipts,
     };
-    let mut sink_error: Option<String> = None;
+    let mut sink_error: Option<OutcomeError> = None;
     // Empty chunks of an era file (runs of empty slots) add nothing; skipping them keeps files independent of
     // how slots fall into chunks. era1 chunks are written as always.
     let skip_empty = kind == ArchiveKind::Era;
@@ -304,7 +306,7 @@ fn export_one(
             let report = crate::verify::era::verify_file_with(path, &vopts, &visitor, |c| {
                 progress.advance(c.blocks, c.transactions);
                 if let Some(e) = c.error {
-                    sink_error.get_or_insert(e.to_string());
+                    sink_error.get_or_insert(e.into());
                 }
                 if sink_error.is_none() {
                     sink_error = write_chunk(&mut sinks, c.builders, skip_empty).err();
@@ -346,13 +348,13 @@ fn write_chunk(
     sinks: &mut [(String, ParquetSink)],
     builders: Vec<Box<dyn DatasetBuilder>>,
     skip_empty: bool,
-) -> Result<(), String> {
+) -> Result<(), OutcomeError> {
     for ((_, sink), b) in sinks.iter_mut().zip(builders) {
         let batch = b.finish();
         if skip_empty && batch.num_rows() == 0 {
             continue;
         }
-        sink.write(&batch).map_err(|e| crate::error::render(&e))?;
+        sink.write(&batch)?;
     }
     Ok(())
 }
@@ -374,7 +376,7 @@ struct FinishArgs<'a> {
 fn finish_source(
     args: FinishArgs<'_>,
     report: FileReport,
-    sink_error: Option<String>,
+    sink_error: Option<OutcomeError>,
     sinks: Vec<(String, ParquetSink)>,
     datasets: &[&'static dyn Dataset],
     opts: &ExportOptions,
@@ -388,7 +390,9 @@ fn finish_source(
     outcome.bytes_in = report.file_size;
     if !report.ok || sink_error.is_some() {
         // Dropping the sinks deletes their temporary files: a file that fails verification is never exported.
-        outcome.errors.extend(report.errors);
+        outcome
+            .errors
+            .extend(report.errors.into_iter().map(OutcomeError::from));
         outcome.errors.extend(sink_error);
         return outcome;
     }
@@ -409,7 +413,7 @@ fn finish_source(
                 });
             }
             Err(e) => {
-                outcome.errors.push(crate::error::render(&e));
+                outcome.errors.push(e.into());
                 return outcome;
             }
         }
@@ -431,9 +435,10 @@ fn finish_source(
         },
     );
     if let Err(e) = manifest.save(&opts.out) {
-        outcome
-            .errors
-            .push(format!("{}: {e}", manifest::path(&opts.out).display()));
+        outcome.errors.push(OutcomeError::Manifest {
+            path: manifest::path(&opts.out),
+            source: std::sync::Arc::new(e),
+        });
         return outcome;
     }
     outcome.ok = true;

@@ -1,11 +1,72 @@
 //! Progress while a job runs (a bar on a terminal, structured logs otherwise) and the JSON run report written
 //! at the end (`OUT/_eraflow/runs/<timestamp>.json`).
 
+use crate::crypto::signer::SignerError;
+use crate::datasets::DatasetError;
+use crate::formats::FormatError;
+use crate::sink::parquet::SinkError;
+use crate::verify::report::ReportError;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
+
+/// One reason a file failed in a stage: its verification, or writing what was made from it.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum OutcomeError {
+    /// The file did not verify (or could not be opened).
+    #[error(transparent)]
+    Verify(#[from] ReportError),
+    /// A dataset could not be built from a verified block.
+    #[error(transparent)]
+    Dataset(#[from] DatasetError),
+    /// A Parquet output could not be written or committed.
+    #[error(transparent)]
+    Sink(Arc<SinkError>),
+    /// The manifest could not be written.
+    #[error("{}", .path.display())]
+    Manifest {
+        /// The manifest file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    /// Senders were asked for but the signer is unusable.
+    #[error("{}: recovering senders", .path.display())]
+    Signer {
+        /// The input file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: SignerError,
+    },
+    /// Neither the job nor the file name says which network the file is from.
+    #[error("{}: cannot tell the network from the file name; pass --network", .0.display())]
+    UnknownNetwork(PathBuf),
+}
+
+impl From<SinkError> for OutcomeError {
+    fn from(e: SinkError) -> Self {
+        OutcomeError::Sink(Arc::new(e))
+    }
+}
+
+impl From<FormatError> for OutcomeError {
+    fn from(e: FormatError) -> Self {
+        OutcomeError::Verify(e.into())
+    }
+}
+
+impl Serialize for OutcomeError {
+    /// As the one line [`crate::error::render`] makes of it.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&crate::error::render(self))
+    }
+}
 
 /// What happened to one input file in one stage.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -31,7 +92,7 @@ pub struct FileOutcome {
     /// Outputs written, relative to the output directory.
     pub outputs: Vec<String>,
     /// Why the file failed: file, offset, block and expected against found where known.
-    pub errors: Vec<String>,
+    pub errors: Vec<OutcomeError>,
 }
 
 /// Live progress: an indicatif bar when stderr is a terminal, `tracing` events otherwise.
@@ -196,7 +257,7 @@ pub struct RunReport {
     pub ok: bool,
     /// Where the report was saved (not part of the JSON).
     #[serde(skip)]
-    pub path: Option<std::path::PathBuf>,
+    pub path: Option<PathBuf>,
 }
 
 impl RunReport {
@@ -240,7 +301,7 @@ impl std::fmt::Display for StageReport {
 
 impl RunReport {
     /// Writes the report to `OUT/_eraflow/runs/<started_at>.json` and returns its path.
-    pub fn save(&self, out: &std::path::Path) -> std::io::Result<std::path::PathBuf> {
+    pub fn save(&self, out: &std::path::Path) -> std::io::Result<PathBuf> {
         let p = out
             .join("_eraflow")
             .join("runs")

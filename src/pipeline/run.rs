@@ -57,7 +57,7 @@ pub fn run_stages(files: &[PathBuf], out: &Path, stages: &[Stage]) -> Result<Run
                             transactions: r.transactions,
                             logs: r.logs,
                             bytes_in: r.file_size,
-                            errors: r.errors,
+                            errors: r.errors.into_iter().map(Into::into).collect(),
                             ..Default::default()
                         };
                         progress.file_done(&o);

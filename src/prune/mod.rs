@@ -158,12 +158,12 @@ pub enum PruneError {
         context: String,
     },
     /// An archive failed verification: nothing from it (or the run) is written.
-    #[error("prune: {file} did not verify ({} errors): {}", .errors.len(), .errors.join("; "))]
+    #[error("prune: {file} did not verify ({} errors): {}", .errors.len(), .errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
     Unverified {
         /// The archive.
         file: String,
         /// The verifier's errors (bounded).
-        errors: Vec<String>,
+        errors: Vec<crate::verify::report::ReportError>,
     },
     /// Consecutive archives do not chain (parent hash or total difficulty across the boundary).
     #[error("prune: {file}: block {block}: {what}: expected {expected} (end of {previous}), found {found}")]
@@ -949,7 +949,8 @@ fn verify_inputs<'scope>(
                         file: input.name.clone(),
                         errors: vec![format!(
                             "block {expected_block} missing from the verified stream (found {number})"
-                        )],
+                        )
+                        .into()],
                     });
                     return;
                 }
@@ -967,7 +968,7 @@ fn verify_inputs<'scope>(
         if !report.ok {
             let mut errors = report.errors.clone();
             if report.errors_omitted > 0 {
-                errors.push(format!("... and {} more", report.errors_omitted));
+                errors.push(format!("... and {} more", report.errors_omitted).into());
             }
             return Err(PruneError::Unverified {
                 file: input.name.clone(),
@@ -994,7 +995,8 @@ fn verify_inputs<'scope>(
                     included.len(),
                     included.first,
                     included.last
-                )],
+                )
+                .into()],
             });
         }
         // Chain to the previous file when they are adjacent.

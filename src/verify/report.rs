@@ -1,8 +1,35 @@
 //! What `eraflow verify` reports per file: the JSON shape of `verify --json` (one object per line) and the
 //! human summary. Field names are a stable interface for scripts.
 
+use crate::formats::FormatError;
 use serde::Serialize;
 use std::collections::BTreeMap;
+
+/// One reason a file failed verification.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReportError {
+    /// A failure located in the file: its path, the record's byte offset, the block or slot, what was expected
+    /// and what was found.
+    #[error(transparent)]
+    Format(#[from] FormatError),
+    /// A check with no single record to point at (a link between two files, a signer the network does not
+    /// use), stated in words that name the file(s).
+    #[error("{0}")]
+    Check(String),
+}
+
+impl From<String> for ReportError {
+    fn from(s: String) -> Self {
+        ReportError::Check(s)
+    }
+}
+
+impl Serialize for ReportError {
+    /// As the one line [`crate::error::render`] makes of it: `verify --json` keeps its `errors: [string]`.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&crate::error::render(self))
+    }
+}
 
 /// The verification result of one archive file.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -60,8 +87,9 @@ pub struct FileReport {
     pub sha256: Option<String>,
     /// Everything verified.
     pub ok: bool,
-    /// Human-readable errors: file, offset, block, expected and found.
-    pub errors: Vec<String>,
+    /// Why the file failed, typed; each renders (and serialises, for `verify --json`) as one line naming the
+    /// file, offset, block and what was expected against what was found.
+    pub errors: Vec<ReportError>,
     /// Errors beyond the first `MAX_ERRORS` are counted, not listed.
     pub errors_omitted: u64,
     /// Checks that could not run (e.g. fork rules for an unknown network).
@@ -127,10 +155,10 @@ impl FileReport {
     }
 
     /// Records an error, keeping the list bounded.
-    pub fn error(&mut self, e: impl ToString) {
+    pub fn error(&mut self, e: impl Into<ReportError>) {
         self.ok = false;
         if self.errors.len() < MAX_ERRORS {
-            self.errors.push(e.to_string());
+            self.errors.push(e.into());
         } else {
             self.errors_omitted += 1;
         }
