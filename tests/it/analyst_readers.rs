@@ -47,7 +47,7 @@ fn datasets_load_in_duckdb_and_polars() {
     e.validators = 64;
     e.txs_per_block = 3;
     inputs.extend(eraflow::synth::era::write(&src.path().join("era"), &e).unwrap());
-    let real = eraflow::testdata::file("era1/sepolia-00021-b8814b14.era1");
+    let real = crate::testdata::file("era1/sepolia-00021-b8814b14.era1");
     inputs.extend(real.clone());
     let out = tempfile::tempdir().unwrap();
     let opts = ExportOptions {

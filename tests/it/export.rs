@@ -1,6 +1,7 @@
 //! The export path: values against real chain data, determinism across thread counts, resume after damage,
 //! failed files never exported, and synthetic archives round-tripping every transaction kind.
 
+use crate::testdata;
 use arrow::array::{Array, AsArray, RecordBatch};
 use arrow::datatypes::{Float64Type, UInt32Type, UInt64Type, UInt8Type};
 use eraflow::datasets;
@@ -8,7 +9,6 @@ use eraflow::network::Network;
 use eraflow::pipeline::export::{export, ExportOptions};
 use eraflow::pipeline::report::Progress;
 use eraflow::sink::parquet::ParquetOptions;
-use eraflow::testdata;
 use std::path::{Path, PathBuf};
 
 fn opts(out: &Path, senders: bool) -> ExportOptions {

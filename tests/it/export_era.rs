@@ -442,7 +442,7 @@ fn era1_and_era_share_one_output_directory() {
 
 #[test]
 fn real_genesis_era_file_exports_no_blocks() {
-    let Some(p) = eraflow::testdata::file("era/mainnet-00000-4b363db9.era") else {
+    let Some(p) = crate::testdata::file("era/mainnet-00000-4b363db9.era") else {
         return;
     };
     let out = tempfile::tempdir().unwrap();

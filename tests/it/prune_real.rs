@@ -2,11 +2,11 @@
 //! independently computed expectations, `prune check` passes, any flipped byte fails it, gaps are refused, a
 //! range crossing the merge is refused without an explicit end.
 
+use crate::testdata;
 use eraflow::network::Network;
 use eraflow::prune::check::{check, CheckError};
 use eraflow::prune::manifest::{BlockRange, Manifest};
 use eraflow::prune::{run, OutputFormat, PruneError, PruneOptions};
-use eraflow::testdata;
 use std::path::{Path, PathBuf};
 
 fn era1(name: &str) -> Option<PathBuf> {

@@ -131,7 +131,7 @@ fn real_genesis_era_files_verify() {
         ("era/mainnet-00000-4b363db9.era", "0x7e76880e"),
         ("era/sepolia-00000-d8ea171f.era", "0xfb9afe32"),
     ] {
-        let Some(p) = eraflow::testdata::file(name) else {
+        let Some(p) = crate::testdata::file(name) else {
             return;
         };
         let r = verify_file(
