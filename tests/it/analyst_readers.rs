@@ -3,11 +3,10 @@
 //! Needs `python3` with `duckdb` and `polars` (`.ci/run` installs them and sets ERAFLOW_REQUIRE_PY_READERS=1,
 //! which turns their absence from a loud skip into a failure).
 
-use eraflow::datasets;
+use crate::util::export_opts;
 use eraflow::network::Network;
-use eraflow::pipeline::export::{export, ExportOptions};
+use eraflow::pipeline::export::export;
 use eraflow::pipeline::report::Progress;
-use eraflow::sink::parquet::ParquetOptions;
 use std::process::Command;
 
 fn readers_available() -> bool {
@@ -50,14 +49,7 @@ fn datasets_load_in_duckdb_and_polars() {
     let real = crate::testdata::file("era1/sepolia-00021-b8814b14.era1");
     inputs.extend(real.clone());
     let out = tempfile::tempdir().unwrap();
-    let opts = ExportOptions {
-        out: out.path().to_path_buf(),
-        datasets: datasets::ALL.to_vec(),
-        senders: true,
-        network: None,
-        overwrite: false,
-        parquet: ParquetOptions::default(),
-    };
+    let opts = export_opts(out.path(), true);
     let outcomes = export(&inputs, &opts, &Progress::hidden()).unwrap();
     assert!(outcomes.iter().all(|o| o.ok), "{outcomes:?}");
     let total = |ds: &str| {

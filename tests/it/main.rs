@@ -6,11 +6,13 @@
 //! initialised by that test first, or another algorithm, or a counting global allocator) is a separate binary:
 //! see the `[[test]]` entries in Cargo.toml.
 //!
-//! Shared pieces: `testdata` (the real archive files, skipped loudly when absent) and `signer_common`
-//! (transaction requests of every type); the separate binaries include them by path.
+//! Shared pieces: `testdata` (the real archive files, skipped loudly when absent), `util` (helpers several
+//! modules use) and `signer_common` (transaction requests of every type); the separate binaries include the
+//! ones they need by path.
 
 mod signer_common;
 mod testdata;
+mod util;
 
 mod analyst_readers;
 mod era1_real;
