@@ -39,5 +39,4 @@ pub mod pipeline;
 pub mod prune;
 pub mod sink;
 pub mod synth;
-pub mod testdata;
 pub mod verify;

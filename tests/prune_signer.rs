@@ -1,6 +1,9 @@
 //! The prune path needs transaction hashes only: it must never initialise the signature algorithm. Its own
 //! test binary, so no other test in the process can initialise it first.
 
+#[path = "it/testdata.rs"]
+mod testdata;
+
 use eraflow::crypto::signer::{self, SignerError};
 use eraflow::network::Network;
 use eraflow::prune::{run, PruneOptions};
@@ -17,7 +20,7 @@ fn prune_never_initialises_the_signer() {
     let s = run(&files, &d.path().join("m"), &PruneOptions::default()).unwrap();
     assert_eq!(s.manifest.totals.transactions, 1200);
     // Real transactions too, when the data is present.
-    if let Some(p) = eraflow::testdata::file("era1/sepolia-00021-b8814b14.era1") {
+    if let Some(p) = testdata::file("era1/sepolia-00021-b8814b14.era1") {
         files = vec![p];
         let s = run(&files, &d.path().join("r"), &PruneOptions::default()).unwrap();
         assert_eq!(s.manifest.totals.transactions, 93);

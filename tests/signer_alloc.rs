@@ -2,6 +2,7 @@
 //! `TxView`, streaming its signing hash and recovering its sender allocate nothing, and that a batch's
 //! allocations do not grow with its length (the output buffer is reused).
 
+#[path = "it/signer_common.rs"]
 mod signer_common;
 
 use std::alloc::{GlobalAlloc, Layout, System};

@@ -1,6 +1,7 @@
 //! One initialisation per process: many rayon workers on several threads all borrow the same signer, and the
 //! initialisation counter stays at exactly 1. Batches give the same results on 1 and 2 threads.
 
+#[path = "it/signer_common.rs"]
 mod signer_common;
 
 use eraflow::crypto::signer::{self, address_of, test_key, SignatureAlgorithm, SignerError};

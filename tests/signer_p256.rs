@@ -1,6 +1,7 @@
 //! secp256r1 (private / permissioned networks): this test binary initialises the process signer with R1,
 //! then runs the same sign-then-recover round trips as secp256k1, for every transaction type.
 
+#[path = "it/signer_common.rs"]
 mod signer_common;
 
 use alloy_primitives::U256;

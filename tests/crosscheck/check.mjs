@@ -3,7 +3,7 @@
 //
 // Usage: node check.mjs DIR
 // DIR/manifest.json lists {"file", "kind": "BeaconState"|"SignedBeaconBlock"|"BeaconBlock", "fork", "root"}
-// entries written by eraflow (tests/ssz_crosscheck.rs). Each file is deserialized by Lodestar into a tree-backed view (which
+// entries written by eraflow (tests/it/ssz_crosscheck.rs). Each file is deserialized by Lodestar into a tree-backed view (which
 // also validates it), re-serialized (must give the same bytes) and hashed; the root must equal eraflow's.
 // Prints one line per object and a closing "N passed, M failed" line; exits 1 on any failure.
 import { readFileSync } from "node:fs";

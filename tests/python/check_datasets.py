@@ -1,5 +1,5 @@
 """Loads every eraflow dataset with DuckDB and with Polars, the readers analysts use, and checks counts, values and
-the uint256 column triples. Called by tests/analyst_readers.rs with the output directory and a JSON of
+the uint256 column triples. Called by tests/it/analyst_readers.rs with the output directory and a JSON of
 expectations; exits non-zero with a message on the first mismatch."""
 import json
 import sys

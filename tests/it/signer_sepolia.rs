@@ -12,8 +12,8 @@ use eraflow::formats::era1::{decompress, BlockDecoders, Era1File};
 #[test]
 fn sepolia_00021_senders_match_expected_csv() {
     let (Some(path), Some(csv)) = (
-        eraflow::testdata::file("era1/sepolia-00021-b8814b14.era1"),
-        eraflow::testdata::file("expected/sepolia-00021-transactions.csv"),
+        crate::testdata::file("era1/sepolia-00021-b8814b14.era1"),
+        crate::testdata::file("expected/sepolia-00021-transactions.csv"),
     ) else {
         return;
     };

@@ -1,9 +1,9 @@
 //! Every real post-merge block's execution block hash is recomputed from its payload (header rebuilt with
 //! transactions and withdrawals roots), and every transaction in it decodes: decoding proven against the chain.
 
+use crate::testdata;
 use eraflow::consensus::{BeaconBlock, Fork, SignedBeaconBlock};
 use eraflow::execution::transaction::TxView;
-use eraflow::testdata;
 use eraflow::verify::payload::recomputed_block_hash;
 
 #[test]

@@ -1,8 +1,8 @@
 //! The era1 path against real chain data in `../shared/data` (skipped loudly when absent).
 
+use crate::testdata;
 use eraflow::execution::body::BodyView;
 use eraflow::formats::era1::{self, BlockDecoders, Era1File};
-use eraflow::testdata;
 use eraflow::verify::era1::{verify_file, verify_files, VerifyOptions};
 use std::path::{Path, PathBuf};
 

@@ -1,35 +1,14 @@
 //! The export path: values against real chain data, determinism across thread counts, resume after damage,
 //! failed files never exported, and synthetic archives round-tripping every transaction kind.
 
+use crate::testdata;
+use crate::util::{export_opts, files_in, read_parquet, snapshot};
 use arrow::array::{Array, AsArray, RecordBatch};
 use arrow::datatypes::{Float64Type, UInt32Type, UInt64Type, UInt8Type};
-use eraflow::datasets;
 use eraflow::network::Network;
-use eraflow::pipeline::export::{export, ExportOptions};
+use eraflow::pipeline::export::export;
 use eraflow::pipeline::report::Progress;
-use eraflow::sink::parquet::ParquetOptions;
-use eraflow::testdata;
 use std::path::{Path, PathBuf};
-
-fn opts(out: &Path, senders: bool) -> ExportOptions {
-    ExportOptions {
-        out: out.to_path_buf(),
-        datasets: datasets::ALL.to_vec(),
-        senders,
-        network: None,
-        overwrite: false,
-        parquet: ParquetOptions::default(),
-    }
-}
-
-fn read(path: &Path) -> RecordBatch {
-    let f = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let builder =
-        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f).unwrap();
-    let schema = builder.schema().clone();
-    let batches: Vec<RecordBatch> = builder.build().unwrap().map(|b| b.unwrap()).collect();
-    arrow::compute::concat_batches(&schema, &batches).unwrap()
-}
 
 fn hex_col(b: &RecordBatch, name: &str, row: usize) -> Option<String> {
     let c = b.column_by_name(name).unwrap().as_binary::<i32>();
@@ -46,25 +25,6 @@ fn u64_col(b: &RecordBatch, name: &str, row: usize) -> Option<u64> {
     (!c.is_null(row)).then(|| c.value(row))
 }
 
-fn files_in(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = walk(dir);
-    v.sort();
-    v
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
-}
-
 #[test]
 fn real_files_export_with_expected_values() {
     let Some(data) = testdata::dir("export of real era1 files") else {
@@ -76,7 +36,7 @@ fn real_files_export_with_expected_values() {
         .collect();
     inputs.sort();
     let out = tempfile::tempdir().unwrap();
-    let outcomes = export(&inputs, &opts(out.path(), true), &Progress::hidden()).unwrap();
+    let outcomes = export(&inputs, &export_opts(out.path(), true), &Progress::hidden()).unwrap();
     assert!(
         outcomes.iter().all(|o| o.ok),
         "{:?}",
@@ -92,7 +52,7 @@ fn real_files_export_with_expected_values() {
             exp["start_block"].as_u64().unwrap(),
             exp["end_block"].as_u64().unwrap(),
         );
-        let b = read(&out.path().join(format!(
+        let b = read_parquet(&out.path().join(format!(
             "blocks/{network}__blocks__{s:08}_to_{e:08}.parquet"
         )));
         assert_eq!(b.num_rows() as u64, exp["block_count"].as_u64().unwrap());
@@ -126,7 +86,7 @@ fn real_files_export_with_expected_values() {
                 .to_string(),
             exp["final_total_difficulty"].as_str().unwrap()
         );
-        let u = read(&out.path().join(format!(
+        let u = read_parquet(&out.path().join(format!(
             "uncles/{network}__uncles__{s:08}_to_{e:08}.parquet"
         )));
         assert_eq!(u.num_rows() as u64, exp["ommer_count"].as_u64().unwrap());
@@ -141,7 +101,7 @@ fn real_files_export_with_expected_values() {
     }
 
     // Every column the CSV has, for all 93 transactions of sepolia-00021.
-    let t = read(
+    let t = read_parquet(
         &out.path()
             .join("transactions/sepolia__transactions__00172032_to_00180223.parquet"),
     );
@@ -204,19 +164,6 @@ fn synth(dir: &Path, blocks: u64, txs: u32) -> PathBuf {
     eraflow::synth::era1::write(dir, &o).unwrap().remove(0)
 }
 
-fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    files_in(dir)
-        .into_iter()
-        .filter(|p| !p.to_string_lossy().contains("/runs/"))
-        .map(|p| {
-            (
-                p.strip_prefix(dir).unwrap().to_path_buf(),
-                std::fs::read(&p).unwrap(),
-            )
-        })
-        .collect()
-}
-
 #[test]
 fn byte_identical_whatever_the_thread_count_and_resumable() {
     let src = tempfile::tempdir().unwrap();
@@ -229,7 +176,7 @@ fn byte_identical_whatever_the_thread_count_and_resumable() {
             .install(|| {
                 export(
                     std::slice::from_ref(&input),
-                    &opts(out, true),
+                    &export_opts(out, true),
                     &Progress::hidden(),
                 )
                 .unwrap()
@@ -283,7 +230,7 @@ fn a_file_that_fails_verification_is_never_exported() {
     let out = tempfile::tempdir().unwrap();
     let o = export(
         &[input, good],
-        &opts(out.path(), false),
+        &export_opts(out.path(), false),
         &Progress::hidden(),
     )
     .unwrap();
@@ -318,12 +265,12 @@ fn synthetic_kinds_round_trip() {
     let out = tempfile::tempdir().unwrap();
     let o = export(
         std::slice::from_ref(&input),
-        &opts(out.path(), true),
+        &export_opts(out.path(), true),
         &Progress::hidden(),
     )
     .unwrap();
     assert!(o[0].ok, "{:?}", o[0].errors);
-    let t = read(
+    let t = read_parquet(
         &out.path()
             .join("transactions/synthnet__transactions__00000000_to_00008191.parquet"),
     );
@@ -379,7 +326,7 @@ fn synthetic_kinds_round_trip() {
     for i in 0..t.num_rows() {
         assert!(keys.contains(&hex_col(&t, "from_address", i).unwrap()));
     }
-    let logs = read(
+    let logs = read_parquet(
         &out.path()
             .join("logs/synthnet__logs__00000000_to_00008191.parquet"),
     );

@@ -3,11 +3,10 @@
 //! Needs `python3` with `duckdb` and `polars` (`.ci/run` installs them and sets ERAFLOW_REQUIRE_PY_READERS=1,
 //! which turns their absence from a loud skip into a failure).
 
-use eraflow::datasets;
+use crate::util::export_opts;
 use eraflow::network::Network;
-use eraflow::pipeline::export::{export, ExportOptions};
+use eraflow::pipeline::export::export;
 use eraflow::pipeline::report::Progress;
-use eraflow::sink::parquet::ParquetOptions;
 use std::process::Command;
 
 fn readers_available() -> bool {
@@ -47,17 +46,10 @@ fn datasets_load_in_duckdb_and_polars() {
     e.validators = 64;
     e.txs_per_block = 3;
     inputs.extend(eraflow::synth::era::write(&src.path().join("era"), &e).unwrap());
-    let real = eraflow::testdata::file("era1/sepolia-00021-b8814b14.era1");
+    let real = crate::testdata::file("era1/sepolia-00021-b8814b14.era1");
     inputs.extend(real.clone());
     let out = tempfile::tempdir().unwrap();
-    let opts = ExportOptions {
-        out: out.path().to_path_buf(),
-        datasets: datasets::ALL.to_vec(),
-        senders: true,
-        network: None,
-        overwrite: false,
-        parquet: ParquetOptions::default(),
-    };
+    let opts = export_opts(out.path(), true);
     let outcomes = export(&inputs, &opts, &Progress::hidden()).unwrap();
     assert!(outcomes.iter().all(|o| o.ok), "{outcomes:?}");
     let total = |ds: &str| {

@@ -2,9 +2,9 @@
 //! `verify::era` accepts them and rejects every kind of damage with an error that names the file, offset and
 //! slot. The real genesis era files verify against their published state roots.
 
+use crate::util::unpack_era;
 use eraflow::consensus::{Fork, ALL_FORKS};
 use eraflow::formats::era::{EraFile, EraWriter};
-use eraflow::formats::snappy::FramedDecoder;
 use eraflow::network::Network;
 use eraflow::synth::era::{write, EraSynthOptions};
 use eraflow::verify::era::verify_file;
@@ -131,7 +131,7 @@ fn real_genesis_era_files_verify() {
         ("era/mainnet-00000-4b363db9.era", "0x7e76880e"),
         ("era/sepolia-00000-d8ea171f.era", "0xfb9afe32"),
     ] {
-        let Some(p) = eraflow::testdata::file(name) else {
+        let Some(p) = crate::testdata::file(name) else {
             return;
         };
         let r = verify_file(
@@ -167,25 +167,6 @@ fn senders_recover_with_the_process_signer() {
     assert_eq!((r.senders_recovered, r.sender_errors), (Some(32), Some(0)));
 }
 
-/// The decompressed blocks (slot, bytes) and state of an era file.
-fn unpack(p: &Path) -> (Vec<(u64, Vec<u8>)>, Vec<u8>) {
-    let f = EraFile::open(p).unwrap();
-    let mut dec = FramedDecoder::new();
-    let mut blocks = Vec::new();
-    let idx = f.block_index().unwrap();
-    for i in 0..idx.offsets.len() as u64 {
-        let slot = idx.start_slot + i;
-        if let Some(r) = f.block_record(slot).unwrap() {
-            blocks.push((slot, dec.decompress(r.data).unwrap().to_vec()));
-        }
-    }
-    let state = dec
-        .decompress(f.state_record().unwrap().data)
-        .unwrap()
-        .to_vec();
-    (blocks, state)
-}
-
 /// Writes an era file from parts under the name of `like` in `dir`.
 fn repack(dir: &Path, like: &Path, era: u64, blocks: &[(u64, Vec<u8>)], state: &[u8]) -> PathBuf {
     std::fs::create_dir_all(dir).unwrap();
@@ -206,7 +187,7 @@ fn damage_is_caught_and_located() {
     let src = write(&d.path().join("src"), &opts(era, 1, 12))
         .unwrap()
         .remove(0);
-    let (blocks, state) = unpack(&src);
+    let (blocks, state) = unpack_era(&src);
     let repacked = repack(&d.path().join("same"), &src, era, &blocks, &state);
     assert_eq!(
         std::fs::read(&repacked).unwrap(),
@@ -302,7 +283,7 @@ fn damage_is_caught_and_located() {
             // Only acceptable when the flip did not change what the file holds (a snappy back-reference
             // re-pointed at identical bytes).
             assert_eq!(
-                unpack(&t),
+                unpack_era(&t),
                 (blocks.clone(), state.clone()),
                 "flip at {at} went unnoticed"
             );

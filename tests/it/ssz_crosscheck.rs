@@ -4,9 +4,8 @@
 //! Lodestar (`tests/crosscheck/check.mjs`, `@lodestar/types`). Skips loudly when node or the
 //! npm packages are absent (`npm ci --prefix tests/crosscheck`).
 
+use crate::util::unpack_era;
 use eraflow::consensus::{self, Kind, ALL_FORKS};
-use eraflow::formats::era::EraFile;
-use eraflow::formats::snappy::FramedDecoder;
 use eraflow::network::Network;
 use eraflow::synth::era::{write, EraSynthOptions};
 use std::path::Path;
@@ -43,7 +42,8 @@ fn every_fork_matches_lodestar() {
             (o.validators, o.blocks, o.seed) = (validators, blocks, seed);
             let era_dir = tempfile::tempdir().unwrap();
             let path = write(era_dir.path(), &o).unwrap().remove(0);
-            let (state, signed) = unpack(&path);
+            let (blocks, state) = unpack_era(&path);
+            let signed: Vec<Vec<u8>> = blocks.into_iter().map(|(_, b)| b).collect();
             let name = format!("{fork}-state-{validators}.ssz");
             std::fs::write(dir.path().join(&name), &state).unwrap();
             let root = consensus::state_root(&state, fork).unwrap();
@@ -85,20 +85,4 @@ fn every_fork_matches_lodestar() {
         text.contains(&format!("{} passed, 0 failed", manifest.len())),
         "{text}"
     );
-}
-
-/// The decompressed state and signed blocks of an era file.
-fn unpack(p: &Path) -> (Vec<u8>, Vec<Vec<u8>>) {
-    let f = EraFile::open(p).unwrap();
-    let mut dec = FramedDecoder::new();
-    let idx = f.block_index().unwrap();
-    let blocks = (idx.start_slot..idx.start_slot + idx.offsets.len() as u64)
-        .filter_map(|slot| f.block_record(slot).unwrap())
-        .map(|r| dec.decompress(r.data).unwrap().to_vec())
-        .collect();
-    let state = dec
-        .decompress(f.state_record().unwrap().data)
-        .unwrap()
-        .to_vec();
-    (state, blocks)
 }

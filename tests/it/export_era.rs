@@ -3,32 +3,20 @@
 //! and the generator's keys; outputs are byte-identical whatever the thread count, resumable, and never written
 //! for a file that fails verification.
 
+use crate::util::{export_opts, files_in, hex0x, read_parquet, snapshot};
 use arrow::array::{Array, AsArray, RecordBatch, StructArray};
 use arrow::datatypes::{UInt32Type, UInt64Type, UInt8Type};
 use eraflow::consensus::Fork;
 use eraflow::crypto::signer::{self, SignatureAlgorithm};
-use eraflow::datasets;
 use eraflow::network::Network;
-use eraflow::pipeline::export::{export, ExportOptions};
+use eraflow::pipeline::export::export;
 use eraflow::pipeline::report::{FileOutcome, Progress};
 use eraflow::sink::names::era_output_path;
-use eraflow::sink::parquet::ParquetOptions;
 use eraflow::synth::era::{write, EraSynthOptions};
 use eraflow::verify::era::verify_file;
 use eraflow::verify::VerifyOptions;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-
-fn opts(out: &Path, senders: bool) -> ExportOptions {
-    ExportOptions {
-        out: out.to_path_buf(),
-        datasets: datasets::ALL.to_vec(),
-        senders,
-        network: None,
-        overwrite: false,
-        parquet: ParquetOptions::default(),
-    }
-}
 
 fn synth(dir: &Path, fork: Fork, files: u64, blocks: u64) -> Vec<PathBuf> {
     let net = Network::by_name("synthnet").unwrap();
@@ -41,24 +29,11 @@ fn synth(dir: &Path, fork: Fork, files: u64, blocks: u64) -> Vec<PathBuf> {
     write(dir, &o).unwrap()
 }
 
-fn read(path: &Path) -> RecordBatch {
-    let f = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let builder =
-        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f).unwrap();
-    let schema = builder.schema().clone();
-    let batches: Vec<RecordBatch> = builder.build().unwrap().map(|b| b.unwrap()).collect();
-    arrow::compute::concat_batches(&schema, &batches).unwrap()
-}
-
 fn out_file(out: &Path, dataset: &str, era_file: &Path) -> PathBuf {
     let name =
         eraflow::formats::ArchiveName::parse(era_file.file_name().unwrap().to_str().unwrap())
             .unwrap();
     out.join(era_output_path(dataset, "synthnet", name.era))
-}
-
-fn hex(b: &[u8]) -> String {
-    format!("0x{}", hex::encode(b))
 }
 
 fn key_addresses() -> BTreeSet<Vec<u8>> {
@@ -67,33 +42,6 @@ fn key_addresses() -> BTreeSet<Vec<u8>> {
             signer::address_of(&signer::test_key(1, i), SignatureAlgorithm::Secp256k1)
                 .unwrap()
                 .to_vec()
-        })
-        .collect()
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out.sort();
-    out
-}
-
-fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    walk(dir)
-        .into_iter()
-        .filter(|p| !p.to_string_lossy().contains("/runs/"))
-        .map(|p| {
-            (
-                p.strip_prefix(dir).unwrap().to_path_buf(),
-                std::fs::read(&p).unwrap(),
-            )
         })
         .collect()
 }
@@ -111,7 +59,7 @@ fn era_files_export_blocks_transactions_withdrawals_and_beacon_blocks() {
     let mut inputs = synth(&src.path().join("electra"), Fork::Electra, 1, 12);
     inputs.extend(synth(&src.path().join("deneb"), Fork::Deneb, 1, 10));
     let out = tempfile::tempdir().unwrap();
-    let outcomes = export(&inputs, &opts(out.path(), true), &Progress::hidden()).unwrap();
+    let outcomes = export(&inputs, &export_opts(out.path(), true), &Progress::hidden()).unwrap();
     ok(&outcomes);
     let keys = key_addresses();
     let mut kinds_seen = BTreeSet::new();
@@ -125,7 +73,7 @@ fn era_files_export_blocks_transactions_withdrawals_and_beacon_blocks() {
             BTreeSet::from(["beacon_blocks", "blocks", "transactions", "withdrawals"])
         );
 
-        let b = read(&out_file(out.path(), "blocks", input));
+        let b = read_parquet(&out_file(out.path(), "blocks", input));
         let n = b.num_rows();
         assert_eq!(
             n as u64, report.blocks,
@@ -140,8 +88,8 @@ fn era_files_export_blocks_transactions_withdrawals_and_beacon_blocks() {
         assert!((1..n).all(|i| numbers.value(i) == numbers.value(i - 1) + 1));
         let hashes = b.column_by_name("block_hash").unwrap().as_binary::<i32>();
         let parents = b.column_by_name("parent_hash").unwrap().as_binary::<i32>();
-        assert_eq!(Some(hex(hashes.value(0))), report.first_block_hash);
-        assert_eq!(Some(hex(hashes.value(n - 1))), report.last_block_hash);
+        assert_eq!(Some(hex0x(hashes.value(0))), report.first_block_hash);
+        assert_eq!(Some(hex0x(hashes.value(n - 1))), report.last_block_hash);
         assert!((1..n).all(|i| parents.value(i) == hashes.value(i - 1)));
         // Post-merge constants and the nullable columns of an era-sourced row.
         assert_eq!(
@@ -180,7 +128,7 @@ fn era_files_export_blocks_transactions_withdrawals_and_beacon_blocks() {
         assert!((0..n).all(|i| size.value(i) > 500));
 
         // Transactions: count, types, senders, receipts null, authorities.
-        let t = read(&out_file(out.path(), "transactions", input));
+        let t = read_parquet(&out_file(out.path(), "transactions", input));
         assert_eq!(t.num_rows() as u64, report.transactions);
         let tx_counts = b
             .column_by_name("transaction_count")
@@ -240,7 +188,7 @@ fn era_files_export_blocks_transactions_withdrawals_and_beacon_blocks() {
         assert_eq!(authorities > 0, electra);
 
         // Withdrawals: consecutive global indices, in blocks of this file.
-        let w = read(&out_file(out.path(), "withdrawals", input));
+        let w = read_parquet(&out_file(out.path(), "withdrawals", input));
         let beacon = report.beacon.as_ref().unwrap();
         assert_eq!(w.num_rows() as u64, beacon.withdrawals);
         assert!(w.num_rows() > 0);
@@ -253,7 +201,7 @@ fn era_files_export_blocks_transactions_withdrawals_and_beacon_blocks() {
         assert!((0..w.num_rows()).all(|i| block_hashes.contains(wb.value(i))));
 
         // Beacon blocks: one per block, with roots and the execution block each carries.
-        let bb = read(&out_file(out.path(), "beacon_blocks", input));
+        let bb = read_parquet(&out_file(out.path(), "beacon_blocks", input));
         assert_eq!(bb.num_rows() as u64, report.blocks);
         for c in ["block_root", "parent_root", "state_root"] {
             let col = bb.column_by_name(c).unwrap().as_binary::<i32>();
@@ -293,8 +241,13 @@ fn without_senders_from_and_authority_are_null() {
     let src = tempfile::tempdir().unwrap();
     let inputs = synth(src.path(), Fork::Electra, 1, 6);
     let out = tempfile::tempdir().unwrap();
-    ok(&export(&inputs, &opts(out.path(), false), &Progress::hidden()).unwrap());
-    let t = read(&out_file(out.path(), "transactions", &inputs[0]));
+    ok(&export(
+        &inputs,
+        &export_opts(out.path(), false),
+        &Progress::hidden(),
+    )
+    .unwrap());
+    let t = read_parquet(&out_file(out.path(), "transactions", &inputs[0]));
     assert_eq!(
         t.column_by_name("from_address").unwrap().null_count(),
         t.num_rows()
@@ -333,7 +286,7 @@ fn era_export_is_byte_identical_whatever_the_thread_count_and_resumable() {
             .num_threads(threads)
             .build()
             .unwrap()
-            .install(|| export(&inputs, &opts(out, false), &Progress::hidden()).unwrap())
+            .install(|| export(&inputs, &export_opts(out, false), &Progress::hidden()).unwrap())
     };
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     ok(&run(1, a.path()));
@@ -393,12 +346,12 @@ fn a_damaged_era_file_exports_nothing() {
     let out = tempfile::tempdir().unwrap();
     let o = export(
         std::slice::from_ref(&input),
-        &opts(out.path(), false),
+        &export_opts(out.path(), false),
         &Progress::hidden(),
     )
     .unwrap();
     assert!(!o[0].ok && !o[0].errors.is_empty());
-    let written: Vec<PathBuf> = walk(out.path());
+    let written: Vec<PathBuf> = files_in(out.path());
     assert!(
         written
             .iter()
@@ -419,7 +372,12 @@ fn era1_and_era_share_one_output_directory() {
     let mut inputs = eraflow::synth::era1::write(&src.path().join("era1"), &o1).unwrap();
     inputs.extend(synth(&src.path().join("era"), Fork::Deneb, 1, 5));
     let out = tempfile::tempdir().unwrap();
-    let outcomes = export(&inputs, &opts(out.path(), false), &Progress::hidden()).unwrap();
+    let outcomes = export(
+        &inputs,
+        &export_opts(out.path(), false),
+        &Progress::hidden(),
+    )
+    .unwrap();
     ok(&outcomes);
     let era1: BTreeSet<&str> = outcomes[0].rows.keys().map(|k| k.as_str()).collect();
     assert_eq!(
@@ -427,14 +385,14 @@ fn era1_and_era_share_one_output_directory() {
         BTreeSet::from(["blocks", "logs", "transactions", "uncles"])
     );
     // One schema for both: era1 and era block files concatenate.
-    let blocks: Vec<RecordBatch> = walk(&out.path().join("blocks"))
+    let blocks: Vec<RecordBatch> = files_in(&out.path().join("blocks"))
         .iter()
-        .map(|p| read(p))
+        .map(|p| read_parquet(p))
         .collect();
     assert_eq!(blocks.len(), 2);
     assert_eq!(blocks[0].schema(), blocks[1].schema());
     // era1 outputs sort before era outputs: lexical order is chain order.
-    let names: Vec<PathBuf> = walk(&out.path().join("blocks"));
+    let names: Vec<PathBuf> = files_in(&out.path().join("blocks"));
     assert!(names[0]
         .to_string_lossy()
         .contains("__00000000_to_00000049"));
@@ -443,13 +401,13 @@ fn era1_and_era_share_one_output_directory() {
 
 #[test]
 fn real_genesis_era_file_exports_no_blocks() {
-    let Some(p) = eraflow::testdata::file("era/mainnet-00000-4b363db9.era") else {
+    let Some(p) = crate::testdata::file("era/mainnet-00000-4b363db9.era") else {
         return;
     };
     let out = tempfile::tempdir().unwrap();
     let o = export(
         std::slice::from_ref(&p),
-        &opts(out.path(), false),
+        &export_opts(out.path(), false),
         &Progress::hidden(),
     )
     .unwrap();

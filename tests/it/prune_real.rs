@@ -2,11 +2,12 @@
 //! independently computed expectations, `prune check` passes, any flipped byte fails it, gaps are refused, a
 //! range crossing the merge is refused without an explicit end.
 
+use crate::testdata;
+use crate::util::hex0x;
 use eraflow::network::Network;
 use eraflow::prune::check::{check, CheckError};
 use eraflow::prune::manifest::{BlockRange, Manifest};
 use eraflow::prune::{run, OutputFormat, PruneError, PruneOptions};
-use eraflow::testdata;
 use std::path::{Path, PathBuf};
 
 fn era1(name: &str) -> Option<PathBuf> {
@@ -23,10 +24,6 @@ fn read_hashes(p: &Path) -> Vec<[u8; 32]> {
     let b = std::fs::read(p).unwrap();
     assert_eq!(b.len() % 32, 0);
     b.chunks_exact(32).map(|c| c.try_into().unwrap()).collect()
-}
-
-fn hex0x(h: &[u8]) -> String {
-    format!("0x{}", hex::encode(h))
 }
 
 #[test]

@@ -1,15 +1,13 @@
 //! secp256k1 (the default): known vectors from the EIP text and real chains, sign-then-recover round trips
 //! for every transaction type, every recovery error kind, and malformed-input decoding without panics.
 
-mod signer_common;
-
+use crate::signer_common::{requests, SEED};
 use alloy_primitives::U256;
 use eraflow::crypto::signer::{
     self, address_of, test_key, SenderError, SignatureAlgorithm, Signer, SignerError,
 };
 use eraflow::execution::transaction::{TxError, TxKind, TxView};
 use eraflow::execution::tx_request::TxRequest;
-use signer_common::{requests, SEED};
 
 const ALG: SignatureAlgorithm = SignatureAlgorithm::Secp256k1;
 /// secp256k1 order n.

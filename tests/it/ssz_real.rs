@@ -2,9 +2,9 @@
 //! consensus-spec-tests `ssz_static` vectors, portal headers-with-proof data against historical roots and
 //! summaries, and the erigon sanity chains block by block against their post states.
 
+use crate::testdata;
 use eraflow::consensus::{self, ssz, types, BeaconState, Fork, Kind, SignedBeaconBlock};
 use eraflow::network::Network;
-use eraflow::testdata;
 use std::path::Path;
 
 fn read(path: &Path) -> Vec<u8> {

@@ -1,0 +1,31 @@
+//! The integration tests: one binary (eraflow is linked once, not once per file), one module per area.
+//!
+//! Tests here run as parallel threads of one process, so they share its global state. The process-wide signer
+//! of this binary is secp256k1: several tests call `signer::init(Secp256k1)`, and some assert that it is the
+//! one installed and was built once. A test needing other process state (a signer never initialised, or
+//! initialised by that test first, or another algorithm, or a counting global allocator) is a separate binary:
+//! see the `[[test]]` entries in Cargo.toml.
+//!
+//! Shared pieces: `testdata` (the real archive files, skipped loudly when absent), `util` (helpers several
+//! modules use) and `signer_common` (transaction requests of every type); the separate binaries include the
+//! ones they need by path.
+
+mod signer_common;
+mod testdata;
+mod util;
+
+mod analyst_readers;
+mod era1_real;
+mod export;
+mod export_era;
+mod formats_era;
+mod kill_resume;
+mod payload_hash;
+mod prune_real;
+mod prune_synth;
+mod signer_k256;
+mod signer_sepolia;
+mod ssz_crosscheck;
+mod ssz_real;
+mod synth_era;
+mod synth_era1;

@@ -1,0 +1,89 @@
+//! Helpers more than one test module needs: one copy each.
+
+use arrow::array::RecordBatch;
+use eraflow::datasets;
+use eraflow::formats::era::EraFile;
+use eraflow::formats::snappy::FramedDecoder;
+use eraflow::pipeline::export::ExportOptions;
+use eraflow::sink::parquet::ParquetOptions;
+use std::path::{Path, PathBuf};
+
+/// Export options writing every dataset to `out`, with or without sender recovery.
+pub fn export_opts(out: &Path, senders: bool) -> ExportOptions {
+    ExportOptions {
+        out: out.to_path_buf(),
+        datasets: datasets::ALL.to_vec(),
+        senders,
+        network: None,
+        overwrite: false,
+        parquet: ParquetOptions::default(),
+    }
+}
+
+/// A whole Parquet file as one record batch.
+pub fn read_parquet(path: &Path) -> RecordBatch {
+    let f = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let builder =
+        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f).unwrap();
+    let schema = builder.schema().clone();
+    let batches: Vec<RecordBatch> = builder.build().unwrap().map(|b| b.unwrap()).collect();
+    arrow::compute::concat_batches(&schema, &batches).unwrap()
+}
+
+/// Every file under `dir`, recursively, sorted.
+pub fn files_in(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = walk(dir);
+    v.sort();
+    v
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// (path relative to `dir`, bytes) of every output file under `dir`, sorted; run reports (`runs/`) left out.
+pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    files_in(dir)
+        .into_iter()
+        .filter(|p| !p.to_string_lossy().contains("/runs/"))
+        .map(|p| {
+            (
+                p.strip_prefix(dir).unwrap().to_path_buf(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// `0x` and lowercase hex.
+pub fn hex0x(h: &[u8]) -> String {
+    format!("0x{}", hex::encode(h))
+}
+
+/// The decompressed blocks (slot, bytes) and state of an era file.
+pub fn unpack_era(p: &Path) -> (Vec<(u64, Vec<u8>)>, Vec<u8>) {
+    let f = EraFile::open(p).unwrap();
+    let mut dec = FramedDecoder::new();
+    let mut blocks = Vec::new();
+    let idx = f.block_index().unwrap();
+    for i in 0..idx.offsets.len() as u64 {
+        let slot = idx.start_slot + i;
+        if let Some(r) = f.block_record(slot).unwrap() {
+            blocks.push((slot, dec.decompress(r.data).unwrap().to_vec()));
+        }
+    }
+    let state = dec
+        .decompress(f.state_record().unwrap().data)
+        .unwrap()
+        .to_vec();
+    (blocks, state)
+}
