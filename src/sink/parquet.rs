@@ -7,6 +7,7 @@ use arrow::record_batch::RecordBatch;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// How Parquet files are encoded.
@@ -79,9 +80,18 @@ impl ParquetOptions {
     }
 }
 
-/// A Parquet file being written.
-pub struct ParquetSink {
-    writer: ArrowWriter<AtomicFile>,
+/// A write error on `dest` carrying the underlying writer's message.
+fn write_err<E: std::fmt::Display>(dest: &Path) -> impl FnOnce(E) -> SinkError + '_ {
+    move |e| SinkError::Write {
+        path: dest.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// A Parquet file being written: into an [`AtomicFile`] by default, or into any writer a caller wraps around
+/// one (prune hashes its output while writing it).
+pub struct ParquetSink<W: Write + Send = AtomicFile> {
+    writer: ArrowWriter<W>,
     dest: PathBuf,
     rows: u64,
 }
@@ -93,14 +103,31 @@ impl ParquetSink {
         schema: SchemaRef,
         opts: &ParquetOptions,
     ) -> Result<Self, SinkError> {
-        let err = |m: String| SinkError::Write {
-            path: dest.display().to_string(),
-            message: m,
-        };
         let props = opts.properties(&schema)?;
-        let file = AtomicFile::create(dest).map_err(|e| err(e.to_string()))?;
-        let writer =
-            ArrowWriter::try_new(file, schema, Some(props)).map_err(|e| err(e.to_string()))?;
+        let file = AtomicFile::create(dest).map_err(write_err(dest))?;
+        ParquetSink::with_properties(file, dest, schema, props)
+    }
+
+    /// Finishes the file, fsyncs it and renames it into place. Dropping a sink instead discards it.
+    pub fn commit(self) -> Result<(PathBuf, u64), SinkError> {
+        let dest = self.dest.clone();
+        let (file, rows) = self.finish()?;
+        file.commit().map_err(write_err(&dest))?;
+        Ok((dest, rows))
+    }
+}
+
+impl<W: Write + Send> ParquetSink<W> {
+    /// Starts a Parquet file on `out` with explicit writer properties, for a file whose encoding is fixed by a
+    /// format of its own rather than chosen through [`ParquetOptions`] (prune's `tx_locations.parquet`).
+    /// `dest` names the file in errors.
+    pub fn with_properties(
+        out: W,
+        dest: &Path,
+        schema: SchemaRef,
+        props: WriterProperties,
+    ) -> Result<Self, SinkError> {
+        let writer = ArrowWriter::try_new(out, schema, Some(props)).map_err(write_err(dest))?;
         Ok(ParquetSink {
             writer,
             dest: dest.to_path_buf(),
@@ -111,10 +138,7 @@ impl ParquetSink {
     /// Appends a batch; row groups are flushed as they fill.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<(), SinkError> {
         self.rows += batch.num_rows() as u64;
-        self.writer.write(batch).map_err(|e| SinkError::Write {
-            path: self.dest.display().to_string(),
-            message: e.to_string(),
-        })
+        self.writer.write(batch).map_err(write_err(&self.dest))
     }
 
     /// Rows written so far.
@@ -122,14 +146,10 @@ impl ParquetSink {
         self.rows
     }
 
-    /// Finishes the file, fsyncs it and renames it into place. Dropping a sink instead discards it.
-    pub fn commit(self) -> Result<(PathBuf, u64), SinkError> {
-        let err = |m: String| SinkError::Write {
-            path: self.dest.display().to_string(),
-            message: m,
-        };
-        let file = self.writer.into_inner().map_err(|e| err(e.to_string()))?;
-        file.commit().map_err(|e| err(e.to_string()))?;
-        Ok((self.dest, self.rows))
+    /// Writes the footer and returns the underlying writer (not yet committed) and the row count, for a caller
+    /// that finishes the file itself.
+    pub fn finish(self) -> Result<(W, u64), SinkError> {
+        let out = self.writer.into_inner().map_err(write_err(&self.dest))?;
+        Ok((out, self.rows))
     }
 }
