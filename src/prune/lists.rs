@@ -1,16 +1,16 @@
 //! Writing the manifest's files while blocks are verified, each hashed (sha256) as it is written so no
-//! output is read back: the block hash lists, `tx_locations.parquet`, the sorted transaction hash lists and
-//! the JSON files.
+//! output is read back: the block hash lists, `tx_locations.parquet` (through [`crate::sink::parquet`]), the
+//! sorted transaction hash lists and the JSON files.
 
 use super::error::{io_at, PruneError};
 use super::extsort::{ExternalSorter, Hash32, SortStats};
 use super::manifest::{self, ListFile, Ranges};
 use super::options::{OutputFormat, PruneOptions};
 use crate::fsutil::AtomicFile;
+use crate::sink::parquet::{ParquetSink, SinkError};
 use arrow::array::{ArrayBuilder, FixedSizeBinaryBuilder, UInt32Builder, UInt64Builder};
 use arrow::datatypes::{DataType, Field, Schema};
 use arrow::record_batch::RecordBatch;
-use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 use sha2::Digest;
@@ -106,35 +106,43 @@ pub fn tx_locations_schema() -> Arc<Schema> {
     ]))
 }
 
+/// The writer properties of `tx_locations.parquet`. They are part of its format: any change changes the file's
+/// bytes, so its sha256 in every manifest. Hashes are incompressible and unique: no dictionary, no compression.
+/// Numbers compress well. `created_by` and statistics stay the library's defaults.
+fn tx_locations_properties() -> WriterProperties {
+    WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_max_row_group_row_count(Some(PARQUET_ROWS))
+        .set_column_dictionary_enabled("transaction_hash".into(), false)
+        .set_column_compression("transaction_hash".into(), Compression::UNCOMPRESSED)
+        .build()
+}
+
 /// `tx_locations.parquet`, written in bounded batches.
 struct LocationsWriter {
     path: PathBuf,
-    writer: ArrowWriter<Hashing<AtomicFile>>,
+    sink: ParquetSink<Hashing<AtomicFile>>,
     hashes: FixedSizeBinaryBuilder,
     blocks: UInt64Builder,
     indices: UInt32Builder,
-    rows: u64,
 }
 
 impl LocationsWriter {
     fn create(path: &Path) -> Result<Self, PruneError> {
         let f = AtomicFile::create(path).map_err(io_at(path))?;
-        // Hashes are incompressible and unique: no dictionary, no compression. Numbers compress well.
-        let props = WriterProperties::builder()
-            .set_compression(Compression::SNAPPY)
-            .set_max_row_group_row_count(Some(PARQUET_ROWS))
-            .set_column_dictionary_enabled("transaction_hash".into(), false)
-            .set_column_compression("transaction_hash".into(), Compression::UNCOMPRESSED)
-            .build();
-        let writer = ArrowWriter::try_new(Hashing::new(f), tx_locations_schema(), Some(props))
-            .map_err(|e| parquet_err(path, e))?;
+        let sink = ParquetSink::with_properties(
+            Hashing::new(f),
+            path,
+            tx_locations_schema(),
+            tx_locations_properties(),
+        )
+        .map_err(sink_err(path))?;
         Ok(LocationsWriter {
             path: path.to_path_buf(),
-            writer,
+            sink,
             hashes: FixedSizeBinaryBuilder::with_capacity(PARQUET_ROWS, 32),
             blocks: UInt64Builder::with_capacity(PARQUET_ROWS),
             indices: UInt32Builder::with_capacity(PARQUET_ROWS),
-            rows: 0,
         })
     }
 
@@ -144,7 +152,6 @@ impl LocationsWriter {
             .map_err(|e| parquet_err(&self.path, e))?;
         self.blocks.append_value(block);
         self.indices.append_value(index);
-        self.rows += 1;
         if self.blocks.len() >= PARQUET_ROWS {
             self.flush_batch()?;
         }
@@ -164,18 +171,13 @@ impl LocationsWriter {
             ],
         )
         .map_err(|e| parquet_err(&self.path, e))?;
-        self.writer
-            .write(&batch)
-            .map_err(|e| parquet_err(&self.path, e))
+        self.sink.write(&batch).map_err(sink_err(&self.path))
     }
 
     fn commit(mut self) -> Result<ListFile, PruneError> {
         self.flush_batch()?;
-        let hashing = self
-            .writer
-            .into_inner()
-            .map_err(|e| parquet_err(&self.path, e))?;
-        let (f, rec) = hashing.finish(self.rows);
+        let (hashing, rows) = self.sink.finish().map_err(sink_err(&self.path))?;
+        let (f, rec) = hashing.finish(rows);
         f.commit_staged().map_err(io_at(&self.path))?;
         Ok(rec)
     }
@@ -185,6 +187,15 @@ fn parquet_err(path: &Path, e: impl std::fmt::Display) -> PruneError {
     PruneError::Parquet {
         path: path.display().to_string(),
         message: e.to_string(),
+    }
+}
+
+/// Maps a sink error to [`PruneError::Parquet`], whose message is the Parquet or Arrow writer's own.
+fn sink_err(path: &Path) -> impl FnOnce(SinkError) -> PruneError + '_ {
+    move |e| match e {
+        SinkError::Write { message, .. } | SinkError::Options(message) => {
+            parquet_err(path, message)
+        }
     }
 }
 
