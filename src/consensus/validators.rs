@@ -10,7 +10,7 @@
 //! layer is a single [`sha256::hash_blocks`] call over up to `BATCH` blocks.
 
 use super::merkle::{self, Leaves};
-use super::ssz::{ErrorKind, PathSeg, SszError};
+use super::ssz::{ErrorKind, SszError};
 use crate::crypto::sha256;
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -97,14 +97,5 @@ impl Leaves for ValidatorLeaves<'_> {
     fn par_min(&self) -> usize {
         // 8 hashes per leaf: split from 2048 validators (~16k hashes) on.
         1 << 11
-    }
-}
-
-impl SszError {
-    pub(crate) fn at_field(self, name: &'static str) -> Self {
-        self.push(PathSeg::Field(name))
-    }
-    pub(crate) fn at_index(self, i: usize) -> Self {
-        self.push(PathSeg::Index(i))
     }
 }
