@@ -3,8 +3,12 @@
 //!
 //! - [`merkle`]: merkleization of chunks in place, zero-subtree padding, batched and parallel hashing.
 //! - [`ssz`]: the schema walker: offset validation, typed errors, generic hash_tree_root.
+//! - [`validators`]: the validator registry's batched root.
 //! - [`types`]: every fork's containers (mainnet preset); [`fork`]: fork by slot.
 //! - [`state`], [`block`]: typed accessors.
+//!
+//! Dependencies run one way, `merkle` <- `ssz` <- `validators` <- `types`: the walker knows no container, and
+//! a schema that wants a specialised root names it ([`ssz::Container::elements_root`]).
 //!
 //! The hot path (a mainnet state's root) never copies chunk-aligned data: `block_roots`, `randao_mixes`,
 //! `balances`, participation and the like are hashed from the input slice; only 121-byte validators are

@@ -47,7 +47,16 @@ pub struct Container {
     pub name: &'static str,
     /// Fields in order; the order defines both the layout and the merkle leaves.
     pub fields: &'static [Field],
+    /// A routine specialised for lists and vectors of this container, used instead of hashing each element
+    /// with the generic walker (the validator registry, see `validators`). The schema supplies it, so this
+    /// walker stays independent of any particular container.
+    pub elements_root: Option<ElementsRoot>,
 }
+
+/// The root of `bytes.len() / size` fixed-size elements of one container type, tree sized for `limit`
+/// elements and without the length mix-in (the caller mixes it in for lists). The caller has checked that
+/// `bytes.len()` is a multiple of the element size.
+pub type ElementsRoot = fn(bytes: &[u8], limit: u64) -> Result<[u8; 32], SszError>;
 
 /// One named field of a [`Container`].
 #[derive(Debug)]
@@ -229,8 +238,13 @@ impl SszError {
             kind,
         }
     }
-    pub(crate) fn push(self, seg: PathSeg) -> Self {
-        self.at(seg)
+    /// The error one field further out: `name` is the field holding the bad value.
+    pub(crate) fn at_field(self, name: &'static str) -> Self {
+        self.at(PathSeg::Field(name))
+    }
+    /// The error one element further out: `i` is the index of the element holding the bad value.
+    pub(crate) fn at_index(self, i: usize) -> Self {
+        self.at(PathSeg::Index(i))
     }
     fn at(mut self, seg: PathSeg) -> Self {
         self.rev_path.push(seg);
@@ -613,10 +627,12 @@ fn elements_root(
             merkle::chunks_for_bytes(limit * size as u64),
         ));
     }
-    if let Ty::Container(c) = elem {
-        if std::ptr::eq(*c, &super::types::VALIDATOR) {
-            return super::validators::validators_root(bytes, limit);
-        }
+    if let Ty::Container(Container {
+        elements_root: Some(root),
+        ..
+    }) = elem
+    {
+        return root(bytes, limit);
     }
     let leaves = ElementRoots {
         elem,
@@ -891,6 +907,7 @@ mod tests {
     static BYTES4_LIST: Ty = Ty::List(&U8, 4);
     static T: Container = Container {
         name: "T",
+        elements_root: None,
         fields: &[
             Field {
                 name: "a",
@@ -1063,5 +1080,38 @@ mod tests {
                 let _ = container_root(&T, &b);
             }
         }
+    }
+
+    #[test]
+    fn validator_registry_takes_its_specialised_root() {
+        use crate::consensus::types::{VALIDATOR, VALIDATORS, VALIDATOR_REGISTRY_LIMIT};
+        use crate::consensus::validators::VALIDATOR_SIZE;
+        assert!(VALIDATOR.elements_root.is_some());
+        // The same container without the specialised root: the generic walker hashes each element.
+        let generic: &'static Container = Box::leak(Box::new(Container {
+            name: VALIDATOR.name,
+            fields: VALIDATOR.fields,
+            elements_root: None,
+        }));
+        let elem: &'static Ty = Box::leak(Box::new(Ty::Container(generic)));
+        let generic_list = Ty::List(elem, VALIDATOR_REGISTRY_LIMIT);
+        let generic_list: &'static Ty = Box::leak(Box::new(generic_list));
+        // Enough validators for several hashing batches and a parallel split.
+        let n = 2500;
+        let mut bytes: Vec<u8> = (0..n * VALIDATOR_SIZE)
+            .map(|i| (i * 31 + i / 7) as u8)
+            .collect();
+        for i in 0..n {
+            bytes[i * VALIDATOR_SIZE + 88] = (i % 2) as u8; // slashed
+        }
+        assert_eq!(
+            hash_tree_root(&VALIDATORS, &bytes).unwrap(),
+            hash_tree_root(generic_list, &bytes).unwrap()
+        );
+        bytes[1000 * VALIDATOR_SIZE + 88] = 2;
+        let fast = hash_tree_root(&VALIDATORS, &bytes).unwrap_err();
+        let slow = hash_tree_root(generic_list, &bytes).unwrap_err();
+        assert_eq!(fast.kind, ErrorKind::BadBool { found: 2 });
+        assert_eq!(slow.kind, fast.kind);
     }
 }

@@ -9,13 +9,19 @@
 //! <https://github.com/ethereum/consensus-specs/tree/master/presets/mainnet>.
 
 use super::ssz::{Container, Field, Ty};
+use super::validators::validators_root;
 
+/// `container!(VIS NAME = "SpecName" [elements_root: FN] { field: TYPE, ... })`: a static [`Container`];
+/// the optional `elements_root` names a specialised root for lists and vectors of it.
 macro_rules! container {
-    ($vis:vis $name:ident = $spec:literal { $($f:ident : $t:expr),* $(,)? }) => {
+    (@root) => { None };
+    (@root $root:path) => { Some($root) };
+    ($vis:vis $name:ident = $spec:literal $([elements_root: $root:path])? { $($f:ident : $t:expr),* $(,)? }) => {
         #[doc = concat!("`", $spec, "` container.")]
         $vis static $name: Container = Container {
             name: $spec,
             fields: &[$(Field { name: stringify!($f), ty: &$t }),*],
+            elements_root: container!(@root $($root)?),
         };
     };
 }
@@ -97,7 +103,8 @@ pub static BYTES96: Ty = Ty::Bytes(96);
 // ---- phase0 ----
 container!(pub FORK = "Fork" { previous_version: BYTES4, current_version: BYTES4, epoch: U64 });
 container!(pub CHECKPOINT = "Checkpoint" { epoch: U64, root: BYTES32 });
-container!(pub VALIDATOR = "Validator" {
+// The registry is most of a state's hashing: its lists take the batched path in `validators`.
+container!(pub VALIDATOR = "Validator" [elements_root: validators_root] {
     pubkey: BYTES48, withdrawal_credentials: BYTES32, effective_balance: U64, slashed: BOOL,
     activation_eligibility_epoch: U64, activation_epoch: U64, exit_epoch: U64, withdrawable_epoch: U64,
 });

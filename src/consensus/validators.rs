@@ -13,7 +13,7 @@
 //! <https://github.com/ethereum/consensus-specs/blob/master/specs/phase0/beacon-chain.md#validator>.
 
 use super::merkle::{self, Leaves};
-use super::ssz::{ErrorKind, PathSeg, SszError};
+use super::ssz::{ErrorKind, SszError};
 use crate::crypto::sha256;
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -100,14 +100,5 @@ impl Leaves for ValidatorLeaves<'_> {
     fn par_min(&self) -> usize {
         // 8 hashes per leaf: split from 2048 validators (~16k hashes) on.
         1 << 11
-    }
-}
-
-impl SszError {
-    pub(crate) fn at_field(self, name: &'static str) -> Self {
-        self.push(PathSeg::Field(name))
-    }
-    pub(crate) fn at_index(self, i: usize) -> Self {
-        self.push(PathSeg::Index(i))
     }
 }

@@ -7,6 +7,7 @@ use arrow::record_batch::RecordBatch;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::ZstdLevel;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// A Parquet codec.
@@ -182,9 +183,11 @@ impl ParquetOptions {
     }
 }
 
-/// A Parquet file being written.
-pub struct ParquetSink {
-    writer: ArrowWriter<AtomicFile>,
+/// A Parquet file being written: into an [`AtomicFile`] by default, or into any writer a caller wraps around
+/// A Parquet file being written: into an [`AtomicFile`] by default, or into any writer a caller wraps around
+/// one (prune hashes its output while writing it).
+pub struct ParquetSink<W: Write + Send = AtomicFile> {
+    writer: ArrowWriter<W>,
     dest: PathBuf,
     rows: u64,
 }
@@ -197,12 +200,46 @@ impl ParquetSink {
         opts: &ParquetOptions,
     ) -> Result<Self, SinkError> {
         let props = opts.properties(&schema)?;
+        ParquetSink::create_with(dest, schema, props)
+    }
+
+    /// Starts `dest` with explicit writer properties (temporary name until [`ParquetSink::commit`]).
+    pub fn create_with(
+        dest: &Path,
+        schema: SchemaRef,
+        props: WriterProperties,
+    ) -> Result<Self, SinkError> {
         let file = AtomicFile::create(dest).map_err(|source| SinkError::Io {
             path: dest.to_path_buf(),
             source,
         })?;
+        ParquetSink::with_properties(file, dest, schema, props)
+    }
+
+    /// Finishes the file, fsyncs it and renames it into place. Dropping a sink instead discards it.
+    pub fn commit(self) -> Result<(PathBuf, u64), SinkError> {
+        let dest = self.dest.clone();
+        let (file, rows) = self.finish()?;
+        file.commit().map_err(|source| SinkError::Io {
+            path: dest.clone(),
+            source,
+        })?;
+        Ok((dest, rows))
+    }
+}
+
+impl<W: Write + Send> ParquetSink<W> {
+    /// Starts a Parquet file on `out` with explicit writer properties, for a file whose encoding is fixed by a
+    /// format of its own rather than chosen through [`ParquetOptions`] (prune's `tx_locations.parquet`).
+    /// `dest` names the file in errors.
+    pub fn with_properties(
+        out: W,
+        dest: &Path,
+        schema: SchemaRef,
+        props: WriterProperties,
+    ) -> Result<Self, SinkError> {
         let writer =
-            ArrowWriter::try_new(file, schema, Some(props)).map_err(|source| SinkError::Write {
+            ArrowWriter::try_new(out, schema, Some(props)).map_err(|source| SinkError::Write {
                 path: dest.to_path_buf(),
                 source,
             })?;
@@ -227,19 +264,13 @@ impl ParquetSink {
         self.rows
     }
 
-    /// Finishes the file, fsyncs it and renames it into place. Dropping a sink instead discards it.
-    pub fn commit(self) -> Result<(PathBuf, u64), SinkError> {
-        let file = self
-            .writer
-            .into_inner()
-            .map_err(|source| SinkError::Write {
-                path: self.dest.clone(),
-                source,
-            })?;
-        file.commit().map_err(|source| SinkError::Io {
+    /// Writes the footer and returns the underlying writer (not yet committed) and the row count, for a caller
+    /// that finishes the file itself.
+    pub fn finish(self) -> Result<(W, u64), SinkError> {
+        let out = self.writer.into_inner().map_err(|source| SinkError::Write {
             path: self.dest.clone(),
             source,
         })?;
-        Ok((self.dest, self.rows))
+        Ok((out, self.rows))
     }
 }

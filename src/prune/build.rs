@@ -1,0 +1,397 @@
+//! Building a manifest directory: verifying the planned archives in block order while the lists are written,
+//! then writing the manifest and installing the finished directory in place of the destination.
+
+use super::error::{io_at, PruneError};
+use super::extsort::{Hash32, SortStats};
+use super::lists::{write_json, ChunkOut, Lists};
+use super::manifest::{self, BlockRange, Manifest, Ranges, SourceFile, Totals};
+use super::options::PruneOptions;
+use super::plan::{pick_network, plan, scan_inputs, Plan};
+use crate::network::Network;
+use crate::verify::era1::{
+    verify_file_with, BlockHashes, BlockVisitor, VerifiedBlock, VerifyOptions,
+};
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// What a successful run produced.
+#[derive(Debug, Clone)]
+pub struct PruneSummary {
+    /// The manifest as written.
+    pub manifest: Manifest,
+    /// Where it was written.
+    pub out: PathBuf,
+    /// Inputs that hold no block of the range (not read).
+    pub skipped: Vec<String>,
+    /// What the hash sort did.
+    pub sort: SortStats,
+}
+
+/// Builds the manifest directory `out` from era1 archives `paths` (any order). Nothing appears at `out` unless
+/// every contributing file verified and every output was written; an earlier manifest directory there is
+/// replaced, anything else is refused.
+pub fn run(paths: &[PathBuf], out: &Path, opts: &PruneOptions) -> Result<PruneSummary, PruneError> {
+    if paths.is_empty() {
+        return Err(PruneError::NoInputs);
+    }
+    check_destination(out)?;
+    let inputs = scan_inputs(paths)?;
+    let net = pick_network(opts.network.as_ref(), &inputs)?;
+    let plan = plan(inputs, &net, opts)?;
+
+    let parent = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    fs::create_dir_all(parent).map_err(io_at(parent))?;
+    let base = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "prune".into());
+    let tmp = parent.join(format!(".{base}.tmp-{}", std::process::id()));
+    remove_dir(&tmp);
+    fs::create_dir_all(&tmp).map_err(io_at(&tmp))?;
+    let result = build(&plan, &net, &tmp, opts);
+    let (manifest, sort) = match result {
+        Ok(r) => r,
+        Err(e) => {
+            remove_dir(&tmp);
+            return Err(e);
+        }
+    };
+    if let Err(e) = install(&tmp, out) {
+        remove_dir(&tmp);
+        return Err(e);
+    }
+    Ok(PruneSummary {
+        manifest,
+        out: out.to_path_buf(),
+        skipped: plan.skipped,
+        sort,
+    })
+}
+
+/// Renames the finished temporary directory to `out`, replacing an earlier manifest directory.
+fn install(tmp: &Path, out: &Path) -> Result<(), PruneError> {
+    check_destination(out)?;
+    // The files inside were committed without syncing the directory: persist their names once, here. Best
+    // effort, like `AtomicFile::commit`: syncing a directory is not supported everywhere.
+    if let Ok(d) = fs::File::open(tmp) {
+        let _ = d.sync_all();
+    }
+    let old = out.with_file_name(format!(
+        ".{}.old-{}",
+        out.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        std::process::id()
+    ));
+    let had_old = out.exists();
+    if had_old {
+        fs::rename(out, &old).map_err(io_at(out))?;
+    }
+    fs::rename(tmp, out).map_err(io_at(out))?;
+    if let Some(p) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        if let Ok(d) = fs::File::open(p) {
+            let _ = d.sync_all();
+        }
+    }
+    if had_old {
+        remove_dir(&old);
+    }
+    Ok(())
+}
+
+/// Checks the destination may be replaced: absent, empty, or an earlier manifest directory.
+fn check_destination(out: &Path) -> Result<(), PruneError> {
+    if !out.exists() {
+        return Ok(());
+    }
+    if !out.is_dir() {
+        return Err(PruneError::OutputExists(out.display().to_string()));
+    }
+    let empty = fs::read_dir(out).map_err(io_at(out))?.next().is_none();
+    if empty || out.join(manifest::MANIFEST).is_file() {
+        Ok(())
+    } else {
+        Err(PruneError::OutputExists(out.display().to_string()))
+    }
+}
+
+/// Removes a directory tree, ignoring absence.
+fn remove_dir(p: &Path) {
+    let _ = fs::remove_dir_all(p);
+}
+
+/// The prune visitor: keeps block and transaction hashes of blocks inside `[from, until)`.
+struct PruneVisitor {
+    file_first: u64,
+    from: u64,
+    until: u64,
+}
+
+impl BlockVisitor for PruneVisitor {
+    type Chunk = ChunkOut;
+    fn start_chunk(&self, _first_block: u64) -> ChunkOut {
+        ChunkOut {
+            first_parent: None,
+            blocks: Vec::new(),
+            txs: Vec::new(),
+        }
+    }
+    fn needs_decoded_transactions(&self) -> bool {
+        false
+    }
+    fn visit_hashed(
+        &self,
+        chunk: &mut ChunkOut,
+        block: &VerifiedBlock<'_>,
+        hashes: &BlockHashes<'_>,
+    ) {
+        if block.number == self.file_first {
+            chunk.first_parent = Some(*block.header.parent_hash());
+        }
+        if block.number < self.from || block.number >= self.until {
+            return;
+        }
+        chunk.blocks.push((block.number, hashes.block));
+        chunk.txs.reserve(hashes.transactions.len());
+        for (i, h) in hashes.transactions.iter().enumerate() {
+            // A block cannot hold 2^32 transactions (gas limits); saturate rather than wrap if one claimed to.
+            let idx = u32::try_from(i).unwrap_or(u32::MAX);
+            chunk.txs.push((*h, block.number, idx));
+        }
+    }
+    fn visit(&self, chunk: &mut ChunkOut, block: &VerifiedBlock<'_>) {
+        if block.number == self.file_first {
+            chunk.first_parent = Some(*block.header.parent_hash());
+        }
+        if block.number < self.from || block.number >= self.until {
+            return;
+        }
+        chunk.blocks.push((block.number, block.header.hash().0));
+        for (i, tx) in block.transactions.iter().enumerate() {
+            // A block cannot hold 2^32 transactions (gas limits); saturate rather than wrap if one claimed to.
+            let idx = u32::try_from(i).unwrap_or(u32::MAX);
+            chunk.txs.push((tx.hash().0, block.number, idx));
+        }
+    }
+}
+
+/// Verified chunks queued for the writer thread: enough to ride out a slow write, bounded so memory does
+/// not grow when writing falls behind.
+const WRITE_QUEUE: usize = 8;
+
+/// The sha256 of a whole archive (recorded in the manifest), computed on a helper thread while the same file
+/// is verified, so it costs no time on the verification threads when a core is free.
+fn file_sha256(path: &Path) -> Result<String, PruneError> {
+    let f = fs::File::open(path).map_err(io_at(path))?;
+    // SAFETY: read-only map of an archive that eraflow never writes; the same assumption as `Era1File::open`.
+    let map = unsafe { memmap2::Mmap::map(&f) }.map_err(io_at(path))?;
+    Ok(hex::encode(crate::crypto::sha256::sha256(&map)))
+}
+
+/// Verifies the planned files in block order and writes every output into `dir`; manifest last.
+///
+/// Three kinds of work overlap: verification (on the caller's rayon pool), each file's sha256 (a helper
+/// thread per file) and list writing (one writer thread fed verified chunks in block order through a bounded
+/// channel). At the end the list files are committed (fsync'd) concurrently while the transaction hashes are
+/// sorted and written.
+fn build(
+    plan: &Plan,
+    net: &Network,
+    dir: &Path,
+    opts: &PruneOptions,
+) -> Result<(Manifest, SortStats), PruneError> {
+    let lists = Lists::create(dir, opts)?;
+    let verify_opts = VerifyOptions {
+        network: Some(net.clone()),
+        // Computed beside verification instead, see `file_sha256`.
+        checksum: false,
+        senders: false,
+        skip_receipts: true,
+    };
+    let (sources, lists) = std::thread::scope(|s| -> Result<_, PruneError> {
+        let (send, recv) = std::sync::mpsc::sync_channel::<ChunkOut>(WRITE_QUEUE);
+        let writer = s.spawn(move || -> Result<Lists, PruneError> {
+            let mut lists = lists;
+            for chunk in recv {
+                lists.add(&chunk)?;
+            }
+            Ok(lists)
+        });
+        let sources = verify_inputs(plan, &verify_opts, &send, s);
+        drop(send);
+        let written = writer.join().map_err(|_| PruneError::Io {
+            path: dir.display().to_string(),
+            source: io::Error::other("list writer thread panicked"),
+        });
+        // A verification failure names the file; it wins over a write error it may have caused.
+        let sources = sources?;
+        Ok((sources, written??))
+    })?;
+    let ranges = Ranges::new(
+        &net.name,
+        net.chain_id,
+        manifest::covered(plan.range, &plan.gaps),
+    );
+    let (files, sort) = lists.finish(&ranges)?;
+
+    let totals = Totals {
+        blocks: sources.iter().map(|s| s.blocks).sum(),
+        transactions: sources.iter().map(|s| s.transactions).sum(),
+        archive_bytes: sources.iter().map(|s| s.size).sum(),
+    };
+    let manifest = Manifest {
+        format_version: manifest::FORMAT_VERSION.into(),
+        eraflow_version: env!("CARGO_PKG_VERSION").into(),
+        network: net.name.clone(),
+        chain_id: net.chain_id,
+        first_pos_block: net.first_pos_block,
+        range: plan.range,
+        explicit_range: plan.explicit,
+        gaps: plan.gaps.clone(),
+        sources,
+        totals,
+        files,
+    };
+    write_json(&dir.join(manifest::MANIFEST), &manifest)?;
+    Ok((manifest, sort))
+}
+
+/// Verifies every planned file in block order, sending each verified chunk to the writer through `send`, and
+/// returns the manifest's source records. Stops at the first file that does not verify or chain.
+fn verify_inputs<'scope>(
+    plan: &'scope Plan,
+    verify_opts: &VerifyOptions,
+    send: &std::sync::mpsc::SyncSender<ChunkOut>,
+    scope: &'scope std::thread::Scope<'scope, '_>,
+) -> Result<Vec<SourceFile>, PruneError> {
+    let mut sources = Vec::with_capacity(plan.selected.len());
+    // (file name, last block, last block hash, final total difficulty) of the previous file.
+    let mut prev: Option<(String, u64, String, Option<String>)> = None;
+    for input in &plan.selected {
+        let sha = scope.spawn(|| file_sha256(&input.path));
+        let visitor = PruneVisitor {
+            file_first: input.first,
+            from: plan.range.first,
+            until: plan.range.last.saturating_add(1),
+        };
+        let mut first_parent: Option<Hash32> = None;
+        let mut failure: Option<PruneError> = None;
+        let mut writer_gone = false;
+        let mut expected_block = input.first.max(plan.range.first);
+        let (mut blocks, mut txs) = (0u64, 0u64);
+        let report = verify_file_with(&input.path, verify_opts, &visitor, |chunk: ChunkOut| {
+            if failure.is_some() || writer_gone {
+                return;
+            }
+            if chunk.first_parent.is_some() {
+                first_parent = chunk.first_parent;
+            }
+            for (number, _) in &chunk.blocks {
+                if *number != expected_block {
+                    // A block that failed its checks is not visited; the report will say why.
+                    failure = Some(PruneError::Unverified {
+                        file: input.name.clone(),
+                        errors: vec![format!(
+                            "block {expected_block} missing from the verified stream (found {number})"
+                        ).into()],
+                    });
+                    return;
+                }
+                expected_block += 1;
+            }
+            blocks += chunk.blocks.len() as u64;
+            txs += chunk.txs.len() as u64;
+            // A closed channel means the writer failed; its error is collected when it is joined.
+            writer_gone = send.send(chunk).is_err();
+        });
+        let sha = sha.join().map_err(|_| PruneError::Io {
+            path: input.path.display().to_string(),
+            source: io::Error::other("sha256 thread panicked"),
+        });
+        if !report.ok {
+            let mut errors = report.errors.clone();
+            if report.errors_omitted > 0 {
+                errors.push(format!("... and {} more", report.errors_omitted).into());
+            }
+            return Err(PruneError::Unverified {
+                file: input.name.clone(),
+                errors,
+            });
+        }
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        if writer_gone {
+            // The writer's own error is reported by the caller.
+            return Ok(sources);
+        }
+        let sha = sha??;
+        let included = BlockRange {
+            first: input.first.max(plan.range.first),
+            last: input.last.min(plan.range.last),
+        };
+        if blocks != included.len() {
+            return Err(PruneError::Unverified {
+                file: input.name.clone(),
+                errors: vec![format!(
+                    "expected {} verified blocks in {}..={}, found {blocks}",
+                    included.len(),
+                    included.first,
+                    included.last
+                ).into()],
+            });
+        }
+        // Chain to the previous file when they are adjacent.
+        if let Some((pname, plast, phash, ptd)) = &prev {
+            if plast.checked_add(1) == Some(input.first) {
+                let found = first_parent.map(|p| format!("0x{}", hex::encode(p)));
+                if found.as_deref() != Some(phash.as_str()) {
+                    return Err(PruneError::Discontinuity {
+                        file: input.name.clone(),
+                        block: input.first,
+                        previous: pname.clone(),
+                        what: "parent hash",
+                        expected: phash.clone(),
+                        found: found.unwrap_or_else(|| "nothing".into()),
+                    });
+                }
+                if let (Some(p), Some(i)) = (ptd, &report.initial_total_difficulty) {
+                    if p != i {
+                        return Err(PruneError::Discontinuity {
+                            file: input.name.clone(),
+                            block: input.first,
+                            previous: pname.clone(),
+                            what: "total difficulty before the first block",
+                            expected: p.clone(),
+                            found: i.clone(),
+                        });
+                    }
+                }
+            }
+        }
+        prev = Some((
+            input.name.clone(),
+            input.last,
+            report.last_block_hash.clone().unwrap_or_default(),
+            report.final_total_difficulty.clone(),
+        ));
+        sources.push(SourceFile {
+            name: input.name.clone(),
+            sha256: sha,
+            size: report.file_size,
+            file_blocks: BlockRange {
+                first: input.first,
+                last: input.last,
+            },
+            included,
+            accumulator_root: report.accumulator_root.clone().unwrap_or_default(),
+            blocks,
+            transactions: txs,
+        });
+    }
+    Ok(sources)
+}

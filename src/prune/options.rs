@@ -1,0 +1,58 @@
+//! What `eraflow prune` is asked to build: the block range, network, extra outputs and memory budget.
+
+use crate::network::Network;
+
+/// Default in-memory budget of the hash sort: 256 MiB (8 M hashes per run; ~210 runs for mainnet).
+pub const DEFAULT_MEMORY_BUDGET: usize = 256 << 20;
+
+/// Which list files to write besides the binary ones (which are always written: `prune check` and nodes use them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OutputFormat {
+    /// Binary lists only.
+    #[default]
+    Binary,
+    /// Binary lists plus `block_hashes.txt` and `tx_hashes.txt` for scripts.
+    Text,
+}
+
+impl std::str::FromStr for OutputFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "binary" => Ok(OutputFormat::Binary),
+            "text" => Ok(OutputFormat::Text),
+            other => Err(format!("unknown prune format '{other}': binary or text")),
+        }
+    }
+}
+
+/// How to build a manifest.
+#[derive(Debug, Clone)]
+pub struct PruneOptions {
+    /// Network preset; `None` takes it from the file names (which must all agree).
+    pub network: Option<Network>,
+    /// First block to include; default the first block of the inputs.
+    pub from_block: Option<u64>,
+    /// Exclusive end: blocks `< until_block` are included. Default: the end of the inputs, which must not reach
+    /// the network's first proof-of-stake block (only an explicit `until_block` may go past it).
+    pub until_block: Option<u64>,
+    /// Record uncovered ranges as gaps instead of refusing.
+    pub allow_gaps: bool,
+    /// Extra text outputs.
+    pub format: OutputFormat,
+    /// Bytes of hashes the sort may hold in memory before spilling a run.
+    pub memory_budget: usize,
+}
+
+impl Default for PruneOptions {
+    fn default() -> Self {
+        PruneOptions {
+            network: None,
+            from_block: None,
+            until_block: None,
+            allow_gaps: false,
+            format: OutputFormat::Binary,
+            memory_budget: DEFAULT_MEMORY_BUDGET,
+        }
+    }
+}
