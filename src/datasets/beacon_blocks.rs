@@ -58,6 +58,9 @@ impl Dataset for BeaconBlocks {
         false
     }
     /// Era files only: era1 files hold no beacon blocks.
+    fn sort_columns(&self) -> &'static [&'static str] {
+        &["slot"]
+    }
     fn sources(&self) -> &'static [ArchiveKind] {
         &[ArchiveKind::Era]
     }

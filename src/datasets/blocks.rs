@@ -65,6 +65,12 @@ impl Dataset for Blocks {
     fn needs_receipts(&self) -> bool {
         false
     }
+    fn sort_columns(&self) -> &'static [&'static str] {
+        &["block_number"]
+    }
+    fn dictionary_columns(&self) -> &'static [&'static str] {
+        &["author"]
+    }
     fn sources(&self) -> &'static [ArchiveKind] {
         &[ArchiveKind::Era1, ArchiveKind::Era]
     }

@@ -37,6 +37,12 @@ impl Dataset for Logs {
         SCHEMA.clone()
     }
     /// era1 only: era files carry no receipts (so no logs) and post-merge blocks have no ommers.
+    fn sort_columns(&self) -> &'static [&'static str] {
+        &["block_number", "log_index"]
+    }
+    fn dictionary_columns(&self) -> &'static [&'static str] {
+        &["address", "topic0", "topic1", "topic2", "topic3"]
+    }
     fn sources(&self) -> &'static [ArchiveKind] {
         &[ArchiveKind::Era1]
     }

@@ -29,7 +29,10 @@ use arrow::record_batch::RecordBatch;
 /// every output manifest, so a rerun after an upgrade redoes old outputs instead of mixing schemas.
 /// 2: `blocks.total_difficulty_*` nullable (null for era-sourced rows); the `withdrawals` and `beacon_blocks`
 /// datasets.
-pub const SCHEMA_VERSION: u32 = 2;
+/// 3: cryo's meaning: `transactions.chain_id` is the network's on every row (the signed EIP-155 id moves to
+/// `signed_chain_id`), `transactions.gas_price` is the price paid for every type (`effective_gas_price` is gone);
+/// files sit in `network=<name>` partition folders, declare their sort order and carry key-value metadata.
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Facts about the whole run a dataset may need per row.
 #[derive(Debug, Clone, Copy)]
@@ -74,6 +77,15 @@ pub trait Dataset: Sync + Send {
     fn sources(&self) -> &'static [ArchiveKind];
     /// A builder for one chunk of consecutive blocks.
     fn builder(&self, ctx: ExportContext) -> Box<dyn DatasetBuilder>;
+    /// The columns rows are sorted by, in order (declared as the files' `sorting_columns`, so query engines
+    /// can skip sorts and prune by range).
+    fn sort_columns(&self) -> &'static [&'static str];
+    /// Binary columns whose values repeat across rows (addresses, event topics): dictionary-encoded under the
+    /// light codecs (snappy, lz4, none), which shrinks them; every other binary column (hashes, calldata) is
+    /// high-entropy and stays plain.
+    fn dictionary_columns(&self) -> &'static [&'static str] {
+        &[]
+    }
 }
 
 /// Accumulates rows of one chunk of blocks. Both `add_*` methods default to adding nothing, so a dataset fed

@@ -64,13 +64,13 @@ static SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
         Field::new("input", DataType::Binary, false),
         Field::new("gas_limit", DataType::UInt64, false),
     ]);
-    f.extend(u256_fields("gas_price", true));
+    f.extend(u256_fields("gas_price", false));
     f.extend(u256_fields("max_priority_fee_per_gas", true));
     f.extend(u256_fields("max_fee_per_gas", true));
-    f.extend(u256_fields("effective_gas_price", false));
     f.extend([
         Field::new("transaction_type", DataType::UInt8, false),
-        Field::new("chain_id", DataType::UInt64, true),
+        Field::new("chain_id", DataType::UInt64, false),
+        Field::new("signed_chain_id", DataType::UInt64, true),
         Field::new(
             "access_list",
             list_of(DataType::Struct(access_list_fields())),
@@ -113,11 +113,17 @@ impl Dataset for Transactions {
     fn needs_receipts(&self) -> bool {
         true
     }
+    fn sort_columns(&self) -> &'static [&'static str] {
+        &["block_number", "transaction_index"]
+    }
+    fn dictionary_columns(&self) -> &'static [&'static str] {
+        &["from_address", "to_address"]
+    }
     fn sources(&self) -> &'static [ArchiveKind] {
         &[ArchiveKind::Era1, ArchiveKind::Era]
     }
     fn builder(&self, ctx: ExportContext) -> Box<dyn DatasetBuilder> {
-        Box::new(TxBuilder::new(ctx.signer))
+        Box::new(TxBuilder::new(ctx.signer, ctx.chain_id))
     }
 }
 
@@ -137,9 +143,11 @@ struct TxBuilder {
     gas_price: U256Columns,
     max_priority_fee_per_gas: U256Columns,
     max_fee_per_gas: U256Columns,
-    effective_gas_price: U256Columns,
     transaction_type: UInt8Builder,
+    /// The network's chain id, repeated on every row (as in cryo).
+    network_chain_id: u64,
     chain_id: UInt64Builder,
+    signed_chain_id: UInt64Builder,
     access_list: ListBuilder<StructBuilder>,
     r: BinaryBuilder,
     s: BinaryBuilder,
@@ -161,7 +169,7 @@ struct TxBuilder {
 }
 
 impl TxBuilder {
-    fn new(signer: Option<&'static Signer>) -> Self {
+    fn new(signer: Option<&'static Signer>, network_chain_id: u64) -> Self {
         let access_entry = StructBuilder::new(
             access_list_fields(),
             vec![
@@ -196,9 +204,10 @@ impl TxBuilder {
             gas_price: Default::default(),
             max_priority_fee_per_gas: Default::default(),
             max_fee_per_gas: Default::default(),
-            effective_gas_price: Default::default(),
             transaction_type: Default::default(),
+            network_chain_id,
             chain_id: Default::default(),
+            signed_chain_id: Default::default(),
             access_list: ListBuilder::new(access_entry),
             r: Default::default(),
             s: Default::default(),
@@ -270,7 +279,6 @@ impl TxBuilder {
             let input = tx.input();
             self.input.append_value(input);
             self.gas_limit.append_value(tx.gas_limit());
-            self.gas_price.append(tx.gas_price());
             self.max_priority_fee_per_gas
                 .append(tx.max_priority_fee_per_gas());
             self.max_fee_per_gas.append(tx.max_fee_per_gas());
@@ -286,9 +294,11 @@ impl TxBuilder {
                 }
                 _ => U256::ZERO,
             };
-            self.effective_gas_price.append(Some(effective));
+            // As in cryo (and the RPC's `gasPrice` of a mined transaction): the price actually paid per gas.
+            self.gas_price.append(Some(effective));
             self.transaction_type.append_value(tx.tx_type());
-            self.chain_id.append_option(tx.chain_id());
+            self.chain_id.append_value(self.network_chain_id);
+            self.signed_chain_id.append_option(tx.chain_id());
             if tx.tx_type() >= 1 {
                 for (addr, keys) in tx.access_list() {
                     let entry = self.access_list.values();
@@ -426,7 +436,6 @@ impl DatasetBuilder for TxBuilder {
         let [g0, g1, g2] = std::mem::take(&mut s.gas_price).finish();
         let [p0, p1, p2] = std::mem::take(&mut s.max_priority_fee_per_gas).finish();
         let [m0, m1, m2] = std::mem::take(&mut s.max_fee_per_gas).finish();
-        let [e0, e1, e2] = std::mem::take(&mut s.effective_gas_price).finish();
         let [x0, x1, x2] = std::mem::take(&mut s.max_fee_per_blob_gas).finish();
         let cols: Vec<ArrayRef> = vec![
             Arc::new(s.block_number.finish()),
@@ -450,11 +459,9 @@ impl DatasetBuilder for TxBuilder {
             m0,
             m1,
             m2,
-            e0,
-            e1,
-            e2,
             Arc::new(s.transaction_type.finish()),
             Arc::new(s.chain_id.finish()),
+            Arc::new(s.signed_chain_id.finish()),
             Arc::new(s.access_list.finish()),
             Arc::new(s.r.finish()),
             Arc::new(s.s.finish()),

@@ -38,6 +38,12 @@ impl Dataset for Uncles {
         SCHEMA.clone()
     }
     /// era1 only: era files carry no receipts (so no logs) and post-merge blocks have no ommers.
+    fn sort_columns(&self) -> &'static [&'static str] {
+        &["block_number", "uncle_index"]
+    }
+    fn dictionary_columns(&self) -> &'static [&'static str] {
+        &["author"]
+    }
     fn sources(&self) -> &'static [ArchiveKind] {
         &[ArchiveKind::Era1]
     }

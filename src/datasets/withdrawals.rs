@@ -35,6 +35,12 @@ impl Dataset for Withdrawals {
         false
     }
     /// Era files only: withdrawals started after the merge.
+    fn sort_columns(&self) -> &'static [&'static str] {
+        &["block_number", "withdrawal_index"]
+    }
+    fn dictionary_columns(&self) -> &'static [&'static str] {
+        &["address"]
+    }
     fn sources(&self) -> &'static [ArchiveKind] {
         &[ArchiveKind::Era]
     }

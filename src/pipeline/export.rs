@@ -14,7 +14,7 @@ use crate::formats::{Archive, ArchiveKind};
 use crate::network::Network;
 use crate::sink::manifest::{self, Manifest, OutputEntry, SourceEntry};
 use crate::sink::names::{era_output_path, era_slot_range, output_path};
-use crate::sink::parquet::{ParquetOptions, ParquetSink, SinkError};
+use crate::sink::parquet::{FileLayout, ParquetOptions, ParquetSink, SinkError};
 use crate::verify::era::{BeaconVisitor, VerifiedBeaconBlock};
 use crate::verify::era1::{verify_file_with, BlockVisitor, VerifiedBlock, VerifyOptions};
 use crate::verify::report::FileReport;
@@ -134,18 +134,25 @@ impl BeaconVisitor for ExportVisitor<'_> {
     }
 }
 
-/// Removes temporary files a killed run left behind (`.<name>.<pid>.tmp`).
+/// Removes temporary files a killed run left behind (`.<name>.<pid>.tmp`), in each dataset folder, its
+/// `network=<name>` partitions and `_eraflow`.
 fn clean_stale_temporaries(out: &Path, datasets: &[&'static dyn Dataset]) {
-    for d in datasets.iter().map(|d| d.name()).chain(["_eraflow"]) {
-        if let Ok(rd) = std::fs::read_dir(out.join(d)) {
-            for e in rd.flatten() {
-                let n = e.file_name();
-                let n = n.to_string_lossy();
-                if n.starts_with('.') && n.ends_with(".tmp") {
-                    let _ = std::fs::remove_file(e.path());
-                }
+    fn clean(dir: &Path, partitions: bool) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let n = e.file_name();
+            let n = n.to_string_lossy();
+            if n.starts_with('.') && n.ends_with(".tmp") {
+                let _ = std::fs::remove_file(e.path());
+            } else if partitions && n.starts_with("network=") {
+                clean(&e.path(), false);
             }
         }
+    }
+    for d in datasets.iter().map(|d| d.name()).chain(["_eraflow"]) {
+        clean(&out.join(d), true);
     }
 }
 
@@ -252,7 +259,26 @@ fn export_one(
             }
             Archive::Era(f) => era_output_path(d.name(), &network.name, f.era()),
         };
-        match ParquetSink::create(&opts.out.join(&rel), d.schema(), &opts.parquet) {
+        // Facts about where the rows came from, never where the file was read from (its path or URL), so the
+        // same archive gives the same bytes wherever it is.
+        let layout = FileLayout {
+            schema: d.schema(),
+            sort_columns: d.sort_columns(),
+            dictionary_columns: d.dictionary_columns(),
+            metadata: vec![
+                ("eraflow.version".into(), env!("CARGO_PKG_VERSION").into()),
+                (
+                    "eraflow.schema_version".into(),
+                    crate::datasets::SCHEMA_VERSION.to_string(),
+                ),
+                ("eraflow.dataset".into(), d.name().into()),
+                ("eraflow.network".into(), network.name.clone()),
+                ("eraflow.chain_id".into(), network.chain_id.to_string()),
+                ("eraflow.source".into(), source.clone()),
+                ("eraflow.source_sha256".into(), sha.clone()),
+            ],
+        };
+        match ParquetSink::create_dataset(&opts.out.join(&rel), &layout, &opts.parquet) {
             Ok(s) => sinks.push((rel, s)),
             Err(e) => {
                 outcome.errors.push(e.into());
@@ -398,6 +424,12 @@ fn finish_source(
     }
     let mut entries = Vec::new();
     for ((rel, sink), d) in sinks.into_iter().zip(datasets) {
+        // No 0-row files (a source with no transactions has no transactions file): dropping the sink discards
+        // its temporary file, and the manifest still records the source complete.
+        if sink.rows() == 0 {
+            outcome.rows.insert(d.name().to_string(), 0);
+            continue;
+        }
         match sink.commit() {
             Ok((p, rows)) => {
                 let bytes = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);

@@ -342,7 +342,8 @@ fn verify_inputs<'scope>(
                     included.len(),
                     included.first,
                     included.last
-                ).into()],
+                )
+                .into()],
             });
         }
         // Chain to the previous file when they are adjacent.

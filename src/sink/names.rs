@@ -1,12 +1,19 @@
-//! Output file names: one Parquet file per (source archive, dataset), named so that a directory listing sorts
-//! in chain order and two sources never share a name.
+//! Output file names: one Parquet file per (source archive, dataset), under a `network=<name>` partition folder
+//! of its dataset (which DuckDB, Polars, pyarrow and Spark read as a `network` column, so networks never mix
+//! unnoticed), named so that a listing sorts in chain order and two sources never share a name.
 
 use crate::formats::era::SLOTS_PER_ERA;
 
+/// The partition folder of a dataset's files of one network, relative to the output directory.
+pub fn partition(dataset: &str, network: &str) -> String {
+    format!("{dataset}/network={network}")
+}
+
 /// Output file of a dataset for an era1 file's execution block range, relative to the output directory:
-/// `<dataset>/<network>__<dataset>__<first:08>_to_<last:08>.parquet`.
+/// `<dataset>/network=<network>/<network>__<dataset>__<first:08>_to_<last:08>.parquet`.
 pub fn output_path(dataset: &str, network: &str, first: u64, last: u64) -> String {
-    format!("{dataset}/{network}__{dataset}__{first:08}_to_{last:08}.parquet")
+    let dir = partition(dataset, network);
+    format!("{dir}/{network}__{dataset}__{first:08}_to_{last:08}.parquet")
 }
 
 /// Output file of a dataset for an era file: its era number and the slot range its blocks may occupy
@@ -16,7 +23,8 @@ pub fn output_path(dataset: &str, network: &str, first: u64, last: u64) -> Strin
 /// lexical order is chain order.
 pub fn era_output_path(dataset: &str, network: &str, era: u64) -> String {
     let (first, last) = era_slot_range(era);
-    format!("{dataset}/{network}__{dataset}__era_{era:05}__slots_{first:08}_to_{last:08}.parquet")
+    let dir = partition(dataset, network);
+    format!("{dir}/{network}__{dataset}__era_{era:05}__slots_{first:08}_to_{last:08}.parquet")
 }
 
 /// The slots whose blocks an era file holds (era 0: only slot 0, the genesis state).
@@ -38,11 +46,11 @@ mod tests {
     fn names_sort_in_chain_order() {
         assert_eq!(
             output_path("blocks", "mainnet", 0, 8191),
-            "blocks/mainnet__blocks__00000000_to_00008191.parquet"
+            "blocks/network=mainnet/mainnet__blocks__00000000_to_00008191.parquet"
         );
         assert_eq!(
             era_output_path("blocks", "mainnet", 2),
-            "blocks/mainnet__blocks__era_00002__slots_00008192_to_00016383.parquet"
+            "blocks/network=mainnet/mainnet__blocks__era_00002__slots_00008192_to_00016383.parquet"
         );
         assert_eq!(era_slot_range(0), (0, 0));
         assert!(

@@ -217,11 +217,9 @@ pub fn verify_file_with<V: BeaconVisitor>(
         if n.era != file.era() {
             report.error(mismatch(0, "era in file name", file.era(), n.era).in_file(path));
         }
-        if n.network != network.name {
-            report.warnings.push(format!(
-                "file name says network '{}', verified as '{}'",
-                n.network, network.name
-            ));
+        if let Err(e) = super::check_network_matches_name(opts.network.as_ref(), Some(n), path) {
+            report.error(e);
+            return report;
         }
     } else if let Err(e) = &parsed_name {
         report.error(FormatError::at(0, e.clone()).in_file(path));

@@ -217,6 +217,12 @@ pub fn verify_file_with<V: BlockVisitor>(
         .map(|n| n.name.clone())
         .or_else(|| parsed_name.as_ref().ok().map(|n| n.network.clone()))
         .unwrap_or_default();
+    if let Err(e) =
+        super::check_network_matches_name(opts.network.as_ref(), parsed_name.as_ref().ok(), path)
+    {
+        report.error(e);
+        return report;
+    }
     report.first_block = Some(file.first_block());
     report.last_block = Some(file.last_block());
     report.blocks = file.block_count();

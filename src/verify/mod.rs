@@ -31,6 +31,25 @@ pub(crate) fn mismatch(
     )
 }
 
+/// A forced network that contradicts the file's name is one clear error (not fifty decoding errors from
+/// reading one network's blocks with another's fork rules).
+pub(crate) fn check_network_matches_name(
+    forced: Option<&Network>,
+    name: Option<&crate::formats::ArchiveName>,
+    path: &Path,
+) -> Result<(), String> {
+    match (forced, name) {
+        (Some(n), Some(named)) if n.name != named.network => Err(format!(
+            "{}: the file name names network '{}', but the job forces network '{}'; drop --network (each file's network then comes from its name) or pass files of '{}'",
+            path.display(),
+            named.network,
+            n.name,
+            n.name
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// `0x`-prefixed lower-case hex.
 pub(crate) fn hex0x(b: &[u8]) -> String {
     format!("0x{}", hex::encode(b))

@@ -61,19 +61,19 @@ fn datasets_load_in_duckdb_and_polars() {
     let mut values = vec![
         serde_json::json!({
             "dataset": "transactions",
-            "sql": "SELECT count(*) FROM '{out}/transactions/*.parquet' WHERE block_number < 2048 AND success IS NULL",
+            "sql": "SELECT count(*) FROM '{out}/transactions/*/*.parquet' WHERE block_number < 2048 AND success IS NULL",
             "polars": "SELECT count(*) FROM t WHERE block_number < 2048 AND success IS NULL",
             "expect": [[4096]],
         }),
         serde_json::json!({
             "dataset": "blocks",
-            "sql": "SELECT count(*) FROM '{out}/blocks/*.parquet' WHERE total_difficulty_string IS NULL AND withdrawals_root IS NOT NULL",
+            "sql": "SELECT count(*) FROM '{out}/blocks/*/*.parquet' WHERE total_difficulty_string IS NULL AND withdrawals_root IS NOT NULL",
             "polars": "SELECT count(*) FROM t WHERE total_difficulty_string IS NULL AND withdrawals_root IS NOT NULL",
             "expect": [[20]],
         }),
         serde_json::json!({
             "dataset": "beacon_blocks",
-            "sql": "SELECT count(*) FROM '{out}/beacon_blocks/*.parquet' WHERE execution_block_hash IS NOT NULL AND fork = 'deneb'",
+            "sql": "SELECT count(*) FROM '{out}/beacon_blocks/*/*.parquet' WHERE execution_block_hash IS NOT NULL AND fork = 'deneb'",
             "polars": "SELECT count(*) FROM t WHERE execution_block_hash IS NOT NULL AND fork = 'deneb'",
             "expect": [[20]],
         }),
@@ -81,7 +81,7 @@ fn datasets_load_in_duckdb_and_polars() {
     if real.is_some() {
         values.push(serde_json::json!({
             "dataset": "transactions",
-            "sql": "SELECT value_string, hex(from_address), cumulative_gas_used FROM '{out}/transactions/*.parquet' WHERE hex(transaction_hash) = '1E7DBEF1D524D7FC09B2CFFE011EF7B7196B9308E2C392C0BC97D8D3EDC16CC6'",
+            "sql": "SELECT value_string, hex(from_address), cumulative_gas_used FROM '{out}/transactions/*/*.parquet' WHERE hex(transaction_hash) = '1E7DBEF1D524D7FC09B2CFFE011EF7B7196B9308E2C392C0BC97D8D3EDC16CC6'",
             "polars_where_hex": ["transaction_hash", "1e7dbef1d524d7fc09b2cffe011ef7b7196b9308e2c392c0bc97d8d3edc16cc6"],
             "polars_select": ["value_string", "from_address", "cumulative_gas_used"],
             "expect": [["1048575", "EA1B261FB7EC1C4F2BEEA2476F17017537B4B507", 21000]],
@@ -97,6 +97,7 @@ fn datasets_load_in_duckdb_and_polars() {
             "beacon_blocks": total("beacon_blocks"),
         },
         "values": values,
+        "networks": if real.is_some() { vec!["sepolia", "synthnet"] } else { vec!["synthnet"] },
     });
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),

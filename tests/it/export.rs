@@ -53,7 +53,7 @@ fn real_files_export_with_expected_values() {
             exp["end_block"].as_u64().unwrap(),
         );
         let b = read_parquet(&out.path().join(format!(
-            "blocks/{network}__blocks__{s:08}_to_{e:08}.parquet"
+            "blocks/network={network}/{network}__blocks__{s:08}_to_{e:08}.parquet"
         )));
         assert_eq!(b.num_rows() as u64, exp["block_count"].as_u64().unwrap());
         assert_eq!(u64_col(&b, "block_number", 0), Some(s));
@@ -86,10 +86,15 @@ fn real_files_export_with_expected_values() {
                 .to_string(),
             exp["final_total_difficulty"].as_str().unwrap()
         );
-        let u = read_parquet(&out.path().join(format!(
-            "uncles/{network}__uncles__{s:08}_to_{e:08}.parquet"
-        )));
-        assert_eq!(u.num_rows() as u64, exp["ommer_count"].as_u64().unwrap());
+        let uncles = out.path().join(format!(
+            "uncles/network={network}/{network}__uncles__{s:08}_to_{e:08}.parquet"
+        ));
+        // No 0-row files: a source without ommers has no uncles file.
+        let n_uncles = match uncles.exists() {
+            true => read_parquet(&uncles).num_rows() as u64,
+            false => 0,
+        };
+        assert_eq!(n_uncles, exp["ommer_count"].as_u64().unwrap());
         let uncle_counts = b
             .column_by_name("uncle_count")
             .unwrap()
@@ -101,10 +106,10 @@ fn real_files_export_with_expected_values() {
     }
 
     // Every column the CSV has, for all 93 transactions of sepolia-00021.
-    let t = read_parquet(
-        &out.path()
-            .join("transactions/sepolia__transactions__00172032_to_00180223.parquet"),
-    );
+    let t =
+        read_parquet(&out.path().join(
+            "transactions/network=sepolia/sepolia__transactions__00172032_to_00180223.parquet",
+        ));
     let csv =
         std::fs::read_to_string(data.join("expected/sepolia-00021-transactions.csv")).unwrap();
     let rows: Vec<Vec<&str>> = csv
@@ -113,6 +118,17 @@ fn real_files_export_with_expected_values() {
         .map(|l| l.split(',').collect())
         .collect();
     assert_eq!(t.num_rows(), rows.len());
+    // Base fee per block, for the effective gas price of EIP-1559 rows (the CSV has the signed fields only).
+    let blocks = read_parquet(
+        &out.path()
+            .join("blocks/network=sepolia/sepolia__blocks__00172032_to_00180223.parquet"),
+    );
+    let base_fee: std::collections::HashMap<u64, u128> = (0..blocks.num_rows())
+        .filter_map(|i| {
+            let fee = str_col(&blocks, "base_fee_per_gas_string", i)?;
+            Some((u64_col(&blocks, "block_number", i)?, fee.parse().ok()?))
+        })
+        .collect();
     let ty = t
         .column_by_name("transaction_type")
         .unwrap()
@@ -141,14 +157,28 @@ fn real_files_export_with_expected_values() {
         assert_eq!(u64_col(&t, "nonce", i), Some(r[6].parse().unwrap()));
         assert_eq!(str_col(&t, "value_string", i).as_deref(), Some(r[7]));
         assert_eq!(u64_col(&t, "gas_limit", i), Some(r[8].parse().unwrap()));
-        assert_eq!(str_col(&t, "gas_price_string", i), opt(r[9]));
+        // As in cryo: `gas_price` is the price paid, the signed gas price or min(max_fee, base_fee + tip).
+        let paid = match opt(r[9]) {
+            Some(p) => p,
+            None => {
+                let (max, tip): (u128, u128) = (r[10].parse().unwrap(), r[11].parse().unwrap());
+                let base = base_fee[&r[0].parse::<u64>().unwrap()];
+                max.min(base + tip).to_string()
+            }
+        };
+        assert_eq!(str_col(&t, "gas_price_string", i), Some(paid), "row {i}");
         assert_eq!(str_col(&t, "max_fee_per_gas_string", i), opt(r[10]));
         assert_eq!(
             str_col(&t, "max_priority_fee_per_gas_string", i),
             opt(r[11])
         );
         assert_eq!(n_input.value(i).to_string(), r[12]);
-        assert_eq!(u64_col(&t, "chain_id", i), Some(r[13].parse().unwrap()));
+        // `chain_id` is the network's on every row; the signed one (here EIP-155 or typed) is its own column.
+        assert_eq!(u64_col(&t, "chain_id", i), Some(11_155_111));
+        assert_eq!(
+            u64_col(&t, "signed_chain_id", i),
+            Some(r[13].parse().unwrap())
+        );
         assert_eq!(success.value(i), r[14] == "1");
         assert_eq!(
             u64_col(&t, "cumulative_gas_used", i),
@@ -212,7 +242,11 @@ fn byte_identical_whatever_the_thread_count_and_resumable() {
     assert!(!run(1, b.path())[0].skipped);
     assert_eq!(reference, snapshot(b.path()));
     // A stale temporary from a killed run is cleaned, and never mistaken for output.
-    std::fs::write(b.path().join("blocks/.x.parquet.999.tmp"), b"junk").unwrap();
+    std::fs::write(
+        b.path().join("blocks/network=synthnet/.x.parquet.999.tmp"),
+        b"junk",
+    )
+    .unwrap();
     assert!(run(1, b.path())[0].skipped);
     assert_eq!(reference, snapshot(b.path()));
 }
@@ -270,10 +304,9 @@ fn synthetic_kinds_round_trip() {
     )
     .unwrap();
     assert!(o[0].ok, "{:?}", o[0].errors);
-    let t = read_parquet(
-        &out.path()
-            .join("transactions/synthnet__transactions__00000000_to_00008191.parquet"),
-    );
+    let t = read_parquet(&out.path().join(
+        "transactions/network=synthnet/synthnet__transactions__00000000_to_00008191.parquet",
+    ));
     assert_eq!(t.num_rows(), 8192);
     let ty = t
         .column_by_name("transaction_type")
@@ -328,7 +361,7 @@ fn synthetic_kinds_round_trip() {
     }
     let logs = read_parquet(
         &out.path()
-            .join("logs/synthnet__logs__00000000_to_00008191.parquet"),
+            .join("logs/network=synthnet/synthnet__logs__00000000_to_00008191.parquet"),
     );
     assert_eq!(logs.num_rows() as u64, o[0].logs);
     let topic3 = logs.column_by_name("topic3").unwrap();
@@ -336,4 +369,76 @@ fn synthetic_kinds_round_trip() {
         topic3.null_count() > 0 && topic3.null_count() < logs.num_rows(),
         "0-4 topics appear"
     );
+}
+
+#[test]
+fn outputs_declare_their_order_and_origin_and_networks_stay_apart() {
+    let src = tempfile::tempdir().unwrap();
+    let input = synth(src.path(), 300, 2);
+    let name = input.file_name().unwrap().to_string_lossy().into_owned();
+    let out = tempfile::tempdir().unwrap();
+    let o = export(
+        std::slice::from_ref(&input),
+        &export_opts(out.path(), false),
+        &Progress::hidden(),
+    )
+    .unwrap();
+    assert!(o[0].ok, "{:?}", o[0].errors);
+    let sha = hex::encode(eraflow::crypto::sha256::sha256(
+        &std::fs::read(&input).unwrap(),
+    ));
+    for (dataset, sort) in [
+        ("blocks", vec![0]),
+        ("transactions", vec![0, 1]),
+        ("logs", vec![0, 3]),
+    ] {
+        let files = files_in(&out.path().join(dataset).join("network=synthnet"));
+        assert_eq!(files.len(), 1, "{dataset}: {files:?}");
+        let reader = parquet::file::reader::SerializedFileReader::new(
+            std::fs::File::open(&files[0]).unwrap(),
+        )
+        .unwrap();
+        let meta = parquet::file::reader::FileReader::metadata(&reader);
+        let kv: std::collections::BTreeMap<String, String> = meta
+            .file_metadata()
+            .key_value_metadata()
+            .unwrap()
+            .iter()
+            .map(|k| (k.key.clone(), k.value.clone().unwrap_or_default()))
+            .collect();
+        assert_eq!(
+            kv["eraflow.source"], name,
+            "{dataset}: the file name, not its path"
+        );
+        assert_eq!(kv["eraflow.source_sha256"], sha);
+        assert_eq!(kv["eraflow.network"], "synthnet");
+        assert_eq!(kv["eraflow.dataset"], dataset);
+        assert_eq!(
+            kv["eraflow.schema_version"],
+            eraflow::datasets::SCHEMA_VERSION.to_string()
+        );
+        let declared: Vec<i32> = meta
+            .row_group(0)
+            .sorting_columns()
+            .unwrap()
+            .iter()
+            .map(|c| c.column_idx)
+            .collect();
+        assert_eq!(declared, sort, "{dataset}");
+    }
+    // A forced network that contradicts the file name is one clear error, not a cascade of decoding errors.
+    let out2 = tempfile::tempdir().unwrap();
+    let mut opts = export_opts(out2.path(), false);
+    opts.network = Some(Network::by_name("sepolia").unwrap());
+    let o = export(std::slice::from_ref(&input), &opts, &Progress::hidden()).unwrap();
+    assert!(!o[0].ok);
+    assert_eq!(o[0].errors.len(), 1, "{:?}", o[0].errors);
+    let e = o[0].errors[0].to_string();
+    assert!(
+        e.contains("names network 'synthnet'") && e.contains("forces network 'sepolia'"),
+        "{e}"
+    );
+    assert!(files_in(out2.path())
+        .iter()
+        .all(|p| !p.to_string_lossy().ends_with(".parquet")));
 }

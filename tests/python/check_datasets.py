@@ -16,8 +16,9 @@ def fail(msg):
     sys.exit(1)
 
 
+# Files sit in network=<name> partition folders, which both readers turn into a `network` column.
 for dataset, rows in expected["rows"].items():
-    pattern = f"{out}/{dataset}/*.parquet"
+    pattern = f"{out}/{dataset}/*/*.parquet"
     n_duck = con.sql(f"SELECT count(*) FROM '{pattern}'").fetchall()[0][0]
     n_polars = pl.scan_parquet(pattern).select(pl.len()).collect().item()
     if n_duck != rows or n_polars != rows:
@@ -26,12 +27,12 @@ for dataset, rows in expected["rows"].items():
 # Every uint256 triple agrees with itself in both readers: binary (big-endian) == string == f64 (rounded).
 triples = {
     "blocks": ["difficulty", "total_difficulty", "base_fee_per_gas"],
-    "transactions": ["value", "gas_price", "max_fee_per_gas", "max_priority_fee_per_gas", "effective_gas_price",
+    "transactions": ["value", "gas_price", "max_fee_per_gas", "max_priority_fee_per_gas",
                      "max_fee_per_blob_gas"],
     "uncles": ["difficulty"],
 }
 for dataset, names in triples.items():
-    df = pl.read_parquet(f"{out}/{dataset}/*.parquet")
+    df = pl.read_parquet(f"{out}/{dataset}/*/*.parquet")
     for name in names:
         for b, s, f in zip(df[f"{name}_binary"], df[f"{name}_string"], df[f"{name}_f64"]):
             if b is None:
@@ -42,7 +43,7 @@ for dataset, names in triples.items():
             if len(b) != 32 or str(v) != s or abs(float(v) - f) > abs(float(v)) * 1e-15:
                 fail(f"{dataset}.{name}: binary {v}, string {s}, f64 {f} disagree")
     rows = con.sql(
-        f"SELECT {names[0]}_string, {names[0]}_f64 FROM '{out}/{dataset}/*.parquet' WHERE {names[0]}_string IS NOT NULL"
+        f"SELECT {names[0]}_string, {names[0]}_f64 FROM '{out}/{dataset}/*/*.parquet' WHERE {names[0]}_string IS NOT NULL"
     ).fetchall()
     for s, f in rows:
         if abs(float(int(s)) - f) > abs(float(int(s))) * 1e-15:
@@ -53,7 +54,7 @@ for check in expected.get("values", []):
     got = [list(r) for r in con.sql(sql).fetchall()]
     if got != check["expect"]:
         fail(f"DuckDB {sql}: expected {check['expect']}, got {got}")
-    lf = pl.scan_parquet(f"{out}/{check['dataset']}/*.parquet")
+    lf = pl.scan_parquet(f"{out}/{check['dataset']}/*/*.parquet")
     if "polars" in check:
         pl_got = pl.SQLContext(t=lf).execute(check["polars"]).collect().rows()
     else:
@@ -63,5 +64,22 @@ for check in expected.get("values", []):
         pl_got = [[v.hex().upper() if isinstance(v, bytes) else v for v in r] for r in df.rows()]
     if [list(r) for r in pl_got] != check["expect"]:
         fail(f"Polars check on {check['dataset']}: expected {check['expect']}, got {pl_got}")
+
+# Networks apart: the partition folders read back as a `network` column in both readers, and every file says
+# in its key-value metadata what it was made from.
+for dataset in ["blocks", "transactions"]:
+    want = sorted(expected["networks"])
+    duck = sorted(r[0] for r in con.sql(
+        f"SELECT DISTINCT network FROM read_parquet('{out}/{dataset}/*/*.parquet', hive_partitioning = true)"
+    ).fetchall())
+    polars = sorted(pl.scan_parquet(f"{out}/{dataset}/", hive_partitioning=True)
+                    .select(pl.col("network").unique()).collect()["network"].to_list())
+    if duck != want or polars != want:
+        fail(f"{dataset}: network partitions: expected {want}, DuckDB {duck}, Polars {polars}")
+kv = con.sql(
+    f"SELECT key, value FROM parquet_kv_metadata('{out}/transactions/*/*.parquet') WHERE key = 'eraflow.dataset'"
+).fetchall()
+if not kv or any(bytes(v).decode() != "transactions" for _, v in kv):
+    fail(f"transactions key-value metadata: {kv}")
 
 print("ok: DuckDB", duckdb.__version__, "Polars", pl.__version__)
