@@ -1081,37 +1081,4 @@ mod tests {
             }
         }
     }
-
-    #[test]
-    fn validator_registry_takes_its_specialised_root() {
-        use crate::consensus::types::{VALIDATOR, VALIDATORS, VALIDATOR_REGISTRY_LIMIT};
-        use crate::consensus::validators::VALIDATOR_SIZE;
-        assert!(VALIDATOR.elements_root.is_some());
-        // The same container without the specialised root: the generic walker hashes each element.
-        let generic: &'static Container = Box::leak(Box::new(Container {
-            name: VALIDATOR.name,
-            fields: VALIDATOR.fields,
-            elements_root: None,
-        }));
-        let elem: &'static Ty = Box::leak(Box::new(Ty::Container(generic)));
-        let generic_list = Ty::List(elem, VALIDATOR_REGISTRY_LIMIT);
-        let generic_list: &'static Ty = Box::leak(Box::new(generic_list));
-        // Enough validators for several hashing batches and a parallel split.
-        let n = 2500;
-        let mut bytes: Vec<u8> = (0..n * VALIDATOR_SIZE)
-            .map(|i| (i * 31 + i / 7) as u8)
-            .collect();
-        for i in 0..n {
-            bytes[i * VALIDATOR_SIZE + 88] = (i % 2) as u8; // slashed
-        }
-        assert_eq!(
-            hash_tree_root(&VALIDATORS, &bytes).unwrap(),
-            hash_tree_root(generic_list, &bytes).unwrap()
-        );
-        bytes[1000 * VALIDATOR_SIZE + 88] = 2;
-        let fast = hash_tree_root(&VALIDATORS, &bytes).unwrap_err();
-        let slow = hash_tree_root(generic_list, &bytes).unwrap_err();
-        assert_eq!(fast.kind, ErrorKind::BadBool { found: 2 });
-        assert_eq!(slow.kind, fast.kind);
-    }
 }

@@ -116,4 +116,41 @@ fn datasets_load_in_duckdb_and_polars() {
     );
     assert!(run.status.success(), "{text}");
     assert!(text.contains("ok: DuckDB"), "{text}");
+    // The README's quickstart questions, in both readers, over the same output.
+    let quickstart = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/quickstart.py");
+    let out_dir = out.path().to_str().unwrap();
+    let run = Command::new("python3")
+        .args([quickstart, "check", out_dir, out_dir])
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(run.status.success(), "{text}");
+    assert_eq!(text.matches("ok: ").count(), 5, "{text}");
+}
+
+/// The README's analyst quickstart is generated from `tests/python/quickstart.py`, whose queries
+/// `datasets_load_in_duckdb_and_polars` runs in both readers: the README shows exactly what was tested.
+#[test]
+fn readme_quickstart_is_the_tested_one() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/quickstart.py");
+    let Ok(run) = Command::new("python3").arg(script).arg("markdown").output() else {
+        eprintln!("\n!!!!! SKIPPED readme_quickstart_is_the_tested_one: no python3 !!!!!\n");
+        return;
+    };
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let section = String::from_utf8(run.stdout).unwrap();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    assert!(
+        readme.contains(section.trim_end()),
+        "README.md's analyst quickstart differs from `python3 tests/python/quickstart.py markdown`; paste its output"
+    );
 }

@@ -1,0 +1,123 @@
+"""The analyst quickstart of README.md, as data: each question once in DuckDB SQL and once in Polars.
+
+`python3 quickstart.py check OUT ERA_OUT` runs every question in both readers over an export and fails unless
+DuckDB and Polars give the same answer (and a non-empty one); `python3 quickstart.py markdown` prints the
+README section, which tests/it/analyst_readers.rs compares with README.md, so the README's queries are the ones
+that were run.
+"""
+import sys
+
+SAMPLE = "out/sample/datasets"
+SAMPLE_ERA = "out/sample-era/datasets"
+
+QUESTIONS = [
+    {
+        "title": "Transactions per day",
+        "duckdb": """SELECT CAST(to_timestamp(timestamp) AS DATE) AS day, count(*) AS txs
+FROM read_parquet('{out}/transactions/*/*.parquet', hive_partitioning = true)
+GROUP BY day ORDER BY day""",
+        "polars": """tx = pl.scan_parquet("{out}/transactions/", hive_partitioning=True)
+(tx.group_by(pl.from_epoch("timestamp", time_unit="s").dt.date().alias("day"))
+   .agg(pl.len().alias("txs")).sort("day").collect())""",
+    },
+    {
+        "title": "Top senders",
+        "duckdb": """SELECT '0x' || lower(hex(from_address)) AS sender, count(*) AS txs
+FROM read_parquet('{out}/transactions/*/*.parquet', hive_partitioning = true)
+GROUP BY sender ORDER BY txs DESC, sender LIMIT 10""",
+        "polars": """tx = pl.scan_parquet("{out}/transactions/", hive_partitioning=True)
+(tx.group_by(("0x" + pl.col("from_address").bin.encode("hex")).alias("sender"))
+   .agg(pl.len().alias("txs")).sort(["txs", "sender"], descending=[True, False]).head(10).collect())""",
+    },
+    {
+        "title": "Gas by transaction type (rows with receipts: era files carry none)",
+        "duckdb": """SELECT transaction_type, count(*) AS txs, sum(gas_used) AS gas_used,
+       round(avg(gas_price_f64) / 1e9, 6) AS avg_gas_price_gwei
+FROM read_parquet('{out}/transactions/*/*.parquet', hive_partitioning = true)
+WHERE gas_used IS NOT NULL
+GROUP BY transaction_type ORDER BY transaction_type""",
+        "polars": """tx = pl.scan_parquet("{out}/transactions/", hive_partitioning=True)
+(tx.filter(pl.col("gas_used").is_not_null()).group_by("transaction_type")
+   .agg(pl.len().alias("txs"), pl.col("gas_used").sum(),
+        (pl.col("gas_price_f64").mean() / 1e9).round(6).alias("avg_gas_price_gwei"))
+   .sort("transaction_type").collect())""",
+    },
+    {
+        "title": "Logs by event signature (topic0)",
+        "duckdb": """SELECT '0x' || lower(hex(topic0)) AS topic0, count(*) AS logs
+FROM read_parquet('{out}/logs/*/*.parquet', hive_partitioning = true)
+WHERE topic0 IS NOT NULL
+GROUP BY 1 ORDER BY logs DESC, topic0 LIMIT 10""",
+        "polars": """logs = pl.scan_parquet("{out}/logs/", hive_partitioning=True)
+(logs.filter(pl.col("topic0").is_not_null())
+   .group_by(("0x" + pl.col("topic0").bin.encode("hex")).alias("topic0"))
+   .agg(pl.len().alias("logs")).sort(["logs", "topic0"], descending=[True, False]).head(10).collect())""",
+    },
+    {
+        "title": "Withdrawals per validator",
+        "duckdb": """SELECT validator_index, count(*) AS withdrawals, sum(amount_gwei) / 1e9 AS eth
+FROM read_parquet('{era_out}/withdrawals/*/*.parquet', hive_partitioning = true)
+GROUP BY validator_index ORDER BY eth DESC, validator_index LIMIT 10""",
+        "polars": """w = pl.scan_parquet("{era_out}/withdrawals/", hive_partitioning=True)
+(w.group_by("validator_index")
+   .agg(pl.len().alias("withdrawals"), (pl.col("amount_gwei").sum() / 1e9).alias("eth"))
+   .sort(["eth", "validator_index"], descending=[True, False]).head(10).collect())""",
+    },
+]
+
+
+def fill(text, out, era_out):
+    return text.replace("{out}", out).replace("{era_out}", era_out)
+
+
+def markdown():
+    lines = [
+        "Run the main job first (`cargo run --release -- run pipelines/sample.toml`, and "
+        "`pipelines/sample-era.toml` for withdrawals); every dataset folder holds `network=<name>` partitions, "
+        "read as a `network` column.",
+        "",
+    ]
+    for q in QUESTIONS:
+        lines += [
+            f"**{q['title']}**",
+            "",
+            "```sql",
+            fill(q["duckdb"], SAMPLE, SAMPLE_ERA) + ";",
+            "```",
+            "",
+            "```python",
+            fill(q["polars"], SAMPLE, SAMPLE_ERA),
+            "```",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def check(out, era_out):
+    import duckdb
+    import polars as pl
+
+    con = duckdb.connect()
+    for q in QUESTIONS:
+        duck = [tuple(r) for r in con.sql(fill(q["duckdb"], out, era_out)).fetchall()]
+        # The Polars snippet is an expression over `pl` (and a first line binding a frame).
+        first, rest = fill(q["polars"], out, era_out).split("\n", 1)
+        scope = {"pl": pl}
+        exec(first, scope)
+        frame = eval(rest, scope)
+        polars = [tuple(r) for r in frame.rows()]
+        norm = lambda rows: [tuple(str(v) if not isinstance(v, float) else round(v, 6) for v in r) for r in rows]
+        if not duck:
+            print(f"FAIL: {q['title']}: no rows")
+            sys.exit(1)
+        if norm(duck) != norm(polars):
+            print(f"FAIL: {q['title']}: DuckDB {duck[:3]}... != Polars {polars[:3]}...")
+            sys.exit(1)
+        print(f"ok: {q['title']}: {len(duck)} rows")
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "markdown":
+        print(markdown())
+    else:
+        check(sys.argv[2], sys.argv[3])
