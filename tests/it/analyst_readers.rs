@@ -99,28 +99,20 @@ fn datasets_load_in_duckdb_and_polars() {
         "values": values,
         "networks": if real.is_some() { vec!["sepolia", "synthnet"] } else { vec!["synthnet"] },
     });
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/python/check_datasets.py"
-    );
-    let run = Command::new("python3")
-        .arg(script)
-        .arg(out.path())
-        .arg(expected.to_string())
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&run.stdout),
-        String::from_utf8_lossy(&run.stderr)
-    );
-    assert!(run.status.success(), "{text}");
+    let out_dir = out.path().to_str().unwrap();
+    let text = python_ok("check_datasets.py", &[out_dir, &expected.to_string()]);
     assert!(text.contains("ok: DuckDB"), "{text}");
     // The README's quickstart questions, in both readers, over the same output.
-    let quickstart = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/quickstart.py");
-    let out_dir = out.path().to_str().unwrap();
+    let text = python_ok("quickstart.py", &["check", out_dir, out_dir]);
+    assert_eq!(text.matches("ok: ").count(), 5, "{text}");
+}
+
+/// Runs `tests/python/<script>` with `args`, asserts it succeeded, and returns its stdout and stderr.
+fn python_ok(script: &str, args: &[&str]) -> String {
+    let path = format!("{}/tests/python/{script}", env!("CARGO_MANIFEST_DIR"));
     let run = Command::new("python3")
-        .args([quickstart, "check", out_dir, out_dir])
+        .arg(path)
+        .args(args)
         .output()
         .unwrap();
     let text = format!(
@@ -128,8 +120,8 @@ fn datasets_load_in_duckdb_and_polars() {
         String::from_utf8_lossy(&run.stdout),
         String::from_utf8_lossy(&run.stderr)
     );
-    assert!(run.status.success(), "{text}");
-    assert_eq!(text.matches("ok: ").count(), 5, "{text}");
+    assert!(run.status.success(), "{script}: {text}");
+    text
 }
 
 /// The README's analyst quickstart is generated from `tests/python/quickstart.py`, whose queries
