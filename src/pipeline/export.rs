@@ -78,9 +78,9 @@ impl ExportOptions {
 }
 
 /// The visitor that fills one builder per dataset per chunk (era1 blocks, or era beacon blocks).
-struct ExportVisitor<'a> {
-    datasets: &'a [&'static dyn Dataset],
-    ctx: ExportContext,
+pub(crate) struct ExportVisitor<'a> {
+    pub(crate) datasets: &'a [&'static dyn Dataset],
+    pub(crate) ctx: ExportContext,
 }
 
 impl BlockVisitor for ExportVisitor<'_> {
@@ -103,11 +103,11 @@ impl BlockVisitor for ExportVisitor<'_> {
 
 /// What one chunk of an era file's slots produced: beacon blocks, transactions, one builder per dataset, and
 /// the first dataset error (which discards the file's outputs).
-struct EraChunk {
-    blocks: u64,
-    transactions: u64,
-    builders: Vec<Box<dyn DatasetBuilder>>,
-    error: Option<DatasetError>,
+pub(crate) struct EraChunk {
+    pub(crate) blocks: u64,
+    pub(crate) transactions: u64,
+    pub(crate) builders: Vec<Box<dyn DatasetBuilder>>,
+    pub(crate) error: Option<DatasetError>,
 }
 
 impl BeaconVisitor for ExportVisitor<'_> {

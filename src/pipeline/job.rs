@@ -142,6 +142,17 @@ pub enum JobError {
         #[source]
         source: crate::consensus::SszError,
     },
+    /// An archive did not verify, so nothing read from it is returned.
+    #[error("{} did not verify: {}", .path.display(), .errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Unverified {
+        /// The archive.
+        path: PathBuf,
+        /// Why (bounded, as in the verify report).
+        errors: Vec<crate::verify::report::ReportError>,
+    },
+    /// A dataset could not be built from a verified block.
+    #[error(transparent)]
+    Dataset(#[from] crate::datasets::DatasetError),
     /// The worker pool cannot be built.
     #[error("threads = {threads}")]
     Threads {
@@ -189,9 +200,11 @@ impl JobError {
         match self {
             JobError::Prune(e) if e.is_data_error() => ExitStatus::DataErrors,
             JobError::PruneCheck(CheckError::Manifest { .. }) => ExitStatus::Usage,
-            JobError::PruneCheck(_) | JobError::Format(_) | JobError::Ssz { .. } => {
-                ExitStatus::DataErrors
-            }
+            JobError::PruneCheck(_)
+            | JobError::Format(_)
+            | JobError::Ssz { .. }
+            | JobError::Unverified { .. }
+            | JobError::Dataset(_) => ExitStatus::DataErrors,
             _ => ExitStatus::Usage,
         }
     }

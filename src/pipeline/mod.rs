@@ -1,11 +1,12 @@
 //! Jobs: typed job definitions layered from `configs/default.toml`, pipeline files, `--set` and flags
-//! ([`config`], [`job`]); one library call per command ([`commands`]); the export stage, the stage runner,
-//! progress and run reports.
+//! ([`config`], [`job`]); one library call per command ([`commands`]); reading a dataset straight into Arrow
+//! ([`read`]); the export stage, the stage runner, progress and run reports.
 
 pub mod commands;
 pub mod config;
 pub mod export;
 pub mod job;
+pub mod read;
 pub mod report;
 pub mod run;
 
@@ -14,3 +15,4 @@ pub use commands::{
     StateRootReport,
 };
 pub use job::{ExitStatus, Job, JobError};
+pub use read::{read, DatasetRead};

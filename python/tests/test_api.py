@@ -1,0 +1,95 @@
+"""The Python API against the Parquet export: the same rows, in Polars and in DuckDB.
+
+Fixtures are made with the eraflow binary (`ERAFLOW_BIN`, default target/debug/eraflow, which `cargo test`
+builds) and its synthetic generator, so a fresh clone tests itself.
+"""
+import json
+import os
+import pathlib
+import subprocess
+
+import duckdb
+import polars as pl
+import pytest
+
+import eraflow
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BIN = os.environ.get("ERAFLOW_BIN", str(ROOT / "target" / "debug" / "eraflow"))
+
+
+def run(*args):
+    return subprocess.run([BIN, *map(str, args)], check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture(scope="module")
+def archives(tmp_path_factory):
+    d = tmp_path_factory.mktemp("archives")
+    era1 = run("synth", "--out", d / "era1", "--blocks", 300, "--txs-per-block", 3).split()
+    era = run("synth", "--out", d / "era", "--kind", "era", "--fork", "deneb", "--blocks", 24,
+              "--validators", 64).split()
+    return {"era1": pathlib.Path(era1[0]), "era": pathlib.Path(era[0])}
+
+
+@pytest.fixture(scope="module")
+def exported(archives, tmp_path_factory):
+    out = tmp_path_factory.mktemp("out")
+    report = eraflow.export(out, [archives["era1"], archives["era"]])
+    assert report["ok"], report
+    return out
+
+
+def parquet(out, dataset):
+    return pl.read_parquet(f"{out}/{dataset}/*/*.parquet")
+
+
+@pytest.mark.parametrize("kind,dataset", [
+    ("era1", "blocks"), ("era1", "transactions"), ("era1", "logs"), ("era1", "uncles"),
+    ("era", "blocks"), ("era", "transactions"), ("era", "withdrawals"), ("era", "beacon_blocks"),
+])
+def test_read_equals_the_export_in_polars_and_duckdb(archives, exported, kind, dataset):
+    table = eraflow.read(archives[kind], dataset)
+    frame = pl.from_arrow(table)
+    files = parquet(exported, dataset)
+    key = "slot" if dataset == "beacon_blocks" else "block_number"
+    lo, hi = frame[key].min(), frame[key].max()
+    expected = files.filter(pl.col(key).is_between(lo, hi))
+    assert frame.height > 0 and frame.height == expected.height
+    assert frame.equals(expected.select(frame.columns)), dataset
+    # DuckDB reads the Arrow table in place and agrees on an aggregate.
+    got = duckdb.sql(f"SELECT count(*), min({key}), max({key}) FROM table").fetchone()
+    assert got == (frame.height, lo, hi)
+
+
+def test_stream_is_a_record_batch_reader(archives):
+    reader = eraflow.read(archives["era1"], "transactions", senders=False, stream=True)
+    rows = sum(batch.num_rows for batch in reader)
+    assert rows == 300 * 3
+    assert pl.from_arrow(eraflow.read(archives["era1"], "transactions", senders=False))["from_address"].null_count() == 900
+
+
+def test_verify_is_what_the_command_line_prints(archives):
+    got = eraflow.verify([archives["era1"], archives["era"]], checksum=True)
+    cli = [json.loads(l) for l in run("verify", "--json", "--checksum", archives["era1"], archives["era"]).splitlines()]
+    assert got == cli
+    assert all(r["ok"] for r in got)
+
+
+def test_a_damaged_file_raises_with_the_data_exit_status(archives, tmp_path):
+    bad = tmp_path / archives["era1"].name
+    data = bytearray(archives["era1"].read_bytes())
+    data[len(data) // 2] ^= 1
+    bad.write_bytes(bytes(data))
+    with pytest.raises(eraflow.EraflowError) as e:
+        eraflow.read(bad, "blocks")
+    assert e.value.exit_status == 1
+    assert bad.name in str(e.value)
+
+
+def test_bad_names_are_usage_errors(archives):
+    with pytest.raises(eraflow.EraflowError) as e:
+        eraflow.read(archives["era1"], "withdrawals")
+    assert e.value.exit_status == 2 and "era1 files have no withdrawals" in str(e.value)
+    with pytest.raises(eraflow.EraflowError) as e:
+        eraflow.read(archives["era1"], "nope")
+    assert "unknown dataset 'nope'" in str(e.value)

@@ -1,0 +1,111 @@
+//! Reading one dataset of one archive straight into Arrow batches, with no Parquet in between: what a notebook
+//! wants (the Python package's `eraflow.read`). The file is verified in the same pass, exactly as `export`
+//! verifies it, and nothing is returned unless the whole file verified.
+
+use super::export::{network_of, EraChunk, ExportVisitor};
+use super::job::{init_signer, JobError};
+use crate::datasets::{Dataset, ExportContext};
+use crate::formats::{Archive, ArchiveKind};
+use crate::network::Network;
+use crate::verify::report::FileReport;
+use crate::verify::VerifyOptions;
+use arrow::datatypes::SchemaRef;
+use arrow::record_batch::RecordBatch;
+use std::path::Path;
+
+/// One dataset of one verified archive.
+#[derive(Debug)]
+pub struct DatasetRead {
+    /// The dataset's schema (every batch has it).
+    pub schema: SchemaRef,
+    /// The rows, in chain order, one batch per chunk of blocks that had rows.
+    pub batches: Vec<RecordBatch>,
+    /// The verification report of the file.
+    pub report: FileReport,
+}
+
+/// Verifies `path` and returns `dataset`'s rows from it. `senders` recovers `from_address` (and EIP-7702
+/// authorities) with the process signer; `network` forces a preset (default: from the file name).
+pub fn read(
+    path: &Path,
+    dataset: &'static dyn Dataset,
+    senders: bool,
+    network: Option<&Network>,
+) -> Result<DatasetRead, JobError> {
+    let file = Archive::open(path)?;
+    let kind = file.kind();
+    if !dataset.sources().contains(&kind) {
+        return Err(JobError::Invalid {
+            key: "dataset",
+            message: format!(
+                "{}: {kind} files have no {} rows (it comes from {})",
+                path.display(),
+                dataset.name(),
+                dataset
+                    .sources()
+                    .iter()
+                    .map(|k| k.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            ),
+        });
+    }
+    let network = network_of(path, network).ok_or_else(|| JobError::Invalid {
+        key: "network",
+        message: format!(
+            "{}: cannot tell the network from the file name; pass one",
+            path.display()
+        ),
+    })?;
+    let signer = match senders {
+        true => Some(init_signer(None, Some(&network), &[])?),
+        false => None,
+    };
+    let datasets = [dataset];
+    let visitor = ExportVisitor {
+        datasets: &datasets,
+        ctx: ExportContext {
+            chain_id: network.chain_id,
+            signer,
+        },
+    };
+    let opts = VerifyOptions {
+        network: Some(network),
+        checksum: false,
+        senders,
+        skip_receipts: !dataset.needs_receipts(),
+    };
+    let mut batches = Vec::new();
+    let mut dataset_error = None;
+    let report = match kind {
+        ArchiveKind::Era1 => {
+            crate::verify::era1::verify_file_with(path, &opts, &visitor, |(_, _, builders)| {
+                batches.extend(builders.into_iter().map(|b| b.finish()));
+            })
+        }
+        ArchiveKind::Era => {
+            crate::verify::era::verify_file_with(path, &opts, &visitor, |c: EraChunk| {
+                if let Some(e) = c.error {
+                    dataset_error.get_or_insert(e);
+                }
+                batches.extend(c.builders.into_iter().map(|b| b.finish()));
+            })
+        }
+    };
+    if let Some(e) = dataset_error {
+        return Err(JobError::Dataset(e));
+    }
+    if !report.ok {
+        return Err(JobError::Unverified {
+            path: path.to_path_buf(),
+            errors: report.errors,
+        });
+    }
+    // Chunks without rows (runs of empty slots, blocks without logs) add nothing.
+    batches.retain(|b| b.num_rows() > 0);
+    Ok(DatasetRead {
+        schema: dataset.schema(),
+        batches,
+        report,
+    })
+}
