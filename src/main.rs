@@ -54,8 +54,10 @@ fn command(cli: Cli) -> Result<ExitStatus, JobError> {
             checksum,
             senders,
             signature_algorithm,
+            shard,
             paths,
         } => {
+            f.str("shard", shard);
             f.str("name", Some("verify"))
                 .str("network", network)
                 .list("inputs", &paths);
@@ -121,8 +123,10 @@ fn command(cli: Cli) -> Result<ExitStatus, JobError> {
             compression,
             compression_level,
             row_group_size,
+            shard,
             paths,
         } => {
+            f.str("shard", shard);
             f.str("name", Some("export"))
                 .str("network", network)
                 .list("inputs", &paths)
@@ -143,7 +147,9 @@ fn command(cli: Cli) -> Result<ExitStatus, JobError> {
         Command::Run {
             pipeline: file,
             sets,
+            shard,
         } => {
+            f.str("shard", shard);
             let job = f.job(threads, Some(&file), &sets)?;
             let outcome = pipeline::run(&job)?;
             if let Some(paths) = &outcome.synthesized {
@@ -235,6 +241,7 @@ fn command(cli: Cli) -> Result<ExitStatus, JobError> {
             args: a,
         } => {
             let started = std::time::Instant::now();
+            f.str("shard", a.shard);
             f.str("name", Some("prune"))
                 .str("network", a.network)
                 .list("inputs", &a.paths);

@@ -30,7 +30,7 @@ pub fn synth(job: &SynthJob, once: bool) -> Result<Vec<PathBuf>, JobError> {
 /// by boundary root and execution head); one report per file, era1 first, then era, each in input order.
 pub fn verify(job: &Job) -> Result<Vec<FileReport>, JobError> {
     set_threads(job.threads)?;
-    let files = crate::inputs::expand(&job.inputs)?;
+    let files = job.files()?;
     let (opts, algorithm) = match &job.verify {
         Some(v) => (v.options.clone(), v.signature_algorithm),
         None => (
@@ -83,7 +83,7 @@ pub fn export(job: &Job) -> Result<RunReport, JobError> {
         message: "the job has no export stage".into(),
     })?;
     set_threads(job.threads)?;
-    let files = crate::inputs::expand(&job.inputs)?;
+    let files = job.files()?;
     let out = opts.out.clone();
     run_stages(&files, &out, &[Stage::Export(opts)])
 }
@@ -105,7 +105,7 @@ pub fn prune(job: &Job) -> Result<PruneReport, JobError> {
         message: "the job has no prune stage".into(),
     })?;
     set_threads(job.threads)?;
-    let files = crate::inputs::expand(&job.inputs)?;
+    let files = job.files()?;
     let summary = crate::prune::run(&files, &p.out, &p.options)?;
     let check = if p.check {
         Some(prune_check(&p.out)?)
@@ -162,7 +162,7 @@ pub fn run(job: &Job) -> Result<RunOutcome, JobError> {
     if let Some(s) = &job.synth {
         outcome.synthesized = Some(synth(s, true)?);
     }
-    let files = crate::inputs::expand(&job.inputs)?;
+    let files = job.files()?;
     let mut stages = Vec::new();
     if let Some(v) = &job.verify {
         if v.options.senders {

@@ -31,6 +31,9 @@ pub struct PipelineConfig {
     pub out: Option<PathBuf>,
     /// Worker threads; 0 = all cores.
     pub threads: usize,
+    /// `"K/N"`: only the inputs of shard K of N ([`super::shard`]).
+    #[serde(default, deserialize_with = "parsed_opt")]
+    pub shard: Option<super::shard::Shard>,
     /// `[synth]`: create the inputs first.
     pub synth: Option<SynthStage>,
     /// `[verify]`: verify every input, and chains across files.

@@ -35,6 +35,8 @@ pub struct Job {
     pub out: Option<PathBuf>,
     /// Worker threads; 0 = all cores.
     pub threads: usize,
+    /// Only this shard of the inputs ([`super::shard`]); `None`: all of them.
+    pub shard: Option<super::shard::Shard>,
     /// Create the inputs first.
     pub synth: Option<SynthJob>,
     /// Verify every input.
@@ -323,10 +325,21 @@ impl Job {
             inputs: cfg.inputs,
             out: cfg.out,
             threads: cfg.threads,
+            shard: cfg.shard,
             synth,
             verify,
             export,
             prune,
+        })
+    }
+
+    /// The input files: the inputs expanded (files, directories, globs), then only those of the job's shard.
+    /// A shard may hold no file (more shards than files): that is an empty list, not an error.
+    pub fn files(&self) -> Result<Vec<PathBuf>, JobError> {
+        let files = crate::inputs::expand(&self.inputs)?;
+        Ok(match &self.shard {
+            Some(s) => s.select(files),
+            None => files,
         })
     }
 

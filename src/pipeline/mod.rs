@@ -8,6 +8,7 @@ pub mod export;
 pub mod job;
 pub mod report;
 pub mod run;
+pub mod shard;
 
 pub use commands::{
     export, inspect, prune, prune_check, run, state_root, synth, verify, PruneReport, RunOutcome,
