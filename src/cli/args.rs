@@ -122,10 +122,37 @@ pub enum Command {
         /// Override a key, e.g. --set out=/data/out --set export.compression=snappy (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         sets: Vec<String>,
+        /// Only these of the pipeline's stages, comma-separated (synth, verify, export, prune).
+        #[arg(long, value_delimiter = ',')]
+        stages: Option<Vec<String>>,
+        /// Exit 2 at once ("in use") when another run holds the output's run lock, instead of waiting.
+        #[arg(long)]
+        no_wait: bool,
+        /// Take no run lock: the caller holds it (the Ray driver's tasks).
+        #[arg(long, conflicts_with = "no_wait")]
+        no_lock: bool,
+        /// Print the run report as JSON on stdout instead of the summary.
+        #[arg(long)]
+        json: bool,
         /// Only shard K of N of the inputs (e.g. 0/4): a file's shard is its era modulo N (other names: a hash
         /// of the file name), so N processes with K = 0..N-1 take every file exactly once.
         #[arg(long, value_name = "K/N")]
         shard: Option<String>,
+    },
+    /// List a pipeline's input files (after its synth stage, if any) with their shard keys: what a
+    /// distributed driver splits into tasks.
+    Plan {
+        /// The pipeline TOML.
+        pipeline: PathBuf,
+        /// Override a key (repeatable), as for `run`.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+        /// Only shard K of N.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<String>,
+        /// Print JSON (name, out, shard, stages, files) instead of one file per line.
+        #[arg(long)]
+        json: bool,
     },
     /// Measure decode, verify and export throughput beside their floors on a synthetic era; print ratios.
     Bench {

@@ -180,6 +180,9 @@ pub fn export(
     let needs_receipts = opts.datasets.iter().any(|d| d.needs_receipts());
     let mut outcomes = Vec::with_capacity(paths.len());
     for path in paths {
+        if super::interrupt::requested().is_some() {
+            break; // a signal asked the run to stop: no new file
+        }
         let outcome = export_one(
             path,
             opts,

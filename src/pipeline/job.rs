@@ -37,6 +37,8 @@ pub struct Job {
     pub threads: usize,
     /// Only this shard of the inputs ([`super::shard`]); `None`: all of them.
     pub shard: Option<super::shard::Shard>,
+    /// What `run` does about the output's run lock ([`super::runlock`]).
+    pub lock: super::runlock::LockMode,
     /// Create the inputs first.
     pub synth: Option<SynthJob>,
     /// Verify every input.
@@ -144,6 +146,9 @@ pub enum JobError {
         #[source]
         source: crate::consensus::SszError,
     },
+    /// The output's run lock is held by another run (and the job said not to wait) or cannot be taken.
+    #[error(transparent)]
+    Lock(#[from] super::runlock::LockError),
     /// The worker pool cannot be built.
     #[error("threads = {threads}")]
     Threads {
@@ -165,6 +170,8 @@ pub enum ExitStatus {
     DataErrors,
     /// 2: usage or I/O error.
     Usage,
+    /// 128 + the signal (143 SIGTERM, 130 SIGINT): stopped between files; a rerun does the rest.
+    Interrupted(u8),
 }
 
 impl ExitStatus {
@@ -174,6 +181,7 @@ impl ExitStatus {
             ExitStatus::Ok => 0,
             ExitStatus::DataErrors => 1,
             ExitStatus::Usage => 2,
+            ExitStatus::Interrupted(signal) => 128u8.saturating_add(signal),
         }
     }
 }
@@ -326,6 +334,7 @@ impl Job {
             out: cfg.out,
             threads: cfg.threads,
             shard: cfg.shard,
+            lock: cfg.lock,
             synth,
             verify,
             export,
@@ -341,6 +350,46 @@ impl Job {
             Some(s) => s.select(files),
             None => files,
         })
+    }
+
+    /// Keeps only the named stages (`synth`, `verify`, `export`, `prune`) of the job: a Ray task runs
+    /// `verify,export` over its files, its driver `prune` once at the end.
+    pub fn only_stages(&mut self, names: &[String]) -> Result<(), JobError> {
+        for n in names {
+            if !["synth", "verify", "export", "prune"].contains(&n.as_str()) {
+                return Err(invalid(
+                    "--stages",
+                    format!("'{n}': synth, verify, export or prune"),
+                ));
+            }
+        }
+        let keep = |n: &str| names.iter().any(|s| s == n);
+        if !keep("synth") {
+            self.synth = None;
+        }
+        if !keep("verify") {
+            self.verify = None;
+        }
+        if !keep("export") {
+            self.export = None;
+        }
+        if !keep("prune") {
+            self.prune = None;
+        }
+        Ok(())
+    }
+
+    /// The stages the job has, in the order they run.
+    pub fn stage_names(&self) -> Vec<&'static str> {
+        [
+            ("synth", self.synth.is_some()),
+            ("verify", self.verify.is_some()),
+            ("export", self.export.is_some()),
+            ("prune", self.prune.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(n, on)| on.then_some(n))
+        .collect()
     }
 
     /// The output directory, which stages that write need.
