@@ -133,3 +133,41 @@ impl RunLock {
         Ok(Some(RunLock { _files: files }))
     }
 }
+
+/// Whether the writer of the temporary file `name` (`.<final name>.<pid>.tmp`) is a running process on this
+/// machine (Linux `/proc`); elsewhere, or when the name holds no pid, `false`. Several exports may write into
+/// one output directory (shards, Ray tasks): each removes only dead writers' temporaries.
+pub fn writer_alive(name: &str) -> bool {
+    let pid = name
+        .strip_suffix(".tmp")
+        .and_then(|s| s.rsplit_once('.'))
+        .and_then(|(_, pid)| pid.parse::<u32>().ok());
+    match pid {
+        Some(pid) if pid != std::process::id() => Path::new(&format!("/proc/{pid}")).exists(),
+        _ => false,
+    }
+}
+
+/// Saves `manifest`'s entry for `source` into the output's manifest under `OUT/_eraflow/manifest.lock`,
+/// re-reading it there so the entries other processes wrote since `manifest` was loaded are kept; `manifest`
+/// becomes the merged one. (A stop-gap for local output directories shared by shards and Ray tasks, until
+/// per-source completion records replace the one manifest file.)
+pub fn save_manifest_entry(
+    manifest: &mut crate::sink::manifest::Manifest,
+    source: &str,
+    out: &Path,
+) -> std::io::Result<()> {
+    use crate::sink::manifest::Manifest;
+    let lock = open(&out.join("_eraflow").join("manifest.lock")).map_err(|e| match e {
+        LockError::Io { source, .. } => source,
+        e => std::io::Error::other(e.to_string()),
+    })?;
+    lock.lock()?;
+    let mut current = Manifest::load(out);
+    if let Some(entry) = manifest.sources.get(source) {
+        current.sources.insert(source.to_string(), entry.clone());
+    }
+    current.save(out)?;
+    *manifest = current;
+    Ok(())
+}
