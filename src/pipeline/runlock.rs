@@ -148,7 +148,7 @@ pub fn writer_alive(name: &str) -> bool {
     }
 }
 
-/// Saves `manifest`'s entry for `source` into the output's manifest under `OUT/_eraflow/manifest.lock`,
+/// Saves `manifest`'s entry for `source` into the output's manifest under a lock on `OUT/_eraflow` (flock),
 /// re-reading it there so the entries other processes wrote since `manifest` was loaded are kept; `manifest`
 /// becomes the merged one. (A stop-gap for local output directories shared by shards and Ray tasks, until
 /// per-source completion records replace the one manifest file.)
@@ -158,10 +158,10 @@ pub fn save_manifest_entry(
     out: &Path,
 ) -> std::io::Result<()> {
     use crate::sink::manifest::Manifest;
-    let lock = open(&out.join("_eraflow").join("manifest.lock")).map_err(|e| match e {
-        LockError::Io { source, .. } => source,
-        e => std::io::Error::other(e.to_string()),
-    })?;
+    // The `_eraflow` directory itself is the lock (flock on its descriptor): no file beside the outputs.
+    let dir = out.join("_eraflow");
+    std::fs::create_dir_all(&dir)?;
+    let lock = File::open(&dir)?;
     lock.lock()?;
     let mut current = Manifest::load(out);
     if let Some(entry) = manifest.sources.get(source) {

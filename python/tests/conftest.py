@@ -1,0 +1,6 @@
+"""Tests import the package from this repository (python/), installed or not."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
