@@ -157,3 +157,29 @@ def test_ray_run_and_a_scheduled_run_do_not_interleave(tmp_path):
             env=env, capture_output=True, text=True,
         )
         assert r.returncode == 2 and "in use" in r.stderr, r
+
+
+def test_ray_driver_sigterm_stops_between_tasks_and_a_rerun_completes(tmp_path):
+    need_ray()
+    synth(tmp_path / "in", 6, 1024)
+    ref = pipeline(tmp_path, tmp_path / "in", tmp_path / "ref", "ref.toml")
+    subprocess.run([BIN, "run", str(ref)], check=True, capture_output=True)
+    p = pipeline(tmp_path, tmp_path / "in", tmp_path / "out")
+    env = dict(os.environ, PYTHONPATH=str(REPO / "python"), RAY_ADDRESS="")
+    cmd = [sys.executable, "-m", "eraflow.ray", "run", str(p), "--workers", "1"]
+    driver = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 240
+    while not list((tmp_path / "out").rglob("*.parquet")):
+        assert driver.poll() is None and time.time() < deadline, driver.communicate()
+        time.sleep(0.05)
+    driver.send_signal(signal.SIGTERM)
+    stdout, stderr = driver.communicate(timeout=300)
+    assert driver.returncode == 143, f"{stdout}\n{stderr}"
+    (report,) = (tmp_path / "out" / "_eraflow" / "runs").glob("*-ray-*.json")
+    r = json.loads(report.read_text())
+    assert (r["status"], r["exit_code"]) == ("interrupted", 143)
+    done = [f for s in r["stages"] for f in s["files"]]
+    assert 0 < len(done) < 6 and all(f["ok"] for f in done), done
+    rerun = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    assert rerun.returncode == 0, rerun.stderr
+    assert outputs(tmp_path / "out") == outputs(tmp_path / "ref")

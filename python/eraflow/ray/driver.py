@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -34,8 +35,30 @@ def run(
     threads_per_task: int = 1,
     wait: bool = True,
 ) -> Dict:
-    """Runs ``pipeline`` on Ray and returns the run report (``report["exit_code"]`` is the exit status)."""
+    """Runs ``pipeline`` on Ray and returns the run report (``report["exit_code"]`` is the exit status).
+
+    SIGTERM or SIGINT stops it as ``eraflow run`` stops: no new task is started, the running ones finish, the
+    report says ``interrupted`` and the exit code is 143 or 130; a rerun does the rest."""
     import ray
+
+    stop = {"signal": None}
+
+    def on_signal(sig, _frame):
+        if stop["signal"] is not None:  # a second signal: at once
+            raise SystemExit(128 + sig)
+        stop["signal"] = sig
+        ef._eprint(f"signal {sig}: no new task; waiting for the running ones")
+
+    stop["handler"] = on_signal
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        return _run(ray, stop, pipeline, address, workers, sets, max_retries, batch, threads_per_task, wait)
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+def _run(ray, stop, pipeline, address, workers, sets, max_retries, batch, threads_per_task, wait) -> Dict:
 
     started = ef.rfc3339()
     t0 = time.monotonic()
@@ -55,6 +78,8 @@ def run(
                 ray.init(address=address, ignore_reinit_error=True)
             else:
                 ray.init(num_cpus=workers or os.cpu_count(), include_dashboard=False, ignore_reinit_error=True)
+            for sig in (signal.SIGTERM, signal.SIGINT):  # ours again, whatever ray.init installed
+                signal.signal(sig, stop["handler"])
             try:
                 task = ray.remote(eraflow_task).options(
                     num_cpus=threads_per_task,
@@ -62,11 +87,17 @@ def run(
                     retry_exceptions=True,
                 )
                 bin_path = os.environ.get("ERAFLOW_BIN")
-                pending = {
-                    task.remote(bin_path, pipeline, b, list(sets), threads_per_task): b
-                    for b in _batches(files, batch)
-                }
-                while pending:
+                queue = _batches(files, batch)
+                queue.reverse()
+                # As many tasks in flight as the cluster runs at once, so a stop takes no new file.
+                window = max(1, int(ray.cluster_resources().get("CPU", 1)) // max(1, threads_per_task))
+                pending: Dict = {}
+                while queue or pending:
+                    while queue and len(pending) < window and stop["signal"] is None:
+                        b = queue.pop()
+                        pending[task.remote(bin_path, pipeline, b, list(sets), threads_per_task)] = b
+                    if not pending:
+                        break
                     done, _ = ray.wait(list(pending), num_returns=1)
                     for ref in done:
                         b = pending.pop(ref)
@@ -79,7 +110,12 @@ def run(
                 if not address:
                     ray.shutdown()
         report = ef.merge_reports(p["name"], reports, failures, started, work_stages)
-        if "prune" in p["stages"] and report["exit_code"] == ef.EXIT_OK:
+        if stop["signal"] is not None:
+            report["status"] = "interrupted"
+            report["signal"] = stop["signal"]
+            report["exit_code"] = 128 + stop["signal"]
+            report["ok"] = False
+        if "prune" in p["stages"] and report["exit_code"] == ef.EXIT_OK and stop["signal"] is None:
             cmd = [ef.binary(), "run", pipeline, "--stages", "prune", "--no-lock", *ef._sets(sets)]
             rc = subprocess.run(cmd).returncode
             report["prune_exit_code"] = rc
