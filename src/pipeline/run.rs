@@ -4,7 +4,7 @@ use super::export::{self, ExportOptions};
 use super::job::JobError;
 use super::report::{peak_rss_bytes, rfc3339, FileOutcome, Progress, RunReport, StageReport};
 use crate::formats::Archive;
-use crate::verify::{verify_archives, VerifyOptions};
+use crate::verify::{verify_archives_until, VerifyOptions};
 use std::path::PathBuf;
 
 /// A stage of a job.
@@ -45,8 +45,8 @@ pub fn begin_report(name: &str, shard: Option<String>, files: &[PathBuf]) -> Run
 
 /// Runs `stages` over `files` into `report`. Files that fail are in the report (its
 /// [`RunReport::exit_status`] says so); an error means a stage could not run at all. A stop asked for by a
-/// signal ([`super::interrupt`]) is checked before each stage and, in the export, before each file: the run
-/// then ends with what is done and `report.signal` set.
+/// signal ([`super::interrupt`]) is checked before each stage and each file: the run then ends with what is
+/// done and `report.signal` set.
 pub fn run_stages(
     report: &mut RunReport,
     files: &[PathBuf],
@@ -61,7 +61,8 @@ pub fn run_stages(
         let (name, outcomes) = match stage {
             Stage::Verify(opts) => {
                 let progress = Progress::new("verify", files.len(), blocks);
-                let reports = verify_archives(files, opts);
+                let stop = || super::interrupt::requested().is_some();
+                let reports = verify_archives_until(files, opts, &stop);
                 let outcomes: Vec<FileOutcome> = reports
                     .into_iter()
                     .map(|r| {

@@ -283,3 +283,50 @@ fn pipeline_paths_are_the_files_and_variables_come_from_the_environment() {
     let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(r["inputs"].as_array().unwrap().len(), 2, "{r}");
 }
+
+/// Whether `pid` has a handler for signal `sig` (Linux: the SigCgt mask of /proc/PID/status).
+fn catches(pid: u32, sig: u32) -> bool {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigCgt:"))
+        .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+        .is_some_and(|m| m & (1 << (sig - 1)) != 0)
+}
+
+#[test]
+fn sigterm_stops_the_verify_stage_between_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = dir.path().join("in");
+    let out = dir.path().join("out");
+    synth_era1(&inputs, 6, 1024);
+    let p = dir.path().join("verify.toml");
+    std::fs::write(
+        &p,
+        format!(
+            "name = \"v\"\nthreads = 1\ninputs = [{inputs:?}]\nout = {out:?}\n[verify]\nsenders = true\n"
+        ),
+    )
+    .unwrap();
+    let mut child = eraflow().arg("run").arg(&p).spawn().unwrap();
+    let t = Instant::now();
+    while !catches(child.id(), 15) {
+        assert!(child.try_wait().unwrap().is_none() && t.elapsed() < Duration::from_secs(60));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // Into the stage (its first file takes about a second), though a stop before it starts is as good.
+    std::thread::sleep(Duration::from_millis(300));
+    signal(&child, "-TERM");
+    assert_eq!(
+        wait_for(&mut child, Duration::from_secs(120)).code(),
+        Some(143)
+    );
+    let (_, r) = reports(&out).pop().expect("a run report");
+    assert_eq!(r["status"], "interrupted");
+    let verified = r["stages"]
+        .as_array()
+        .unwrap()
+        .first()
+        .map_or(0, |s| s["files"].as_array().unwrap().len());
+    assert!(verified < 6, "verified every file after SIGTERM");
+}
