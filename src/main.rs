@@ -33,6 +33,12 @@ fn main() -> ExitCode {
         )
         .with_ansi(false)
         .try_init();
+    // SIGTERM / SIGINT stop a run or an export between files (pipeline::interrupt).
+    if matches!(cli.command, Command::Run { .. } | Command::Export { .. }) {
+        if let Err(e) = pipeline::interrupt::install() {
+            eprintln!("warning: signal handlers: {e}");
+        }
+    }
     let status = match command(cli) {
         Ok(status) => status,
         Err(e) => {
@@ -54,8 +60,10 @@ fn command(cli: Cli) -> Result<ExitStatus, JobError> {
             checksum,
             senders,
             signature_algorithm,
+            shard,
             paths,
         } => {
+            f.str("shard", shard);
             f.str("name", Some("verify"))
                 .str("network", network)
                 .list("inputs", &paths);
@@ -121,8 +129,10 @@ fn command(cli: Cli) -> Result<ExitStatus, JobError> {
             compression,
             compression_level,
             row_group_size,
+            shard,
             paths,
         } => {
+            f.str("shard", shard);
             f.str("name", Some("export"))
                 .str("network", network)
                 .list("inputs", &paths)
@@ -143,9 +153,29 @@ fn command(cli: Cli) -> Result<ExitStatus, JobError> {
         Command::Run {
             pipeline: file,
             sets,
+            stages,
+            no_wait,
+            no_lock,
+            json,
+            shard,
         } => {
-            let job = f.job(threads, Some(&file), &sets)?;
+            f.str("shard", shard);
+            f.str("lock", no_wait.then_some("no-wait"))
+                .str("lock", no_lock.then_some("none"));
+            let mut job = f.job(threads, Some(&file), &sets)?;
+            if let Some(names) = &stages {
+                job.only_stages(names)?;
+            }
             let outcome = pipeline::run(&job)?;
+            if json {
+                let r = outcome.report.as_ref();
+                println!(
+                    "{}",
+                    r.map_or("{}".into(), |r| serde_json::to_string(r)
+                        .unwrap_or_default())
+                );
+                return Ok(outcome.exit_status());
+            }
             if let Some(paths) = &outcome.synthesized {
                 let dir = job.synth.as_ref().map_or(Path::new(""), |s| &s.out);
                 eprintln!("synth: {} files in {}", paths.len(), dir.display());
@@ -159,6 +189,23 @@ fn command(cli: Cli) -> Result<ExitStatus, JobError> {
                 None => {}
             }
             Ok(outcome.exit_status())
+        }
+        Command::Plan {
+            pipeline: file,
+            sets,
+            shard,
+            json,
+        } => {
+            f.str("shard", shard);
+            let p = pipeline::plan(&f.job(threads, Some(&file), &sets)?)?;
+            match json {
+                true => println!("{}", serde_json::to_string_pretty(&p).unwrap_or_default()),
+                false => p
+                    .files
+                    .iter()
+                    .for_each(|f| println!("{}", f.path.display())),
+            }
+            Ok(ExitStatus::Ok)
         }
         Command::Bench {
             blocks,
@@ -235,6 +282,7 @@ fn command(cli: Cli) -> Result<ExitStatus, JobError> {
             args: a,
         } => {
             let started = std::time::Instant::now();
+            f.str("shard", a.shard);
             f.str("name", Some("prune"))
                 .str("network", a.network)
                 .list("inputs", &a.paths);

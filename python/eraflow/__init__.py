@@ -1,4 +1,7 @@
-"""eraflow for notebooks: Ethereum chain archives (era1, era) verified and read straight into Arrow.
+"""eraflow from Python.
+
+Two halves. For notebooks, ``read``, ``verify`` and ``export`` call the library in-process through the native
+extension (``eraflow._native``, built by maturin): archives verified and read straight into Arrow —
 
 >>> import eraflow, polars as pl, duckdb
 >>> txs = eraflow.read("mainnet-00001-a5364e9a.era1", "transactions")   # a pyarrow.Table
@@ -6,44 +9,259 @@
 >>> duckdb.sql("SELECT count(*) FROM txs")                              # DuckDB, no copy
 >>> eraflow.read(path, "logs", stream=True)                             # a pyarrow.RecordBatchReader
 
-Every file is verified (header chain, roots, receipts, accumulator; era: state root and block roots) before a
-row is returned; a file that does not verify raises `EraflowError`. Columns are documented in docs/schema.md.
+Every file is verified before a row is returned; a file that does not verify raises ``EraflowError`` (its
+``code`` is what the command line would exit with: 1 data, 2 usage or I/O). Columns: docs/schema.md.
+
+For jobs (the Ray driver, ``eraflow.ray``), the ``eraflow`` binary is driven as a subprocess, on purpose: every task runs the very binary a single-machine run or a Kubernetes
+Indexed Job runs (same code, same bytes), in a process of its own (the signer and thread pool are per process;
+a crash or a kill takes one task, never the driver), and ``pip install ./python`` needs no Rust toolchain or
+wheel build on every Ray node. The binary is ``$ERAFLOW_BIN``, else ``eraflow`` on ``PATH``.
 """
+
+from __future__ import annotations
+
+import datetime as _dt
+import errno
+import fcntl
 import json
 import os
+import shutil
+import signal
+import subprocess
+import sys
+from typing import Dict, List, Optional, Sequence
 
-from ._native import SCHEMA_VERSION, EraflowError
-from . import _native
+__all__ = [
+    "read",
+    "verify",
+    "export",
+    "EraflowError",
+    "binary",
+    "plan",
+    "run_files",
+    "RunLock",
+    "merge_reports",
+    "write_report",
+    "rfc3339",
+]
 
-__all__ = ["read", "verify", "export", "EraflowError", "SCHEMA_VERSION"]
+EXIT_OK, EXIT_DATA, EXIT_USAGE = 0, 1, 2
+
+
+class EraflowError(RuntimeError):
+    """``eraflow`` could not do the work at all (usage or I/O error, or it was killed)."""
+
+    def __init__(self, message: str, code: Optional[int] = None):
+        super().__init__(message)
+        self.code = code
+
+    @property
+    def exit_status(self) -> Optional[int]:
+        """The command line's exit code for this error (1 data, 2 usage or I/O)."""
+        return self.code
+
+
+def binary() -> str:
+    """The ``eraflow`` executable: ``$ERAFLOW_BIN``, else ``eraflow`` on ``PATH``."""
+    b = os.environ.get("ERAFLOW_BIN") or shutil.which("eraflow")
+    if not b:
+        raise EraflowError("eraflow binary not found: set ERAFLOW_BIN or put eraflow on PATH", EXIT_USAGE)
+    return b
+
+
+def _die_with_parent() -> None:
+    # Linux: the eraflow child is killed when the worker that started it dies, so a lost worker leaves no
+    # orphan writing beside the retry.
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except Exception:  # pragma: no cover - not Linux
+        pass
+
+
+def _sets(sets: Sequence[str]) -> List[str]:
+    out: List[str] = []
+    for s in sets:
+        out += ["--set", s]
+    return out
+
+
+def plan(pipeline: str, sets: Sequence[str] = (), shard: Optional[str] = None) -> Dict:
+    """``eraflow plan PIPELINE --json``: the pipeline's name, output directory, stages and input files (its
+    synth stage, if any, runs first so the inputs exist)."""
+    cmd = [binary(), "plan", pipeline, "--json", *_sets(sets)]
+    if shard:
+        cmd += ["--shard", shard]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise EraflowError(f"eraflow plan: exit {p.returncode}: {p.stderr.strip()}", p.returncode or EXIT_USAGE)
+    return json.loads(p.stdout)
+
+
+def run_files(
+    pipeline: str,
+    files: Sequence[str],
+    sets: Sequence[str] = (),
+    stages: str = "verify,export",
+    threads: Optional[int] = None,
+) -> Dict:
+    """Runs the pipeline's ``stages`` over ``files`` only (``eraflow run --stages ... --no-lock --json``; the
+    caller holds the run lock) and returns its run report. A data error (exit 1) is in the report; anything
+    else that is not exit 0 raises :class:`EraflowError`, which a Ray task retries."""
+    cmd = [binary()]
+    if threads:
+        cmd += ["--threads", str(threads)]
+    cmd += ["run", pipeline, "--stages", stages, "--no-lock", "--json", *_sets(sets)]
+    cmd += ["--set", "inputs=" + json.dumps(list(files))]
+    p = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=_die_with_parent)
+    if p.returncode in (EXIT_OK, EXIT_DATA):
+        report = json.loads(p.stdout)
+        report["exit_code"] = p.returncode
+        return report
+    raise EraflowError(
+        f"eraflow run over {list(files)}: exit {p.returncode}: {p.stderr.strip()[-2000:]}", p.returncode
+    )
+
+
+class RunLock:
+    """The run lock of an output directory, ``OUT/_eraflow/run.lock`` (flock), the one ``eraflow run`` takes:
+    a Ray run and a scheduled ``eraflow run`` over the same output never interleave."""
+
+    def __init__(self, out: str, wait: bool = True):
+        self.path = os.path.join(out, "_eraflow", "run.lock")
+        self.wait = wait
+        self.fd: Optional[int] = None
+
+    def __enter__(self) -> "RunLock":
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        flags = fcntl.LOCK_EX | (0 if self.wait else fcntl.LOCK_NB)
+        try:
+            fcntl.flock(self.fd, flags)
+        except OSError as e:
+            os.close(self.fd)
+            self.fd = None
+            if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                raise EraflowError(f"{self.path}: in use by another run", EXIT_USAGE) from None
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+def rfc3339(t: Optional[_dt.datetime] = None) -> str:
+    """UTC time as RFC 3339 with seconds (``2026-12-01T13:09:21Z``)."""
+    t = t or _dt.datetime.now(_dt.timezone.utc)
+    return t.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def merge_reports(
+    name: str, reports: Sequence[Dict], failures: Sequence[Dict], started: str, stage_names: Sequence[str] = ()
+) -> Dict:
+    """One run report from the tasks' reports: per stage, every file's outcome (sorted by file) and the summed
+    task seconds; ``failures`` (``{"files", "error"}``) are tasks that failed for good: their files are failed
+    outcomes in each of ``stage_names``."""
+    stages: Dict[str, Dict] = {}
+    for f in failures:
+        for n in stage_names:
+            st = stages.setdefault(n, {"stage": n, "seconds": 0.0, "files": []})
+            st["files"] += [{"file": p, "ok": False, "errors": [f["error"]]} for p in f["files"]]
+    for r in reports:
+        for s in r.get("stages", []):
+            st = stages.setdefault(s["stage"], {"stage": s["stage"], "seconds": 0.0, "files": []})
+            st["seconds"] += s.get("seconds", 0.0)
+            st["files"] += s.get("files", [])
+    for st in stages.values():
+        st["files"].sort(key=lambda f: f["file"])
+        st["failed_files"] = sum(1 for f in st["files"] if not f.get("ok"))
+        st["blocks"] = sum(f.get("blocks", 0) for f in st["files"] if not f.get("skipped"))
+        st["transactions"] = sum(f.get("transactions", 0) for f in st["files"] if not f.get("skipped"))
+    failed = any(st["failed_files"] for st in stages.values())
+    exit_code = EXIT_USAGE if failures else (EXIT_DATA if failed else EXIT_OK)
+    return {
+        "name": name,
+        "driver": "ray",
+        "status": "ok" if exit_code == EXIT_OK else "failed",
+        "exit_code": exit_code,
+        "started": started,
+        "finished": rfc3339(),
+        "tasks": len(reports) + len(failures),
+        "task_failures": list(failures),
+        "stages": [stages[k] for k in ("verify", "export") if k in stages],
+        "ok": exit_code == EXIT_OK,
+    }
+
+
+def write_report(out: str, report: Dict) -> str:
+    """Writes ``report`` to ``OUT/_eraflow/runs/<started>-ray-<pid>.json`` (atomically) and returns the path."""
+    d = os.path.join(out, "_eraflow", "runs")
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, f"{report['started']}-ray-{os.getpid()}.json")
+    tmp = os.path.join(d, f".{os.path.basename(path)}.tmp")
+    with open(tmp, "w") as f:
+        json.dump(report, f, indent=2)
+    os.replace(tmp, path)
+    return path
+
+
+def _eprint(*a) -> None:
+    print(*a, file=sys.stderr, flush=True)
+
+
+# --- In-process API (the native extension) -------------------------------------------------------------------
+
+
+def _native():
+    """The native extension, imported on first use (the Ray driver needs only the binary)."""
+    try:
+        from . import _native as native
+    except ImportError as e:  # a source checkout without the built extension
+        raise ImportError("eraflow's native extension is not built: pip install ./python") from e
+    return native
+
+
+def _call(f, *args):
+    native = _native()
+    try:
+        return f(native)(*args)
+    except native.EraflowError as e:
+        raise EraflowError(str(e), getattr(e, "exit_status", None)) from None
 
 
 def read(path, dataset, senders=True, network=None, stream=False):
     """Verifies one archive file and returns one dataset of it.
 
-    `dataset` is one of blocks, transactions, logs, uncles (era1), withdrawals, beacon_blocks (era);
-    `senders` recovers `from_address` (the costliest part; False leaves it null); `network` forces a preset
-    name or preset file (default: from the file name). Returns a `pyarrow.Table`, or with `stream=True` a
-    `pyarrow.RecordBatchReader` (Polars' `pl.from_arrow` and DuckDB consume either without copies).
+    ``dataset`` is one of blocks, transactions, logs, uncles (era1), withdrawals, beacon_blocks (era);
+    ``senders`` recovers ``from_address`` (the costliest part; False leaves it null); ``network`` forces a
+    preset name or preset file (default: from the file name). Returns a ``pyarrow.Table``, or with
+    ``stream=True`` a ``pyarrow.RecordBatchReader`` (Polars' ``pl.from_arrow`` and DuckDB consume either
+    without copies: the batches cross through the Arrow C stream interface).
     """
-    reader = _native.read(os.fspath(path), dataset, senders, network)
+    reader = _call(lambda n: n.read, os.fspath(path), dataset, senders, network)
     return reader if stream else reader.read_all()
 
 
 def verify(paths, network=None, senders=False, checksum=False):
-    """Verifies archives (files, directories, globs): one dict per file, as `eraflow verify --json` prints."""
+    """Verifies archives (files, directories, globs): one dict per file, as ``eraflow verify --json`` prints."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    return [json.loads(line) for line in _native.verify([os.fspath(p) for p in paths], network, senders, checksum)]
+    lines = _call(lambda n: n.verify, [os.fspath(p) for p in paths], network, senders, checksum)
+    return [json.loads(line) for line in lines]
 
 
 def export(out, paths, network=None, **options):
-    """Verifies and exports archives to Parquet under `out`, as `eraflow export`; returns the run report.
+    """Verifies and exports archives to Parquet under ``out``, as ``eraflow export``; returns the run report.
 
-    `options` are the `[export]` keys: datasets (a list), senders, overwrite, compression, compression_level,
-    row_group_size; defaults come from configs/default.toml.
+    ``options`` are the ``[export]`` keys: datasets (a list), senders, overwrite, compression,
+    compression_level, row_group_size; defaults come from configs/default.toml.
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     table = "\n".join(f"{key} = {json.dumps(value)}" for key, value in options.items())
-    return json.loads(_native.export(os.fspath(out), [os.fspath(p) for p in paths], network, table))
+    text = _call(lambda n: n.export, os.fspath(out), [os.fspath(p) for p in paths], network, table)
+    return json.loads(text)

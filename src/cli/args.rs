@@ -38,6 +38,10 @@ pub enum Command {
         /// Signature algorithm for --senders: secp256k1 or secp256r1 (default: the network's).
         #[arg(long)]
         signature_algorithm: Option<String>,
+        /// Only shard K of N of the inputs (e.g. 0/4): a file's shard is its era modulo N (other names: a hash
+        /// of the file name), so N processes with K = 0..N-1 take every file exactly once.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<String>,
         /// Files, directories or glob patterns.
         #[arg(required = true)]
         paths: Vec<String>,
@@ -103,6 +107,10 @@ pub enum Command {
         /// Rows per row group (default 100000).
         #[arg(long)]
         row_group_size: Option<u64>,
+        /// Only shard K of N of the inputs (e.g. 0/4): a file's shard is its era modulo N (other names: a hash
+        /// of the file name), so N processes with K = 0..N-1 take every file exactly once.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<String>,
         /// Files, directories or glob patterns.
         #[arg(required = true)]
         paths: Vec<String>,
@@ -114,6 +122,37 @@ pub enum Command {
         /// Override a key, e.g. --set out=/data/out --set export.compression=snappy (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         sets: Vec<String>,
+        /// Only these of the pipeline's stages, comma-separated (synth, verify, export, prune).
+        #[arg(long, value_delimiter = ',')]
+        stages: Option<Vec<String>>,
+        /// Exit 2 at once ("in use") when another run holds the output's run lock, instead of waiting.
+        #[arg(long)]
+        no_wait: bool,
+        /// Take no run lock: the caller holds it (the Ray driver's tasks).
+        #[arg(long, conflicts_with = "no_wait")]
+        no_lock: bool,
+        /// Print the run report as JSON on stdout instead of the summary.
+        #[arg(long)]
+        json: bool,
+        /// Only shard K of N of the inputs (e.g. 0/4): a file's shard is its era modulo N (other names: a hash
+        /// of the file name), so N processes with K = 0..N-1 take every file exactly once.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<String>,
+    },
+    /// List a pipeline's input files (after its synth stage, if any) with their shard keys: what a
+    /// distributed driver splits into tasks.
+    Plan {
+        /// The pipeline TOML.
+        pipeline: PathBuf,
+        /// Override a key (repeatable), as for `run`.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+        /// Only shard K of N.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<String>,
+        /// Print JSON (name, out, shard, stages, files) instead of one file per line.
+        #[arg(long)]
+        json: bool,
     },
     /// Measure decode, verify and export throughput beside their floors on a synthetic era; print ratios.
     Bench {
@@ -196,6 +235,10 @@ pub struct PruneArgs {
     /// Bytes of transaction hashes held in memory before a sorted run is spilled to disk (default 256 MiB).
     #[arg(long)]
     pub memory_budget: Option<u64>,
+    /// Only shard K of N of the inputs (e.g. 0/4): a file's shard is its era modulo N (other names: a hash
+    /// of the file name), so N processes with K = 0..N-1 take every file exactly once.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
     /// era1 files, directories or glob patterns.
     #[arg(required = true)]
     pub paths: Vec<String>,

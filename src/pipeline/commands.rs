@@ -3,7 +3,8 @@
 
 use super::job::{init_signer, set_threads, ExitStatus, Job, JobError, SynthArchives, SynthJob};
 use super::report::RunReport;
-use super::run::{run_stages, Stage};
+use super::run::{begin_report, run_stages, Stage};
+use super::runlock::RunLock;
 use crate::consensus::{self, Fork, Kind};
 use crate::formats::{ArchiveKind, ArchiveName, FormatError, FormatErrorKind};
 use crate::network::Network;
@@ -30,7 +31,7 @@ pub fn synth(job: &SynthJob, once: bool) -> Result<Vec<PathBuf>, JobError> {
 /// by boundary root and execution head); one report per file, era1 first, then era, each in input order.
 pub fn verify(job: &Job) -> Result<Vec<FileReport>, JobError> {
     set_threads(job.threads)?;
-    let files = crate::inputs::expand(&job.inputs)?;
+    let files = job.files()?;
     let (opts, algorithm) = match &job.verify {
         Some(v) => (v.options.clone(), v.signature_algorithm),
         None => (
@@ -83,9 +84,80 @@ pub fn export(job: &Job) -> Result<RunReport, JobError> {
         message: "the job has no export stage".into(),
     })?;
     set_threads(job.threads)?;
-    let files = crate::inputs::expand(&job.inputs)?;
+    let files = job.files()?;
     let out = opts.out.clone();
-    run_stages(&files, &out, &[Stage::Export(opts)])
+    let mut report = begin_report(&job.name, job.shard.map(|s| s.to_string()), &files);
+    run_stages(&mut report, &files, &[Stage::Export(opts)])?;
+    report
+        .finish(report.exit_status(), &out)
+        .map_err(|source| runs_error(&out, source))?;
+    Ok(report)
+}
+
+fn runs_error(out: &Path, source: std::io::Error) -> JobError {
+    JobError::Io {
+        path: out.join("_eraflow").join("runs"),
+        source,
+    }
+}
+
+/// One input file of a [`Plan`].
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PlannedFile {
+    /// The file.
+    pub path: PathBuf,
+    /// `era1` or `era`, by extension.
+    pub kind: Option<ArchiveKind>,
+    /// The network its name names (canonical names only).
+    pub network: Option<String>,
+    /// The era its name names (canonical names only).
+    pub era: Option<u64>,
+    /// Its [shard key](super::shard::Shard::key): it belongs to shard `shard_key % N` of N.
+    pub shard_key: u64,
+}
+
+/// What a job would work on: `eraflow plan`, which a distributed driver (the Ray package) splits into tasks.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Plan {
+    /// The job's name.
+    pub name: String,
+    /// Its output directory.
+    pub out: Option<PathBuf>,
+    /// Its shard, when sharded.
+    pub shard: Option<String>,
+    /// Its stages, in the order they run.
+    pub stages: Vec<&'static str>,
+    /// The input files (of the shard), in order.
+    pub files: Vec<PlannedFile>,
+}
+
+/// `eraflow plan`: runs the job's synth stage, if any (so that its inputs exist), and lists its input files
+/// with their shard keys. Nothing is verified or written besides the synthetic inputs.
+pub fn plan(job: &Job) -> Result<Plan, JobError> {
+    if let Some(s) = &job.synth {
+        synth(s, true)?;
+    }
+    let files = job
+        .files()?
+        .into_iter()
+        .map(|path| {
+            let name = ArchiveName::of_path(&path);
+            PlannedFile {
+                kind: ArchiveKind::of(&path),
+                network: name.as_ref().map(|n| n.network.clone()),
+                era: name.as_ref().map(|n| n.era),
+                shard_key: super::shard::Shard::key(&path),
+                path,
+            }
+        })
+        .collect();
+    Ok(Plan {
+        name: job.name.clone(),
+        out: job.out.clone(),
+        shard: job.shard.map(|s| s.to_string()),
+        stages: job.stage_names(),
+        files,
+    })
 }
 
 /// A prune manifest as built, and its re-verification when the job asks for it.
@@ -105,7 +177,7 @@ pub fn prune(job: &Job) -> Result<PruneReport, JobError> {
         message: "the job has no prune stage".into(),
     })?;
     set_threads(job.threads)?;
-    let files = crate::inputs::expand(&job.inputs)?;
+    let files = job.files()?;
     let summary = crate::prune::run(&files, &p.out, &p.options)?;
     let check = if p.check {
         Some(prune_check(&p.out)?)
@@ -146,7 +218,9 @@ impl RunOutcome {
     }
 }
 
-/// `eraflow run`: the job's stages in order — synth, verify, export, prune.
+/// `eraflow run`: the job's stages in order — synth, verify, export, prune — under the output's run lock
+/// ([`super::runlock`]), stopping between files when a signal asks ([`super::interrupt`]). The run report
+/// (`OUT/_eraflow/runs/<started>-<pid>.json`) records every stage and the run's exit code.
 pub fn run(job: &Job) -> Result<RunOutcome, JobError> {
     set_threads(job.threads)?;
     if job.verify.is_none() && job.export.is_none() && job.prune.is_none() {
@@ -158,11 +232,16 @@ pub fn run(job: &Job) -> Result<RunOutcome, JobError> {
             ),
         });
     }
+    let _lock = match &job.out {
+        Some(out) => RunLock::acquire(out, job.shard, job.lock)?,
+        None => None,
+    };
     let mut outcome = RunOutcome::default();
     if let Some(s) = &job.synth {
         outcome.synthesized = Some(synth(s, true)?);
     }
-    let files = crate::inputs::expand(&job.inputs)?;
+    let files = job.files()?;
+    let mut report = begin_report(&job.name, job.shard.map(|s| s.to_string()), &files);
     let mut stages = Vec::new();
     if let Some(v) = &job.verify {
         if v.options.senders {
@@ -174,10 +253,20 @@ pub fn run(job: &Job) -> Result<RunOutcome, JobError> {
         stages.push(Stage::Export(e.clone()));
     }
     if !stages.is_empty() {
-        outcome.report = Some(run_stages(&files, job.out()?, &stages)?);
+        job.out()?;
+        run_stages(&mut report, &files, &stages)?;
     }
-    if job.prune.is_some() {
+    if job.prune.is_some() && super::interrupt::requested().is_none() {
         outcome.prune = Some(prune(job));
+    }
+    report.signal = super::interrupt::requested();
+    if let Some(out) = &job.out {
+        outcome.report = Some(report);
+        let status = outcome.exit_status();
+        if let Some(r) = outcome.report.as_mut() {
+            r.finish(status, out)
+                .map_err(|source| runs_error(out, source))?;
+        }
     }
     Ok(outcome)
 }

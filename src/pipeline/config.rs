@@ -31,6 +31,12 @@ pub struct PipelineConfig {
     pub out: Option<PathBuf>,
     /// Worker threads; 0 = all cores.
     pub threads: usize,
+    /// `"K/N"`: only the inputs of shard K of N ([`super::shard`]).
+    #[serde(default, deserialize_with = "parsed_opt")]
+    pub shard: Option<super::shard::Shard>,
+    /// `run`'s output lock: `wait` for another run, `no-wait` (exit 2 when in use), or `none`.
+    #[serde(deserialize_with = "parsed")]
+    pub lock: super::runlock::LockMode,
     /// `[synth]`: create the inputs first.
     pub synth: Option<SynthStage>,
     /// `[verify]`: verify every input, and chains across files.
@@ -160,6 +166,14 @@ pub enum ConfigError {
     /// A `--set` without `=` or with an empty or non-table key path.
     #[error("--set {0}: expected key=value (dotted keys reach into tables, e.g. export.compression=snappy)")]
     BadSet(String),
+    /// A pipeline file names `${VAR}` and the environment has no such variable.
+    #[error("{path}: ${{{var}}} is not set in the environment")]
+    UnsetVar {
+        /// The pipeline file.
+        path: PathBuf,
+        /// The variable.
+        var: String,
+    },
     /// The layered TOML does not parse or does not fit the job's shape.
     #[error("{origin}")]
     Invalid {
@@ -169,6 +183,97 @@ pub enum ConfigError {
         #[source]
         source: toml::de::Error,
     },
+}
+
+/// Keys whose value is a list, which `--set` also takes comma-separated.
+const LIST_KEYS: [&str; 2] = ["inputs", "export.datasets"];
+
+/// Keys of a pipeline file that hold local paths, resolved against the file's own folder.
+const PATH_KEYS: [(&str, &str); 4] = [
+    ("", "inputs"),
+    ("", "out"),
+    ("synth", "out"),
+    ("prune", "out"),
+];
+
+/// Replaces every `${VAR}` in the file's strings by the environment's value; an unset variable is an error.
+fn expand_env(v: &mut toml::Value, path: &Path) -> Result<(), ConfigError> {
+    match v {
+        toml::Value::String(s) if s.contains("${") => {
+            let mut out = String::with_capacity(s.len());
+            let mut rest = s.as_str();
+            while let Some(i) = rest.find("${") {
+                let Some(end) = rest[i + 2..].find('}') else {
+                    break;
+                };
+                out.push_str(&rest[..i]);
+                let var = &rest[i + 2..i + 2 + end];
+                let value = std::env::var(var).map_err(|_| ConfigError::UnsetVar {
+                    path: path.to_path_buf(),
+                    var: var.to_string(),
+                })?;
+                out.push_str(&value);
+                rest = &rest[i + 3 + end..];
+            }
+            out.push_str(rest);
+            *s = out;
+        }
+        toml::Value::Array(a) => {
+            for x in a {
+                expand_env(x, path)?;
+            }
+        }
+        toml::Value::Table(t) => {
+            for (_, x) in t.iter_mut() {
+                expand_env(x, path)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A relative local path (or glob) of a pipeline file, joined to the file's folder; absolute paths and URLs
+/// (`scheme://`) are kept.
+fn resolve_path(v: &mut toml::Value, dir: &Path) {
+    match v {
+        toml::Value::String(s) if !s.contains("://") && Path::new(s.as_str()).is_relative() => {
+            // Lexically: `pipelines/../out` is `out`, whether or not it exists yet.
+            let mut p = PathBuf::new();
+            for c in dir.join(s.as_str()).components() {
+                match c {
+                    std::path::Component::ParentDir if p.file_name().is_some() => {
+                        p.pop();
+                    }
+                    std::path::Component::CurDir => {}
+                    c => p.push(c),
+                }
+            }
+            *s = p.to_string_lossy().into_owned();
+        }
+        toml::Value::Array(a) => a.iter_mut().for_each(|x| resolve_path(x, dir)),
+        _ => {}
+    }
+}
+
+/// Resolves a pipeline file's path keys (`inputs`, `out`, `synth.out`, `prune.out`, and `network` when it
+/// names a preset `.toml`) against `dir`.
+fn resolve_paths(table: &mut toml::Table, dir: &Path) {
+    for (stage, key) in PATH_KEYS {
+        let t = if stage.is_empty() {
+            Some(&mut *table)
+        } else {
+            table.get_mut(stage).and_then(|t| t.as_table_mut())
+        };
+        if let Some(v) = t.and_then(|t| t.get_mut(key)) {
+            resolve_path(v, dir);
+        }
+    }
+    if let Some(v) = table.get_mut("network") {
+        if v.as_str().is_some_and(|s| s.ends_with(".toml")) {
+            resolve_path(v, dir);
+        }
+    }
 }
 
 /// Merges `over` into `base`, tables recursively, other values replaced.
@@ -188,10 +293,21 @@ fn apply_set(table: &mut toml::Table, set: &str) -> Result<(), ConfigError> {
     let (key, raw) = set
         .split_once('=')
         .ok_or_else(|| ConfigError::BadSet(set.into()))?;
-    let value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
+    let mut value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
         .ok()
         .and_then(|mut t| t.remove("v"))
         .unwrap_or_else(|| toml::Value::String(raw.to_string()));
+    // Lists also take the comma form: `--set inputs=/a,/b` (TOML array syntax for names holding a comma).
+    if LIST_KEYS.contains(&key.trim()) {
+        if let toml::Value::String(s) = &value {
+            value = toml::Value::Array(
+                s.split(',')
+                    .filter(|p| !p.is_empty())
+                    .map(|p| toml::Value::String(p.to_string()))
+                    .collect(),
+            );
+        }
+    }
     let mut parts: Vec<&str> = key.trim().split('.').collect();
     let last = parts
         .pop()
@@ -252,6 +368,17 @@ pub fn load(layers: Layers<'_>) -> Result<PipelineConfig, ConfigError> {
                     origin: path.display().to_string(),
                     source,
                 })?;
+            let mut own = toml::Value::Table(own);
+            expand_env(&mut own, path)?;
+            let toml::Value::Table(mut own) = own else {
+                unreachable!("a table stays a table")
+            };
+            // Relative paths in a pipeline file are the file's, wherever it is run from.
+            let dir = std::path::absolute(path)
+                .ok()
+                .and_then(|p| p.parent().map(Path::to_path_buf))
+                .unwrap_or_default();
+            resolve_paths(&mut own, &dir);
             merge(&mut table, own);
             path.display().to_string()
         }

@@ -145,6 +145,9 @@ fn clean_stale_temporaries(out: &Path, datasets: &[&'static dyn Dataset]) {
             let n = e.file_name();
             let n = n.to_string_lossy();
             if n.starts_with('.') && n.ends_with(".tmp") {
+                if super::runlock::writer_alive(&n) {
+                    continue; // another export writing into this output now
+                }
                 let _ = std::fs::remove_file(e.path());
             } else if partitions && n.starts_with("network=") {
                 clean(&e.path(), false);
@@ -180,6 +183,9 @@ pub fn export(
     let needs_receipts = opts.datasets.iter().any(|d| d.needs_receipts());
     let mut outcomes = Vec::with_capacity(paths.len());
     for path in paths {
+        if super::interrupt::requested().is_some() {
+            break; // a signal asked the run to stop: no new file
+        }
         let outcome = export_one(
             path,
             opts,
@@ -451,6 +457,7 @@ fn finish_source(
         }
     }
     let era = args.kind == ArchiveKind::Era;
+    let name = args.source.clone();
     manifest.sources.insert(
         args.source,
         SourceEntry {
@@ -466,7 +473,7 @@ fn finish_source(
             state_root: report.beacon.map(|b| b.state_root),
         },
     );
-    if let Err(e) = manifest.save(&opts.out) {
+    if let Err(e) = super::runlock::save_manifest_entry(manifest, &name, &opts.out) {
         outcome.errors.push(OutcomeError::Manifest {
             path: manifest::path(&opts.out),
             source: std::sync::Arc::new(e),

@@ -35,6 +35,10 @@ pub struct Job {
     pub out: Option<PathBuf>,
     /// Worker threads; 0 = all cores.
     pub threads: usize,
+    /// Only this shard of the inputs ([`super::shard`]); `None`: all of them.
+    pub shard: Option<super::shard::Shard>,
+    /// What `run` does about the output's run lock ([`super::runlock`]).
+    pub lock: super::runlock::LockMode,
     /// Create the inputs first.
     pub synth: Option<SynthJob>,
     /// Verify every input.
@@ -153,6 +157,9 @@ pub enum JobError {
     /// A dataset could not be built from a verified block.
     #[error(transparent)]
     Dataset(#[from] crate::datasets::DatasetError),
+    /// The output's run lock is held by another run (and the job said not to wait) or cannot be taken.
+    #[error(transparent)]
+    Lock(#[from] super::runlock::LockError),
     /// The worker pool cannot be built.
     #[error("threads = {threads}")]
     Threads {
@@ -174,6 +181,8 @@ pub enum ExitStatus {
     DataErrors,
     /// 2: usage or I/O error.
     Usage,
+    /// 128 + the signal (143 SIGTERM, 130 SIGINT): stopped between files; a rerun does the rest.
+    Interrupted(u8),
 }
 
 impl ExitStatus {
@@ -183,6 +192,7 @@ impl ExitStatus {
             ExitStatus::Ok => 0,
             ExitStatus::DataErrors => 1,
             ExitStatus::Usage => 2,
+            ExitStatus::Interrupted(signal) => 128u8.saturating_add(signal),
         }
     }
 }
@@ -336,11 +346,63 @@ impl Job {
             inputs: cfg.inputs,
             out: cfg.out,
             threads: cfg.threads,
+            shard: cfg.shard,
+            lock: cfg.lock,
             synth,
             verify,
             export,
             prune,
         })
+    }
+
+    /// The input files: the inputs expanded (files, directories, globs), then only those of the job's shard.
+    /// A shard may hold no file (more shards than files): that is an empty list, not an error.
+    pub fn files(&self) -> Result<Vec<PathBuf>, JobError> {
+        let files = crate::inputs::expand(&self.inputs)?;
+        Ok(match &self.shard {
+            Some(s) => s.select(files),
+            None => files,
+        })
+    }
+
+    /// Keeps only the named stages (`synth`, `verify`, `export`, `prune`) of the job: a Ray task runs
+    /// `verify,export` over its files, its driver `prune` once at the end.
+    pub fn only_stages(&mut self, names: &[String]) -> Result<(), JobError> {
+        for n in names {
+            if !["synth", "verify", "export", "prune"].contains(&n.as_str()) {
+                return Err(invalid(
+                    "--stages",
+                    format!("'{n}': synth, verify, export or prune"),
+                ));
+            }
+        }
+        let keep = |n: &str| names.iter().any(|s| s == n);
+        if !keep("synth") {
+            self.synth = None;
+        }
+        if !keep("verify") {
+            self.verify = None;
+        }
+        if !keep("export") {
+            self.export = None;
+        }
+        if !keep("prune") {
+            self.prune = None;
+        }
+        Ok(())
+    }
+
+    /// The stages the job has, in the order they run.
+    pub fn stage_names(&self) -> Vec<&'static str> {
+        [
+            ("synth", self.synth.is_some()),
+            ("verify", self.verify.is_some()),
+            ("export", self.export.is_some()),
+            ("prune", self.prune.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(n, on)| on.then_some(n))
+        .collect()
     }
 
     /// The output directory, which stages that write need.

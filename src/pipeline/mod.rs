@@ -5,14 +5,17 @@
 pub mod commands;
 pub mod config;
 pub mod export;
+pub mod interrupt;
 pub mod job;
 pub mod read;
 pub mod report;
 pub mod run;
+pub mod runlock;
+pub mod shard;
 
 pub use commands::{
-    export, inspect, prune, prune_check, run, state_root, synth, verify, PruneReport, RunOutcome,
-    StateRootReport,
+    export, inspect, plan, prune, prune_check, run, state_root, synth, verify, Plan, PlannedFile,
+    PruneReport, RunOutcome, StateRootReport,
 };
 pub use job::{ExitStatus, Job, JobError};
 pub use read::{read, DatasetRead};

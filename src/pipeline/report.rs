@@ -236,9 +236,40 @@ impl StageReport {
     }
 }
 
+/// How a run ended.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    /// Still running (never saved so).
+    #[default]
+    Running,
+    /// Every file verified and exported.
+    Ok,
+    /// A file or a stage failed.
+    Failed,
+    /// SIGTERM or SIGINT stopped it between files; a rerun does the rest.
+    Interrupted,
+}
+
 /// The JSON run report.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct RunReport {
+    /// The pipeline's (or command's) name.
+    pub name: String,
+    /// `ok`, `failed` or `interrupted`.
+    pub status: RunStatus,
+    /// The process exit code of the run (0, 1, 2, or 128 + the signal).
+    pub exit_code: u8,
+    /// Start, RFC 3339 UTC (`2026-12-01T13:09:21Z`).
+    pub started: String,
+    /// End, RFC 3339 UTC.
+    pub finished: String,
+    /// The signal that interrupted the run.
+    pub signal: Option<i32>,
+    /// The shard run (`K/N`), when sharded.
+    pub shard: Option<String>,
+    /// The process id (with `started`, the report's file name).
+    pub pid: u32,
     /// The eraflow version that ran.
     pub eraflow_version: String,
     /// Unix seconds at the start.
@@ -261,9 +292,11 @@ pub struct RunReport {
 }
 
 impl RunReport {
-    /// 1 when any file of any stage failed, else 0.
+    /// 128 + the signal when interrupted, else 1 when any file of any stage failed, else 0.
     pub fn exit_status(&self) -> super::job::ExitStatus {
-        if self.stages.iter().any(|s| s.failed_files > 0) {
+        if let Some(sig) = self.signal {
+            super::job::ExitStatus::Interrupted(sig as u8)
+        } else if self.stages.iter().any(|s| s.failed_files > 0) {
             super::job::ExitStatus::DataErrors
         } else {
             super::job::ExitStatus::Ok
@@ -300,16 +333,77 @@ impl std::fmt::Display for StageReport {
 }
 
 impl RunReport {
-    /// Writes the report to `OUT/_eraflow/runs/<started_at>.json` and returns its path.
+    /// Ends the report with the run's exit status (which a later stage, such as prune, may have worsened)
+    /// and writes it under `out`.
+    pub fn finish(
+        &mut self,
+        status: super::job::ExitStatus,
+        out: &std::path::Path,
+    ) -> std::io::Result<PathBuf> {
+        use super::job::ExitStatus;
+        self.exit_code = status.code();
+        self.status = match status {
+            ExitStatus::Ok => RunStatus::Ok,
+            ExitStatus::Interrupted(_) => RunStatus::Interrupted,
+            _ => RunStatus::Failed,
+        };
+        self.ok = status == ExitStatus::Ok;
+        self.finished = rfc3339(std::time::SystemTime::now());
+        let p = self.save(out)?;
+        self.path = Some(p.clone());
+        Ok(p)
+    }
+
+    /// Writes the report to `OUT/_eraflow/runs/<started>-<pid>.json` (two runs started in the same second
+    /// are two processes) and returns its path.
     pub fn save(&self, out: &std::path::Path) -> std::io::Result<PathBuf> {
         let p = out
             .join("_eraflow")
             .join("runs")
-            .join(format!("{}.json", self.started_at));
+            .join(format!("{}-{}.json", self.started, self.pid));
         crate::fsutil::write_atomic(
             &p,
             &serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?,
         )?;
         Ok(p)
+    }
+}
+
+/// `t` as RFC 3339 UTC with whole seconds, `2026-12-01T13:09:21Z` (the proleptic Gregorian calendar, from
+/// days since 1970 by Howard Hinnant's `civil_from_days`).
+pub fn rfc3339(t: std::time::SystemTime) -> String {
+    let secs = t
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs()) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rfc3339;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    #[test]
+    fn rfc3339_utc() {
+        let at = |s| rfc3339(UNIX_EPOCH + Duration::from_secs(s));
+        assert_eq!(at(0), "1970-01-01T00:00:00Z");
+        assert_eq!(at(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(at(1_796_131_761), "2026-12-01T13:29:21Z");
+        assert_eq!(at(4_102_444_799), "2099-12-31T23:59:59Z");
     }
 }

@@ -2,10 +2,10 @@
 
 use super::export::{self, ExportOptions};
 use super::job::JobError;
-use super::report::{peak_rss_bytes, FileOutcome, Progress, RunReport, StageReport};
+use super::report::{peak_rss_bytes, rfc3339, FileOutcome, Progress, RunReport, StageReport};
 use crate::formats::Archive;
-use crate::verify::{verify_archives, VerifyOptions};
-use std::path::{Path, PathBuf};
+use crate::verify::{verify_archives_until, VerifyOptions};
+use std::path::PathBuf;
 
 /// A stage of a job.
 #[derive(Clone)]
@@ -24,28 +24,45 @@ fn total_blocks(files: &[PathBuf]) -> u64 {
         .sum()
 }
 
-/// Runs `stages` over `files` and writes the run report under `out`. Files that fail are in the report (its
-/// [`RunReport::exit_status`] says so); an error means a stage could not run at all or the report could not
-/// be written.
-pub fn run_stages(files: &[PathBuf], out: &Path, stages: &[Stage]) -> Result<RunReport, JobError> {
-    let started_at = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let t0 = std::time::Instant::now();
-    let mut report = RunReport {
+/// A run report begun now for the job `name` (and its shard) over `files`; [`run_stages`] fills it and
+/// [`RunReport::finish`] ends and saves it.
+pub fn begin_report(name: &str, shard: Option<String>, files: &[PathBuf]) -> RunReport {
+    let now = std::time::SystemTime::now();
+    RunReport {
+        name: name.into(),
+        started: rfc3339(now),
+        started_at: now
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+        shard,
+        pid: std::process::id(),
         eraflow_version: env!("CARGO_PKG_VERSION").into(),
-        started_at,
         threads: rayon::current_num_threads(),
         inputs: files.iter().map(|p| p.display().to_string()).collect(),
         ..Default::default()
-    };
+    }
+}
+
+/// Runs `stages` over `files` into `report`. Files that fail are in the report (its
+/// [`RunReport::exit_status`] says so); an error means a stage could not run at all. A stop asked for by a
+/// signal ([`super::interrupt`]) is checked before each stage and each file: the run then ends with what is
+/// done and `report.signal` set.
+pub fn run_stages(
+    report: &mut RunReport,
+    files: &[PathBuf],
+    stages: &[Stage],
+) -> Result<(), JobError> {
+    let t0 = std::time::Instant::now();
     let blocks = total_blocks(files);
     for stage in stages {
+        if super::interrupt::requested().is_some() {
+            break;
+        }
         let (name, outcomes) = match stage {
             Stage::Verify(opts) => {
                 let progress = Progress::new("verify", files.len(), blocks);
-                let reports = verify_archives(files, opts);
+                let stop = || super::interrupt::requested().is_some();
+                let reports = verify_archives_until(files, opts, &stop);
                 let outcomes: Vec<FileOutcome> = reports
                     .into_iter()
                     .map(|r| {
@@ -77,13 +94,9 @@ pub fn run_stages(files: &[PathBuf], out: &Path, stages: &[Stage]) -> Result<Run
         let (outcomes, secs) = outcomes;
         report.stages.push(StageReport::new(name, secs, outcomes));
     }
+    report.signal = super::interrupt::requested();
     report.seconds = t0.elapsed().as_secs_f64();
     report.peak_rss_bytes = peak_rss_bytes();
-    report.ok = report.stages.iter().all(|s| s.failed_files == 0);
-    let path = report.save(out).map_err(|source| JobError::Io {
-        path: out.join("_eraflow").join("runs"),
-        source,
-    })?;
-    report.path = Some(path);
-    Ok(report)
+    report.ok = report.signal.is_none() && report.stages.iter().all(|s| s.failed_files == 0);
+    Ok(())
 }

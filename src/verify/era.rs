@@ -910,7 +910,20 @@ fn execution_head(state: &BeaconState<'_>) -> Option<(u64, [u8; 32])> {
 /// Verifies era files (one at a time: each uses every thread for its state root and blocks), then checks that
 /// consecutive eras of a network link up: the boundary block root and the execution chain.
 pub fn verify_files(paths: &[std::path::PathBuf], opts: &VerifyOptions) -> Vec<FileReport> {
-    let mut reports: Vec<FileReport> = paths.iter().map(|p| verify_file(p, opts)).collect();
+    verify_files_until(paths, opts, &|| false)
+}
+
+/// [`verify_files`], starting no file once `stop()` is true (those files have no report).
+pub fn verify_files_until(
+    paths: &[std::path::PathBuf],
+    opts: &VerifyOptions,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Vec<FileReport> {
+    let mut reports: Vec<FileReport> = paths
+        .iter()
+        .filter(|_| !stop())
+        .map(|p| verify_file(p, opts))
+        .collect();
     let mut order: Vec<usize> = (0..reports.len())
         .filter(|&i| reports[i].era.is_some() && reports[i].beacon.is_some())
         .collect();

@@ -852,7 +852,20 @@ fn sequential_checks(
 /// Verifies many files in parallel, then checks continuity between consecutive files of the same network
 /// (parent hash and total difficulty across the boundary). Reports come back in input order.
 pub fn verify_files(paths: &[std::path::PathBuf], opts: &VerifyOptions) -> Vec<FileReport> {
-    let mut reports: Vec<FileReport> = paths.par_iter().map(|p| verify_file(p, opts)).collect();
+    verify_files_until(paths, opts, &|| false)
+}
+
+/// [`verify_files`], starting no file once `stop()` is true (those files have no report).
+pub fn verify_files_until(
+    paths: &[std::path::PathBuf],
+    opts: &VerifyOptions,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Vec<FileReport> {
+    let mut reports: Vec<FileReport> = paths
+        .par_iter()
+        .filter(|_| !stop())
+        .map(|p| verify_file(p, opts))
+        .collect();
     let mut order: Vec<usize> = (0..reports.len())
         .filter(|&i| reports[i].first_block.is_some())
         .collect();

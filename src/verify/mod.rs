@@ -92,12 +92,22 @@ pub(crate) fn process_signer(
 /// and era files (chained by boundary block root and execution head). Reports come era1 first, then era, each
 /// in input order.
 pub fn verify_archives(paths: &[std::path::PathBuf], opts: &VerifyOptions) -> Vec<FileReport> {
+    verify_archives_until(paths, opts, &|| false)
+}
+
+/// [`verify_archives`], starting no file once `stop()` is true (a scheduled run asked to stop): the files
+/// already begun finish, the others have no report, and the checks across files cover the reported ones.
+pub fn verify_archives_until(
+    paths: &[std::path::PathBuf],
+    opts: &VerifyOptions,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Vec<FileReport> {
     use crate::formats::ArchiveKind;
     let (era, era1): (Vec<_>, Vec<_>) = paths
         .iter()
         .cloned()
         .partition(|p| ArchiveKind::of(p) == Some(ArchiveKind::Era));
-    let mut reports = era1::verify_files(&era1, opts);
-    reports.extend(era::verify_files(&era, opts));
+    let mut reports = era1::verify_files_until(&era1, opts, stop);
+    reports.extend(era::verify_files_until(&era, opts, stop));
     reports
 }

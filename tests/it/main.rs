@@ -23,6 +23,8 @@ mod kill_resume;
 mod payload_hash;
 mod prune_real;
 mod prune_synth;
+mod schedule;
+mod shard;
 mod signer_k256;
 mod signer_sepolia;
 mod ssz_crosscheck;

@@ -87,3 +87,32 @@ pub fn unpack_era(p: &Path) -> (Vec<(u64, Vec<u8>)>, Vec<u8>) {
         .to_vec();
     (blocks, state)
 }
+
+/// The `eraflow` binary of this build.
+pub fn eraflow() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_eraflow"))
+}
+
+/// `eraflow synth`: `files` chained synthnet era1 files of `blocks` blocks (2 transactions each) from era 0
+/// in `dir`; their paths, sorted.
+pub fn synth_era1(dir: &Path, files: u64, blocks: u64) -> Vec<PathBuf> {
+    let out = eraflow()
+        .args(["synth", "--era", "0", "--txs-per-block", "2", "--out"])
+        .arg(dir)
+        .args([
+            "--files",
+            &files.to_string(),
+            "--blocks",
+            &blocks.to_string(),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "synth: {out:?}");
+    let mut v: Vec<PathBuf> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(PathBuf::from)
+        .collect();
+    v.sort();
+    v
+}
