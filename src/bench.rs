@@ -7,6 +7,7 @@ use crate::crypto::signer::{self, SignatureAlgorithm};
 use crate::datasets;
 use crate::formats::e2store::{E2StoreReader, RecordType};
 use crate::formats::snappy::FramedDecoder;
+use crate::formats::ArchiveKind;
 use crate::network::Network;
 use crate::pipeline::export::{export, ExportOptions};
 use crate::pipeline::report::Progress;
@@ -223,12 +224,16 @@ fn signatures(input: &Path) -> Result<Vec<Sig>, String> {
     Ok(out)
 }
 
-/// Every dataset's batches from an export directory, by dataset name.
+/// The batches of every dataset an era1 export writes (era-only datasets such as `withdrawals` get no file
+/// from an era1 source), by dataset name.
 fn read_batches(
     out: &Path,
 ) -> Result<Vec<(String, Vec<arrow::record_batch::RecordBatch>)>, String> {
     let mut all = Vec::new();
-    for d in datasets::ALL {
+    for d in datasets::ALL
+        .iter()
+        .filter(|d| d.sources().contains(&ArchiveKind::Era1))
+    {
         let mut bs = Vec::new();
         let dir = out.join(d.name());
         for e in std::fs::read_dir(&dir)

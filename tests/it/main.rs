@@ -15,6 +15,7 @@ mod testdata;
 mod util;
 
 mod analyst_readers;
+mod bench;
 mod era1_real;
 mod export;
 mod export_era;
