@@ -114,6 +114,8 @@ pub fn run(dir: &Path, blocks: u64, txs: u32, runs: usize) -> Result<Vec<Measure
                 out: out_dir.clone(),
                 datasets: datasets::ALL.to_vec(),
                 senders,
+                signer_backend: Default::default(),
+                signer: None,
                 network: None,
                 overwrite: true,
                 parquet: ParquetOptions::default(),

@@ -47,6 +47,7 @@ fn main() -> ExitCode {
 fn command(cli: Cli) -> Result<ExitStatus, JobError> {
     let threads = cli.threads;
     let mut f = Flags::default();
+    f.str("signer_backend", cli.signer_backend);
     match cli.command {
         Command::Verify {
             json,

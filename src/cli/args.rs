@@ -14,6 +14,9 @@ pub struct Cli {
     /// Worker threads (default: all cores).
     #[arg(long, global = true)]
     pub threads: Option<usize>,
+    /// secp256k1 implementation for senders: libsecp256k1 (default) or k256 (pure Rust); identical answers.
+    #[arg(long, global = true)]
+    pub signer_backend: Option<String>,
     #[command(subcommand)]
     pub command: Command,
 }

@@ -5,7 +5,7 @@
 
 use super::config::{self, ConfigError, Layers, PipelineConfig};
 use super::export::ExportOptions;
-use crate::crypto::signer::{self, SignatureAlgorithm, SignerError};
+use crate::crypto::signer::{self, SignatureAlgorithm, SignerBackend, SignerError};
 use crate::formats::{ArchiveKind, ArchiveName};
 use crate::network::{Network, NetworkError};
 use crate::prune::{OutputFormat, PruneOptions};
@@ -35,6 +35,8 @@ pub struct Job {
     pub out: Option<PathBuf>,
     /// Worker threads; 0 = all cores.
     pub threads: usize,
+    /// The secp256k1 implementation the process signer is built with when senders are recovered.
+    pub signer_backend: SignerBackend,
     /// Create the inputs first.
     pub synth: Option<SynthJob>,
     /// Verify every input.
@@ -262,6 +264,7 @@ impl Job {
                 checksum: v.checksum,
                 senders: v.senders,
                 skip_receipts: false,
+                signer: None,
             },
             signature_algorithm: v.signature_algorithm,
         });
@@ -284,6 +287,8 @@ impl Job {
                     out,
                     datasets,
                     senders: e.senders,
+                    signer_backend: cfg.signer_backend,
+                    signer: None,
                     network: network.clone(),
                     overwrite: e.overwrite,
                     parquet,
@@ -323,6 +328,7 @@ impl Job {
             inputs: cfg.inputs,
             out: cfg.out,
             threads: cfg.threads,
+            signer_backend: cfg.signer_backend,
             synth,
             verify,
             export,
@@ -367,9 +373,11 @@ pub fn set_threads(threads: usize) -> Result<(), JobError> {
 }
 
 /// Chooses the process's one signature algorithm — `explicit`, else the network's, else the first file
-/// whose name names a known network, else secp256k1 — and initialises it before any worker starts.
+/// whose name names a known network, else secp256k1 — and initialises it, on secp256k1 with `backend`, before
+/// any worker starts.
 pub fn init_signer(
     explicit: Option<SignatureAlgorithm>,
+    backend: SignerBackend,
     network: Option<&Network>,
     files: &[PathBuf],
 ) -> Result<&'static signer::Signer, SignerError> {
@@ -384,5 +392,5 @@ pub fn init_signer(
             .transpose()?
             .unwrap_or_default(),
     };
-    signer::init(algorithm)
+    signer::init_with(algorithm, backend)
 }

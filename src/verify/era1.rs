@@ -33,12 +33,17 @@ pub struct VerifyOptions {
     pub network: Option<Network>,
     /// Also compute the sha256 of each file for the report.
     pub checksum: bool,
-    /// Also recover every transaction's sender with the process-wide signer (which must be initialised, with
-    /// the algorithm of the files' network, before calling).
+    /// Also recover every transaction's sender with `signer`, or else the process-wide signer (which must be
+    /// initialised, with the algorithm of the files' network, before calling).
     pub senders: bool,
     /// Skip receipts entirely (no decompression, no receipts root, blooms or gas checks): for paths that
     /// need only headers and transactions, like prune manifests.
     pub skip_receipts: bool,
+    /// The signer senders are recovered with; `None`: the process signer ([`signer::global`]). Set only to
+    /// compare signers side by side in one process (`eraflow bench`); jobs leave it `None`.
+    ///
+    /// [`signer::global`]: crate::crypto::signer::global
+    pub signer: Option<&'static Signer>,
 }
 
 /// One block that passed every per-block check, as handed to a [`BlockVisitor`].

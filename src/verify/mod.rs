@@ -36,8 +36,9 @@ pub(crate) fn hex0x(b: &[u8]) -> String {
     format!("0x{}", hex::encode(b))
 }
 
-/// The process-wide signer when senders are asked for: looked up once per file, never per transaction, and
-/// refused (as a report error) when the file's network signs with another curve. `Err(())` means the error is
+/// The signer when senders are asked for (the options' own, else the process-wide one): looked up once per
+/// file, never per transaction, and refused (as a report error) when the file's network signs with another
+/// curve. `Err(())` means the error is
 /// in the report and the file cannot be verified with senders.
 pub(crate) fn process_signer(
     opts: &VerifyOptions,
@@ -48,7 +49,7 @@ pub(crate) fn process_signer(
     if !opts.senders {
         return Ok(None);
     }
-    match signer::global() {
+    match opts.signer.map_or_else(signer::global, Ok) {
         Ok(s) => {
             let want = network.map_or("secp256k1", |n| n.signature_algorithm.as_str());
             if s.algorithm().name() != want {
