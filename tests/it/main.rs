@@ -24,6 +24,7 @@ mod kill_resume;
 mod payload_hash;
 mod prune_real;
 mod prune_synth;
+mod signer_backends;
 mod signer_k256;
 mod signer_sepolia;
 mod ssz_crosscheck;
