@@ -144,6 +144,9 @@ pub enum JobError {
         #[source]
         source: crate::consensus::SszError,
     },
+    /// `eraflow bench` could not measure.
+    #[error("bench")]
+    Bench(#[from] crate::bench::BenchError),
     /// The worker pool cannot be built.
     #[error("threads = {threads}")]
     Threads {
