@@ -70,6 +70,35 @@ pub(crate) fn process_signer(
     }
 }
 
+/// Works through `chunks` a window at a time: `work` processes one window (in parallel, on the current rayon
+/// pool) and `absorb` takes its results, in order, while the NEXT window is being worked on. The serial part
+/// (merging facts, writing Parquet) then overlaps the parallel part instead of leaving the other workers idle
+/// between windows; at most two windows' results are held at once. On one thread it is plain sequential work.
+pub(crate) fn pipelined_windows<C: Sync, R: Send>(
+    chunks: &[C],
+    window: usize,
+    work: impl Fn(&[C]) -> Vec<R> + Sync,
+    mut absorb: impl FnMut(Vec<R>) + Send,
+) {
+    let mut pending: Option<Vec<R>> = None;
+    for group in chunks.chunks(window.max(1)) {
+        let previous = pending.take();
+        let absorb = &mut absorb;
+        let ((), results) = rayon::join(
+            move || {
+                if let Some(p) = previous {
+                    absorb(p)
+                }
+            },
+            || work(group),
+        );
+        pending = Some(results);
+    }
+    if let Some(p) = pending {
+        absorb(p);
+    }
+}
+
 /// Verifies a mixed list of archives: era1 files (in parallel, chained by parent hash and total difficulty)
 /// and era files (chained by boundary block root and execution head). Reports come era1 first, then era, each
 /// in input order.
