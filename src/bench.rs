@@ -642,6 +642,16 @@ fn ratios(r: &BenchReport) -> Vec<Ratio> {
             &|s| Some(s(floor)? / (s(&with)? - s(names::VERIFY)?)),
         );
     }
+    // The same inside export, where more work (Arrow columns, Parquet) runs between recoveries.
+    for (backend, floor) in [(lib, names::RAW_LIBSECP), (k, names::RAW_K256)] {
+        let with = names::export_senders(backend, 1);
+        push(
+            format!("senders inside export ({backend}), per core, ÷ raw {backend}"),
+            format!("[{floor}] / ([{with}] - [{}])", names::EXPORT_NO_SENDERS),
+            None,
+            &|s| Some(s(floor)? / (s(&with)? - s(names::EXPORT_NO_SENDERS)?)),
+        );
+    }
     push(
         "raw libsecp256k1 recovery speed-up over raw k256".into(),
         format!("[{}] / [{}]", names::RAW_K256, names::RAW_LIBSECP),
