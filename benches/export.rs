@@ -32,6 +32,8 @@ fn bench(c: &mut Criterion) {
             out: dir.path().join(out),
             datasets: datasets::ALL.to_vec(),
             senders,
+            signer_backend: Default::default(),
+            signer: None,
             network: None,
             overwrite: true,
             parquet: ParquetOptions::default(),

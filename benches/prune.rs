@@ -185,6 +185,7 @@ fn bench(c: &mut Criterion) {
             skip_receipts: true,
             senders: false,
             network: None,
+            signer: None,
         };
         g.bench_function("verify_light_mb", |b| {
             b.iter(|| {

@@ -1,7 +1,8 @@
-//! Sender recovery beside its floor, in one run (issue 3):
-//! - floor: raw k256 `VerifyingKey::recover_from_prehash` + keccak of the public key, per op;
-//! - eraflow: decode the `TxView`, stream the signing hash, recover through the process signer, per tx
-//!   (goal >= 0.9 of the floor);
+//! Sender recovery beside its floors, in one run (issues 3 and 12):
+//! - floors: raw libsecp256k1 `recover_ecdsa` (context built once) and raw k256
+//!   `VerifyingKey::recover_from_prehash`, each + keccak of the public key, per op;
+//! - eraflow: decode the `TxView`, stream the signing hash, recover through the process signer (libsecp256k1,
+//!   the default backend; goal >= 0.95 of raw libsecp256k1), and through a k256 signer built beside it;
 //! - batch over rayon, 1 vs 2 threads (goal >= 1.85x);
 //! - p256 (secp256r1) raw recovery per op;
 //! - the anti-pattern: the algorithm looked up and constructed per transaction (config parse + boxed trait
@@ -14,7 +15,9 @@ use std::hint::black_box;
 use alloy_primitives::U256;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use eraflow::crypto::keccak::keccak256;
-use eraflow::crypto::signer::{self, test_key, SenderError, SignatureAlgorithm};
+use eraflow::crypto::signer::{
+    self, test_key, SenderError, SignatureAlgorithm, Signer, SignerBackend,
+};
 use eraflow::execution::transaction::TxView;
 use eraflow::execution::tx_request::{AccessListEntry, TxRequest};
 
@@ -108,6 +111,8 @@ fn lookup_per_tx() -> Box<dyn Recoverer> {
 
 fn bench(c: &mut Criterion) {
     let signer = signer::init(SignatureAlgorithm::Secp256k1).unwrap();
+    assert_eq!(signer.implementation(), "libsecp256k1");
+    let k256_signer = Signer::new(SignatureAlgorithm::Secp256k1, SignerBackend::K256);
     let k1_txs = encodings(SignatureAlgorithm::Secp256k1);
     let views: Vec<TxView> = k1_txs
         .iter()
@@ -139,6 +144,7 @@ fn bench(c: &mut Criterion) {
         let a = signer.recover_sender(tx, true).unwrap();
         assert_eq!(a, k1_recover_raw(h, s, id.to_owned()));
         assert_eq!(Ok(a), lookup_per_tx().recover(tx));
+        assert_eq!(Ok(a), k256_signer.recover_sender(tx, true));
     }
 
     let mut g = c.benchmark_group("recover_per_op");
@@ -151,11 +157,18 @@ fn bench(c: &mut Criterion) {
             black_box(k1_recover_raw(black_box(h), s, *id))
         })
     });
-    g.bench_function("eraflow_decode_signing_hash_recover", |b| {
+    g.bench_function("eraflow_decode_signing_hash_recover_libsecp256k1", |b| {
         b.iter(|| {
             i = (i + 1) % TXS;
             let tx = TxView::decode_canonical(black_box(&k1_txs[i])).unwrap();
             black_box(signer.recover_sender(&tx, true))
+        })
+    });
+    g.bench_function("eraflow_decode_signing_hash_recover_k256", |b| {
+        b.iter(|| {
+            i = (i + 1) % TXS;
+            let tx = TxView::decode_canonical(black_box(&k1_txs[i])).unwrap();
+            black_box(k256_signer.recover_sender(&tx, true))
         })
     });
     g.bench_function("antipattern_config_lookup_and_box_per_tx", |b| {
@@ -173,7 +186,7 @@ fn bench(c: &mut Criterion) {
         })
     });
 
-    // libsecp256k1 (C) for reference, and its classic anti-pattern: a context built per transaction.
+    // The libsecp256k1 floor, and its classic anti-pattern: a context built per transaction.
     let secp_inputs: Vec<_> = views
         .iter()
         .map(|tx| {
@@ -199,7 +212,7 @@ fn bench(c: &mut Criterion) {
         secp_addr(&ctx, 0),
         signer.recover_sender(&views[0], true).unwrap()
     );
-    g.bench_function("libsecp256k1_context_once", |b| {
+    g.bench_function("floor_libsecp256k1_context_once", |b| {
         b.iter(|| {
             i = (i + 1) % TXS;
             black_box(secp_addr(&ctx, i))

@@ -53,6 +53,7 @@ fn main() -> ExitCode {
 fn command(cli: Cli) -> Result<ExitStatus, JobError> {
     let threads = cli.threads;
     let mut f = Flags::default();
+    f.str("signer_backend", cli.signer_backend);
     match cli.command {
         Command::Verify {
             json,
@@ -210,6 +211,7 @@ fn command(cli: Cli) -> Result<ExitStatus, JobError> {
         Command::Bench {
             blocks,
             txs_per_block,
+            validators,
             runs,
             dir,
             json,
@@ -222,15 +224,20 @@ fn command(cli: Cli) -> Result<ExitStatus, JobError> {
                 source,
             })?;
             pipeline::job::set_threads(threads.unwrap_or(0))?;
-            match eraflow::bench::run(&dir, blocks, txs_per_block, runs.max(1)) {
-                Ok(ms) if json => {
-                    println!("{}", serde_json::to_string_pretty(&ms).unwrap_or_default())
-                }
-                Ok(ms) => eraflow::bench::print(&ms),
-                Err(e) => {
-                    eprintln!("error: bench: {e}");
-                    return Ok(ExitStatus::Usage);
-                }
+            let opts = eraflow::bench::BenchOptions {
+                blocks,
+                txs_per_block,
+                validators,
+                runs: runs.max(1),
+            };
+            let report = eraflow::bench::run(&dir, &opts)?;
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&report).unwrap_or_default()
+                )
+            } else {
+                eraflow::bench::print(&report)
             }
             Ok(ExitStatus::Ok)
         }

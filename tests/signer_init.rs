@@ -4,7 +4,9 @@
 #[path = "it/signer_common.rs"]
 mod signer_common;
 
-use eraflow::crypto::signer::{self, address_of, test_key, SignatureAlgorithm, SignerError};
+use eraflow::crypto::signer::{
+    self, address_of, test_key, SignatureAlgorithm, SignerBackend, SignerError,
+};
 use eraflow::execution::transaction::TxView;
 use rayon::prelude::*;
 use signer_common::{requests, SEED};
@@ -51,6 +53,22 @@ fn one_initialisation_across_a_multithreaded_run() {
     assert!(
         results.iter().all(|(p, _)| *p == first),
         "all workers share one instance"
+    );
+    assert_eq!(signer::initialisations(), 1);
+    // Built with the default backend (one libsecp256k1 context); the same backend asked for explicitly is the
+    // same instance, another is an error, never a second build or a swap.
+    let s = signer::global().unwrap();
+    assert_eq!(s.implementation(), "libsecp256k1");
+    assert!(std::ptr::eq(
+        signer::init_with(alg, SignerBackend::Libsecp256k1).unwrap(),
+        s
+    ));
+    assert_eq!(
+        signer::init_with(alg, SignerBackend::K256).unwrap_err(),
+        SignerError::BackendAlreadyInitialised {
+            active: "libsecp256k1",
+            requested: "k256"
+        }
     );
     assert_eq!(signer::initialisations(), 1);
 

@@ -5,7 +5,9 @@
 mod signer_common;
 
 use alloy_primitives::U256;
-use eraflow::crypto::signer::{self, address_of, test_key, SenderError, SignatureAlgorithm};
+use eraflow::crypto::signer::{
+    self, address_of, test_key, SenderError, SignatureAlgorithm, SignerBackend,
+};
 use eraflow::execution::transaction::TxView;
 use signer_common::{requests, SEED};
 
@@ -17,6 +19,14 @@ const N: &str = "ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc63255
 fn r1_round_trips_every_type_and_rejects_switching() {
     let signer = signer::init(ALG).unwrap();
     assert_eq!(signer.algorithm(), ALG);
+    assert_eq!(signer.implementation(), "p256");
+    // The secp256k1 backend choice does not apply to R1: asking with either is the same signer.
+    for backend in [SignerBackend::K256, SignerBackend::Libsecp256k1] {
+        assert!(std::ptr::eq(
+            signer::init_with(ALG, backend).unwrap(),
+            signer
+        ));
+    }
     let key = test_key(SEED, 1);
     let me = address_of(&key, ALG).unwrap();
     // The same key has a different address on the other curve.

@@ -14,6 +14,9 @@ pub struct Cli {
     /// Worker threads (default: all cores).
     #[arg(long, global = true)]
     pub threads: Option<usize>,
+    /// secp256k1 implementation for senders: libsecp256k1 (default) or k256 (pure Rust); identical answers.
+    #[arg(long, global = true)]
+    pub signer_backend: Option<String>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -154,14 +157,18 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Measure decode, verify and export throughput beside their floors on a synthetic era; print ratios.
+    /// Measure decode, verify, senders (both secp256k1 backends) and export throughput on a synthetic era1
+    /// file, and era verification on a synthetic era file, beside their floors; print ratios.
     Bench {
-        /// Blocks in the synthetic era.
+        /// Blocks in the synthetic era1 file (and, at most 8192, in the era file).
         #[arg(long, default_value_t = 8192)]
         blocks: u64,
-        /// Transactions per block.
+        /// Transactions per block (era: per execution payload).
         #[arg(long, default_value_t = 4)]
         txs_per_block: u32,
+        /// Validators in the synthetic era file's state.
+        #[arg(long, default_value_t = 16384)]
+        validators: usize,
         /// Repetitions (the best is kept).
         #[arg(long, default_value_t = 3)]
         runs: usize,

@@ -2,13 +2,18 @@
 //!
 //! Recovering senders is the costliest step of the pipeline, and its classic failure is building or looking up
 //! the signature algorithm once per transaction. eraflow initialises one [`Signer`] per process with
-//! [`init`] (a `OnceLock`), before workers start; every rayon worker borrows the same `&'static Signer` and
-//! dispatches on a plain enum (no trait object, no per-transaction construction). [`initialisations`] counts
-//! how many times a `Signer` was built so tests can prove it happened exactly once.
+//! [`init`] or [`init_with`] (a `OnceLock`), before workers start; every rayon worker borrows the same
+//! `&'static Signer`, which dispatches on a plain enum chosen when it was built (no trait object, no
+//! per-transaction construction or lookup). [`initialisations`] counts how many times the process signer was
+//! built so tests can prove it happened exactly once.
 //!
-//! Two curves are supported: secp256k1 (Ethereum; `k256`) and secp256r1 (`p256`, for private or
-//! permissioned networks whose keys live in HSMs that only sign with R1). On both, the address is
-//! `keccak256(uncompressed_pubkey[1..])[12..]`, as on Ethereum.
+//! Two curves are supported: secp256k1 (Ethereum) and secp256r1 (`p256`, for private or permissioned networks
+//! whose keys live in HSMs that only sign with R1). secp256k1 has two backends ([`SignerBackend`]):
+//! libsecp256k1 (the default; the C library geth and reth use, built from the `secp256k1` crate's bundled
+//! source; its verification context is built once, with the signer) and `k256` (pure Rust). Both only do the
+//! curve part of a recovery: [`Signer::recover_prehash`] alone decides every error before it (zero r or s, r or
+//! s not below n, high s), so the two give the same sender or the same error for every input. On both curves
+//! the address is `keccak256(uncompressed_pubkey[1..])[12..]`, as on Ethereum.
 //!
 //! Code paths that do not need senders (verify without senders, prune manifests, hashing) never call [`init`].
 
@@ -57,6 +62,44 @@ impl std::str::FromStr for SignatureAlgorithm {
     }
 }
 
+/// Which implementation recovers secp256k1 signatures. Comes from the job key `signer_backend` (default
+/// `libsecp256k1`, in `configs/default.toml`) or the `--signer-backend` flag. Both give identical senders and
+/// errors; secp256r1 networks always use `p256`, whatever this says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SignerBackend {
+    /// libsecp256k1, the C library geth and reth use (about 1.8x faster than `k256` here).
+    #[default]
+    Libsecp256k1,
+    /// `k256`, the pure-Rust implementation (no C compiler needed by the code path, easier to audit).
+    K256,
+}
+
+impl SignerBackend {
+    /// The config / CLI spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            SignerBackend::Libsecp256k1 => "libsecp256k1",
+            SignerBackend::K256 => "k256",
+        }
+    }
+
+    /// Parses the config / CLI spelling (`libsecp256k1`, `k256`).
+    pub fn from_name(name: &str) -> Result<Self, SignerError> {
+        match name {
+            "libsecp256k1" => Ok(SignerBackend::Libsecp256k1),
+            "k256" => Ok(SignerBackend::K256),
+            other => Err(SignerError::UnknownBackend(other.to_string())),
+        }
+    }
+}
+
+impl std::str::FromStr for SignerBackend {
+    type Err = SignerError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::from_name(s)
+    }
+}
+
 /// Errors of the signer's life cycle and of signing; per-transaction recovery failures are [`SenderError`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SignerError {
@@ -68,12 +111,23 @@ pub enum SignerError {
         /// The one asked for.
         requested: &'static str,
     },
+    /// [`init_with`] asked for another secp256k1 backend than the one the process signer was built with.
+    #[error("secp256k1 backend already initialised as {active}, cannot switch to {requested}")]
+    BackendAlreadyInitialised {
+        /// The backend in use.
+        active: &'static str,
+        /// The one asked for.
+        requested: &'static str,
+    },
     /// [`global`] was called before [`init`].
     #[error("signature algorithm not initialised: call signer::init before starting workers")]
     NotInitialised,
     /// A config or flag named an unknown algorithm.
     #[error("unknown signature algorithm {0:?}: expected secp256k1 or secp256r1")]
     UnknownAlgorithm(String),
+    /// A config or flag named an unknown secp256k1 backend.
+    #[error("unknown signer backend {0:?}: expected libsecp256k1 or k256")]
+    UnknownBackend(String),
     /// A secret key that is zero or not below the curve order.
     #[error("secret key is not a valid {0} scalar (zero or not below the curve order)")]
     BadSecretKey(&'static str),
@@ -169,30 +223,94 @@ const fn nib(c: u8) -> u8 {
     }
 }
 
-/// The one signature algorithm of the process. Only [`init`] builds one; workers borrow `&'static Signer`.
+/// The one signature algorithm of the process: [`init`] / [`init_with`] build it once and workers borrow
+/// `&'static Signer`. [`Signer::new`] builds one outside the process signer, to compare backends side by side
+/// (tests, `eraflow bench`); jobs never do.
 #[derive(Debug)]
 pub struct Signer {
     algorithm: SignatureAlgorithm,
+    curve: Curve,
+}
+
+/// The implementation behind a [`Signer`], fixed when it is built: recovery branches on it once, nothing is
+/// looked up or constructed per transaction.
+enum Curve {
+    /// secp256k1 through libsecp256k1, with the verification context built once, with the signer.
+    Libsecp256k1(secp256k1::Secp256k1<secp256k1::VerifyOnly>),
+    /// secp256k1 through `k256`.
+    K256,
+    /// secp256r1 through `p256`.
+    P256,
+}
+
+impl Curve {
+    /// The implementation `algorithm` and `backend` name (secp256r1 has one, whatever the backend).
+    fn name_for(algorithm: SignatureAlgorithm, backend: SignerBackend) -> &'static str {
+        match algorithm {
+            SignatureAlgorithm::Secp256k1 => backend.name(),
+            SignatureAlgorithm::Secp256r1 => "p256",
+        }
+    }
+
+    fn build(algorithm: SignatureAlgorithm, backend: SignerBackend) -> Curve {
+        match (algorithm, backend) {
+            (SignatureAlgorithm::Secp256k1, SignerBackend::Libsecp256k1) => {
+                Curve::Libsecp256k1(secp256k1::Secp256k1::verification_only())
+            }
+            (SignatureAlgorithm::Secp256k1, SignerBackend::K256) => Curve::K256,
+            (SignatureAlgorithm::Secp256r1, _) => Curve::P256,
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            Curve::Libsecp256k1(_) => "libsecp256k1",
+            Curve::K256 => "k256",
+            Curve::P256 => "p256",
+        }
+    }
+}
+
+impl std::fmt::Debug for Curve {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 static GLOBAL: OnceLock<Signer> = OnceLock::new();
 static INITIALISATIONS: AtomicU64 = AtomicU64::new(0);
 
-/// Initialises the process-wide signer (once; later calls with the same algorithm return the same instance).
-/// Call it before starting workers. Asking for a different algorithm afterwards is an error, never a swap.
+/// Initialises the process-wide signer with the default secp256k1 backend ([`SignerBackend::Libsecp256k1`]);
+/// see [`init_with`].
 pub fn init(algorithm: SignatureAlgorithm) -> Result<&'static Signer, SignerError> {
+    init_with(algorithm, SignerBackend::default())
+}
+
+/// Initialises the process-wide signer (once; later calls asking for the same algorithm and backend return
+/// the same instance). Call it before starting workers. Asking for a different algorithm, or on secp256k1 a
+/// different backend, afterwards is an error, never a swap. `backend` is ignored on secp256r1 (always `p256`).
+pub fn init_with(
+    algorithm: SignatureAlgorithm,
+    backend: SignerBackend,
+) -> Result<&'static Signer, SignerError> {
     let signer = GLOBAL.get_or_init(|| {
         INITIALISATIONS.fetch_add(1, Ordering::Relaxed);
-        Signer { algorithm }
+        Signer::new(algorithm, backend)
     });
-    if signer.algorithm == algorithm {
-        Ok(signer)
-    } else {
-        Err(SignerError::AlreadyInitialised {
+    if signer.algorithm != algorithm {
+        return Err(SignerError::AlreadyInitialised {
             active: signer.algorithm.name(),
             requested: algorithm.name(),
-        })
+        });
     }
+    let requested = Curve::name_for(algorithm, backend);
+    if signer.curve.name() != requested {
+        return Err(SignerError::BackendAlreadyInitialised {
+            active: signer.curve.name(),
+            requested,
+        });
+    }
+    Ok(signer)
 }
 
 /// Borrows the process-wide signer; an error if [`init`] has not run.
@@ -200,8 +318,8 @@ pub fn global() -> Result<&'static Signer, SignerError> {
     GLOBAL.get().ok_or(SignerError::NotInitialised)
 }
 
-/// How many `Signer`s this process has built (0 or 1 by construction): exposed so tests can prove that a
-/// multi-threaded run initialised the algorithm exactly once.
+/// How many times the process signer was built (0 or 1 by construction; [`Signer::new`] does not count):
+/// exposed so tests can prove that a multi-threaded run initialised the algorithm exactly once.
 pub fn initialisations() -> u64 {
     INITIALISATIONS.load(Ordering::Relaxed)
 }
@@ -278,18 +396,64 @@ macro_rules! curve_ops {
 }
 
 curve_ops!(k1_recover, k1_sign, k1_address, k256, "secp256k1");
+
+/// secp256k1 recovery through libsecp256k1, for an `(r, s)` already checked non-zero and below n (so
+/// `from_compact`'s overflow rule never applies) and already held to the low-s rule where it applies
+/// (libsecp256k1's recovery itself accepts high s, as pre-Homestead transactions need).
+#[inline]
+fn libsecp_recover(
+    ctx: &secp256k1::Secp256k1<secp256k1::VerifyOnly>,
+    hash: &[u8; 32],
+    r: &[u8; 32],
+    s: &[u8; 32],
+    y_odd: bool,
+) -> Result<[u8; 20], SenderError> {
+    use secp256k1::ecdsa::{RecoverableSignature, RecoveryId};
+    let mut compact = [0u8; 64];
+    compact[..32].copy_from_slice(r);
+    compact[32..].copy_from_slice(s);
+    // Ethereum's v / y_parity carries only the y parity (ids 2 and 3, x-reduced r, are never used).
+    let id = if y_odd {
+        RecoveryId::One
+    } else {
+        RecoveryId::Zero
+    };
+    let sig = RecoverableSignature::from_compact(&compact, id)
+        .map_err(|_| SenderError::NotRecoverable)?;
+    let key = ctx
+        .recover_ecdsa(secp256k1::Message::from_digest(*hash), &sig)
+        .map_err(|_| SenderError::NotRecoverable)?;
+    Ok(address_from_uncompressed(&key.serialize_uncompressed()))
+}
 curve_ops!(r1_recover, r1_sign, r1_address, p256, "secp256r1");
 
 impl Signer {
-    /// The algorithm this process uses.
+    /// A signer of `algorithm` on `backend` (ignored on secp256r1) that is NOT the process signer: for
+    /// comparing backends side by side in one process (tests, `eraflow bench`). A libsecp256k1 signer builds its
+    /// context here, which costs far more than a recovery: build one and share it, never one per transaction.
+    /// Jobs use [`init_with`] instead.
+    pub fn new(algorithm: SignatureAlgorithm, backend: SignerBackend) -> Signer {
+        Signer {
+            algorithm,
+            curve: Curve::build(algorithm, backend),
+        }
+    }
+
+    /// The algorithm this signer recovers.
     pub fn algorithm(&self) -> SignatureAlgorithm {
         self.algorithm
+    }
+
+    /// The implementation behind it: `libsecp256k1` or `k256` on secp256k1, `p256` on secp256r1.
+    pub fn implementation(&self) -> &'static str {
+        self.curve.name()
     }
 
     /// Recovers the address that signed `hash` with `(r, s, y_odd)` (minimal big-endian `r`, `s` of at most
     /// 32 bytes). `low_s` enforces s <= n/2 ([EIP-2](https://eips.ethereum.org/EIPS/eip-2), secp256k1 only: R1 networks
     /// have no such rule, so it is not applied there). Checks, in order: zero r/s, r/s not below n, high s, then the
-    /// curve recovery.
+    /// curve recovery. These checks are the only place errors other than [`SenderError::NotRecoverable`] are
+    /// decided: the backends are handed only signatures that passed them, so they agree on every input.
     #[inline]
     pub fn recover_prehash(
         &self,
@@ -317,14 +481,13 @@ impl Signer {
         if s >= *n {
             return Err(SenderError::SOutOfRange);
         }
-        match self.algorithm {
-            SignatureAlgorithm::Secp256k1 => {
-                if low_s && s > *half_n {
-                    return Err(SenderError::HighS);
-                }
-                k1_recover(hash, &r, &s, y_odd)
-            }
-            SignatureAlgorithm::Secp256r1 => r1_recover(hash, &r, &s, y_odd),
+        if low_s && self.algorithm == SignatureAlgorithm::Secp256k1 && s > *half_n {
+            return Err(SenderError::HighS);
+        }
+        match &self.curve {
+            Curve::Libsecp256k1(ctx) => libsecp_recover(ctx, hash, &r, &s, y_odd),
+            Curve::K256 => k1_recover(hash, &r, &s, y_odd),
+            Curve::P256 => r1_recover(hash, &r, &s, y_odd),
         }
     }
 
@@ -488,21 +651,21 @@ mod tests {
     #[test]
     fn wide_r_or_s_is_out_of_range_not_truncated() {
         // A caller-supplied 33-byte r or s must not be cut down to its low 32 bytes.
-        let signer = Signer {
-            algorithm: SignatureAlgorithm::Secp256k1,
-        };
         let mut wide = [0u8; 33];
         wide[0] = 1;
         wide[32] = 1;
         let one = [1u8];
-        assert_eq!(
-            signer.recover_prehash(&[7; 32], &wide, &one, false, true),
-            Err(SenderError::ROutOfRange)
-        );
-        assert_eq!(
-            signer.recover_prehash(&[7; 32], &one, &wide, false, true),
-            Err(SenderError::SOutOfRange)
-        );
+        for backend in [SignerBackend::Libsecp256k1, SignerBackend::K256] {
+            let signer = Signer::new(SignatureAlgorithm::Secp256k1, backend);
+            assert_eq!(
+                signer.recover_prehash(&[7; 32], &wide, &one, false, true),
+                Err(SenderError::ROutOfRange)
+            );
+            assert_eq!(
+                signer.recover_prehash(&[7; 32], &one, &wide, false, true),
+                Err(SenderError::SOutOfRange)
+            );
+        }
         // Leading zeros beyond 32 bytes are harmless.
         assert_eq!(pad32(&[0, 0, 5]).map(|p| p[31]), Some(5));
         let mut padded = [0u8; 40];

@@ -40,12 +40,13 @@ pub fn verify(job: &Job) -> Result<Vec<FileReport>, JobError> {
                 checksum: false,
                 senders: false,
                 skip_receipts: false,
+                signer: None,
             },
             None,
         ),
     };
     if opts.senders {
-        init_signer(algorithm, opts.network.as_ref(), &files)?;
+        init_signer(algorithm, job.signer_backend, opts.network.as_ref(), &files)?;
     }
     Ok(crate::verify::verify_archives(&files, &opts))
 }
@@ -70,6 +71,7 @@ pub fn inspect(file: &Path, network: Option<&Network>) -> Result<FileReport, Job
         skip_receipts: false,
         network: network.cloned(),
         checksum: true,
+        signer: None,
     };
     Ok(match ArchiveKind::of(file) {
         Some(ArchiveKind::Era) => crate::verify::era::verify_file(file, &opts),
@@ -245,7 +247,12 @@ pub fn run(job: &Job) -> Result<RunOutcome, JobError> {
     let mut stages = Vec::new();
     if let Some(v) = &job.verify {
         if v.options.senders {
-            init_signer(v.signature_algorithm, v.options.network.as_ref(), &files)?;
+            init_signer(
+                v.signature_algorithm,
+                job.signer_backend,
+                v.options.network.as_ref(),
+                &files,
+            )?;
         }
         stages.push(Stage::Verify(v.options.clone()));
     }

@@ -5,7 +5,7 @@
 //! module holds none of its own. [`super::job::Job`] resolves a [`PipelineConfig`] into what the library runs.
 
 use crate::consensus::Fork;
-use crate::crypto::signer::SignatureAlgorithm;
+use crate::crypto::signer::{SignatureAlgorithm, SignerBackend};
 use crate::formats::ArchiveKind;
 use crate::prune::OutputFormat;
 use crate::sink::parquet::Compression;
@@ -37,6 +37,9 @@ pub struct PipelineConfig {
     /// `run`'s output lock: `wait` for another run, `no-wait` (exit 2 when in use), or `none`.
     #[serde(deserialize_with = "parsed")]
     pub lock: super::runlock::LockMode,
+    /// The secp256k1 implementation senders are recovered with (`libsecp256k1` or `k256`).
+    #[serde(deserialize_with = "parsed")]
+    pub signer_backend: SignerBackend,
     /// `[synth]`: create the inputs first.
     pub synth: Option<SynthStage>,
     /// `[verify]`: verify every input, and chains across files.
@@ -451,6 +454,26 @@ mod tests {
         .is_err());
         let v = file(&root.join("verify-archive.toml"), &[]).unwrap();
         assert!(v.export.is_none() && v.verify.is_some());
+    }
+
+    #[test]
+    fn signer_backend_defaults_to_libsecp256k1_and_is_checked() {
+        use crate::crypto::signer::SignerBackend;
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines");
+        let sample = root.join("sample.toml");
+        assert_eq!(
+            file(&sample, &[]).unwrap().signer_backend,
+            SignerBackend::Libsecp256k1
+        );
+        assert_eq!(
+            file(&sample, &["signer_backend=k256".into()])
+                .unwrap()
+                .signer_backend,
+            SignerBackend::K256
+        );
+        let err = file(&sample, &["signer_backend=openssl".into()]).unwrap_err();
+        let msg = crate::error::render(&err);
+        assert!(msg.contains("expected libsecp256k1 or k256"), "{msg}");
     }
 
     #[test]

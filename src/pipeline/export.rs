@@ -8,7 +8,7 @@
 //! [`crate::sink::names`].
 
 use super::report::{FileOutcome, OutcomeError, Progress};
-use crate::crypto::signer::SignerError;
+use crate::crypto::signer::{Signer, SignerBackend, SignerError};
 use crate::datasets::{Dataset, DatasetBuilder, DatasetError, ExportContext};
 use crate::formats::{Archive, ArchiveKind};
 use crate::network::Network;
@@ -30,6 +30,11 @@ pub struct ExportOptions {
     pub datasets: Vec<&'static dyn Dataset>,
     /// Recover senders (`from_address`); off leaves the column null and never touches the signer.
     pub senders: bool,
+    /// The secp256k1 implementation [`export`] builds the process signer with, when it builds it.
+    pub signer_backend: SignerBackend,
+    /// The signer senders are recovered with; `None`: the process signer, initialised by [`export`]. Set only
+    /// to compare signers side by side in one process (`eraflow bench`); jobs leave it `None`.
+    pub signer: Option<&'static Signer>,
     /// Network override; default from each file name.
     pub network: Option<Network>,
     /// Redo outputs even when the manifest proves them complete.
@@ -173,9 +178,9 @@ pub fn export(
         path: opts.out.clone(),
         source,
     })?;
-    if opts.senders {
+    if opts.senders && opts.signer.is_none() {
         // One algorithm per process, chosen before any worker starts.
-        super::job::init_signer(None, opts.network.as_ref(), paths)?;
+        super::job::init_signer(None, opts.signer_backend, opts.network.as_ref(), paths)?;
     }
     clean_stale_temporaries(&opts.out, &opts.datasets);
     let mut manifest = Manifest::load(&opts.out);
@@ -294,7 +299,7 @@ fn export_one(
     }
     // The signer only when senders are exported (then `export` initialised it before any worker started).
     let signer = if opts.senders {
-        match crate::crypto::signer::global() {
+        match opts.signer.map_or_else(crate::crypto::signer::global, Ok) {
             Ok(s) => Some(s),
             Err(e) => {
                 outcome.errors.push(OutcomeError::Signer {
@@ -319,6 +324,7 @@ fn export_one(
         checksum: false,
         senders: opts.senders,
         skip_receipts: !needs_receipts,
+        signer,
     };
     let mut sink_error: Option<OutcomeError> = None;
     // Empty chunks of an era file (runs of empty slots) add nothing; skipping them keeps files independent of

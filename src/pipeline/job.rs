@@ -5,7 +5,7 @@
 
 use super::config::{self, ConfigError, Layers, PipelineConfig};
 use super::export::ExportOptions;
-use crate::crypto::signer::{self, SignatureAlgorithm, SignerError};
+use crate::crypto::signer::{self, SignatureAlgorithm, SignerBackend, SignerError};
 use crate::formats::{ArchiveKind, ArchiveName};
 use crate::network::{Network, NetworkError};
 use crate::prune::{OutputFormat, PruneOptions};
@@ -39,6 +39,8 @@ pub struct Job {
     pub shard: Option<super::shard::Shard>,
     /// What `run` does about the output's run lock ([`super::runlock`]).
     pub lock: super::runlock::LockMode,
+    /// The secp256k1 implementation the process signer is built with when senders are recovered.
+    pub signer_backend: SignerBackend,
     /// Create the inputs first.
     pub synth: Option<SynthJob>,
     /// Verify every input.
@@ -160,6 +162,9 @@ pub enum JobError {
     /// The output's run lock is held by another run (and the job said not to wait) or cannot be taken.
     #[error(transparent)]
     Lock(#[from] super::runlock::LockError),
+    /// `eraflow bench` could not measure.
+    #[error("bench")]
+    Bench(#[from] crate::bench::BenchError),
     /// The worker pool cannot be built.
     #[error("threads = {threads}")]
     Threads {
@@ -285,6 +290,7 @@ impl Job {
                 checksum: v.checksum,
                 senders: v.senders,
                 skip_receipts: false,
+                signer: None,
             },
             signature_algorithm: v.signature_algorithm,
         });
@@ -307,6 +313,8 @@ impl Job {
                     out,
                     datasets,
                     senders: e.senders,
+                    signer_backend: cfg.signer_backend,
+                    signer: None,
                     network: network.clone(),
                     overwrite: e.overwrite,
                     parquet,
@@ -348,6 +356,7 @@ impl Job {
             threads: cfg.threads,
             shard: cfg.shard,
             lock: cfg.lock,
+            signer_backend: cfg.signer_backend,
             synth,
             verify,
             export,
@@ -442,9 +451,11 @@ pub fn set_threads(threads: usize) -> Result<(), JobError> {
 }
 
 /// Chooses the process's one signature algorithm — `explicit`, else the network's, else the first file
-/// whose name names a known network, else secp256k1 — and initialises it before any worker starts.
+/// whose name names a known network, else secp256k1 — and initialises it, on secp256k1 with `backend`, before
+/// any worker starts.
 pub fn init_signer(
     explicit: Option<SignatureAlgorithm>,
+    backend: SignerBackend,
     network: Option<&Network>,
     files: &[PathBuf],
 ) -> Result<&'static signer::Signer, SignerError> {
@@ -459,5 +470,5 @@ pub fn init_signer(
             .transpose()?
             .unwrap_or_default(),
     };
-    signer::init(algorithm)
+    signer::init_with(algorithm, backend)
 }

@@ -58,7 +58,7 @@ pub fn read(
         ),
     })?;
     let signer = match senders {
-        true => Some(init_signer(None, Some(&network), &[])?),
+        true => Some(init_signer(None, Default::default(), Some(&network), &[])?),
         false => None,
     };
     let datasets = [dataset];
@@ -74,6 +74,7 @@ pub fn read(
         checksum: false,
         senders,
         skip_receipts: !dataset.needs_receipts(),
+        signer: None,
     };
     let mut batches = Vec::new();
     let mut dataset_error = None;

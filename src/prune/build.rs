@@ -211,6 +211,7 @@ fn build(
         checksum: false,
         senders: false,
         skip_receipts: true,
+        signer: None,
     };
     let (sources, lists) = std::thread::scope(|s| -> Result<_, PruneError> {
         let (send, recv) = std::sync::mpsc::sync_channel::<ChunkOut>(WRITE_QUEUE);

@@ -175,7 +175,7 @@ pub fn verify_file_with<V: BeaconVisitor>(
     path: &Path,
     opts: &VerifyOptions,
     visitor: &V,
-    mut emit: impl FnMut(V::Chunk),
+    mut emit: impl FnMut(V::Chunk) + Send,
 ) -> FileReport {
     let mut report = FileReport::start(path, "era");
     let file = match EraFile::open(path) {
@@ -325,9 +325,10 @@ pub fn verify_file_with<V: BeaconVisitor>(
             .step_by(CHUNK as usize)
             .map(|s| (s, (s + CHUNK).min(n)))
             .collect();
+        // Each window's outputs are emitted while the next one is verified.
         let window = (rayon::current_num_threads() * 2).max(2);
-        for group in chunks.chunks(window) {
-            let results: Vec<_> = group
+        let work = |group: &[(u64, u64)]| -> Vec<_> {
+            group
                 .par_iter()
                 .map_init(FramedDecoder::new, |dec, &(s, e)| {
                     let mut out = visitor.start_chunk(index.start_slot + s);
@@ -358,16 +359,18 @@ pub fn verify_file_with<V: BeaconVisitor>(
                     }
                     (found, counts, errors, out)
                 })
-                .collect();
+                .collect()
+        };
+        super::pipelined_windows(&chunks, window, work, |results| {
             for (f, c, errs, out) in results {
                 slot_facts.extend(f);
-                counts = counts.merge(c);
+                counts = std::mem::take(&mut counts).merge(c);
                 for e in errs {
                     report.error(e);
                 }
                 emit(out);
             }
-        }
+        });
         sequential_checks(&file, &state, &sf, &slot_facts, &mut beacon, &mut report);
     }
     beacon.blocks_per_fork = counts

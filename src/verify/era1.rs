@@ -33,12 +33,17 @@ pub struct VerifyOptions {
     pub network: Option<Network>,
     /// Also compute the sha256 of each file for the report.
     pub checksum: bool,
-    /// Also recover every transaction's sender with the process-wide signer (which must be initialised, with
-    /// the algorithm of the files' network, before calling).
+    /// Also recover every transaction's sender with `signer`, or else the process-wide signer (which must be
+    /// initialised, with the algorithm of the files' network, before calling).
     pub senders: bool,
     /// Skip receipts entirely (no decompression, no receipts root, blooms or gas checks): for paths that
     /// need only headers and transactions, like prune manifests.
     pub skip_receipts: bool,
+    /// The signer senders are recovered with; `None`: the process signer ([`signer::global`]). Set only to
+    /// compare signers side by side in one process (`eraflow bench`); jobs leave it `None`.
+    ///
+    /// [`signer::global`]: crate::crypto::signer::global
+    pub signer: Option<&'static Signer>,
 }
 
 /// One block that passed every per-block check, as handed to a [`BlockVisitor`].
@@ -179,12 +184,13 @@ pub fn verify_file(path: &Path, opts: &VerifyOptions) -> FileReport {
 
 /// Verifies one era1 file and runs `visitor` over every block that passes its per-block checks; `emit` gets
 /// each chunk's output in block order, a bounded window of chunks at a time (memory does not grow with the
-/// file). Whether the file as a whole verified is only known from the returned report.
+/// file), while the workers verify the next window. Whether the file as a whole verified is only known from the
+/// returned report.
 pub fn verify_file_with<V: BlockVisitor>(
     path: &Path,
     opts: &VerifyOptions,
     visitor: &V,
-    mut emit: impl FnMut(V::Chunk),
+    mut emit: impl FnMut(V::Chunk) + Send,
 ) -> FileReport {
     let mut report = FileReport::start(path, "era1");
     let file = match Era1File::open(path) {
@@ -251,10 +257,11 @@ pub fn verify_file_with<V: BlockVisitor>(
         .collect();
     let mut facts = Vec::with_capacity(n as usize);
     let mut counts = Counts::default();
-    // A window of chunks in flight: enough to keep every thread busy, bounded so outputs stream out.
+    // A window of chunks in flight: enough to keep every thread busy, bounded so outputs stream out; each
+    // window's outputs are emitted while the next one is verified.
     let window = (rayon::current_num_threads() * 2).max(2);
-    for group in chunks.chunks(window) {
-        let results: Vec<ChunkResult<V::Chunk>> = group
+    let work = |group: &[(u64, u64)]| -> Vec<ChunkResult<V::Chunk>> {
+        group
             .par_iter()
             .map_init(BlockDecoders::default, |dec, &(s, e)| {
                 let mut out = visitor.start_chunk(file.first_block() + s);
@@ -283,16 +290,18 @@ pub fn verify_file_with<V: BlockVisitor>(
                 }
                 (facts, counts, errors, out)
             })
-            .collect();
+            .collect()
+    };
+    super::pipelined_windows(&chunks, window, work, |results| {
         for (f, c, errs, out) in results {
             facts.extend(f);
-            counts = counts.merge(c);
+            counts = std::mem::take(&mut counts).merge(c);
             for e in errs {
                 report.error(e);
             }
             emit(out);
         }
-    }
+    });
     report.transactions = counts.transactions;
     report.ommers = counts.ommers;
     report.receipts = counts.receipts;

@@ -55,8 +55,9 @@ pub(crate) fn hex0x(b: &[u8]) -> String {
     format!("0x{}", hex::encode(b))
 }
 
-/// The process-wide signer when senders are asked for: looked up once per file, never per transaction, and
-/// refused (as a report error) when the file's network signs with another curve. `Err(())` means the error is
+/// The signer when senders are asked for (the options' own, else the process-wide one): looked up once per
+/// file, never per transaction, and refused (as a report error) when the file's network signs with another
+/// curve. `Err(())` means the error is
 /// in the report and the file cannot be verified with senders.
 pub(crate) fn process_signer(
     opts: &VerifyOptions,
@@ -67,7 +68,7 @@ pub(crate) fn process_signer(
     if !opts.senders {
         return Ok(None);
     }
-    match signer::global() {
+    match opts.signer.map_or_else(signer::global, Ok) {
         Ok(s) => {
             let want = network.map_or("secp256k1", |n| n.signature_algorithm.as_str());
             if s.algorithm().name() != want {
@@ -85,6 +86,35 @@ pub(crate) fn process_signer(
             report.error(format!("{}: senders requested: {e}", path.display()));
             Err(())
         }
+    }
+}
+
+/// Works through `chunks` a window at a time: `work` processes one window (in parallel, on the current rayon
+/// pool) and `absorb` takes its results, in order, while the NEXT window is being worked on. The serial part
+/// (merging facts, writing Parquet) then overlaps the parallel part instead of leaving the other workers idle
+/// between windows; at most two windows' results are held at once. On one thread it is plain sequential work.
+pub(crate) fn pipelined_windows<C: Sync, R: Send>(
+    chunks: &[C],
+    window: usize,
+    work: impl Fn(&[C]) -> Vec<R> + Sync,
+    mut absorb: impl FnMut(Vec<R>) + Send,
+) {
+    let mut pending: Option<Vec<R>> = None;
+    for group in chunks.chunks(window.max(1)) {
+        let previous = pending.take();
+        let absorb = &mut absorb;
+        let ((), results) = rayon::join(
+            move || {
+                if let Some(p) = previous {
+                    absorb(p)
+                }
+            },
+            || work(group),
+        );
+        pending = Some(results);
+    }
+    if let Some(p) = pending {
+        absorb(p);
     }
 }
 

@@ -31,6 +31,7 @@ fn real_files_verify_and_match_expected_summaries() {
             checksum: true,
             senders: false,
             skip_receipts: false,
+            signer: None,
         },
     );
     assert_eq!(reports.len(), 4);

@@ -15,6 +15,7 @@ mod testdata;
 mod util;
 
 mod analyst_readers;
+mod bench;
 mod era1_real;
 mod export;
 mod export_era;
@@ -25,6 +26,7 @@ mod prune_real;
 mod prune_synth;
 mod schedule;
 mod shard;
+mod signer_backends;
 mod signer_k256;
 mod signer_sepolia;
 mod ssz_crosscheck;

@@ -14,6 +14,8 @@ pub fn export_opts(out: &Path, senders: bool) -> ExportOptions {
         out: out.to_path_buf(),
         datasets: datasets::ALL.to_vec(),
         senders,
+        signer_backend: Default::default(),
+        signer: None,
         network: None,
         overwrite: false,
         parquet: ParquetOptions::default(),

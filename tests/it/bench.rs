@@ -1,0 +1,72 @@
+//! `eraflow bench` runs end to end on a tiny synthetic input: every stage and floor is measured (on both
+//! secp256k1 backends, and on an era file) and every goal ratio is computed, so the command the README and
+//! docs/performance.md quote keeps working.
+
+use std::process::Command;
+
+/// Runs `eraflow bench` on 16 blocks of 2 transactions (an era file of 64 validators), once, in a temporary
+/// directory.
+fn bench(extra: &[&str]) -> std::process::Output {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_eraflow"))
+        .args([
+            "bench",
+            "--blocks",
+            "16",
+            "--txs-per-block",
+            "2",
+            "--validators",
+            "64",
+            "--runs",
+            "1",
+        ])
+        .arg("--dir")
+        .arg(dir.path())
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "eraflow bench {extra:?}: {}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+#[test]
+fn bench_runs_on_a_tiny_input() {
+    let json: serde_json::Value = serde_json::from_slice(&bench(&["--json"]).stdout).unwrap();
+    let lines = json["measurements"].as_array().expect("measurements");
+    let names: Vec<&str> = lines.iter().map(|m| m["name"].as_str().unwrap()).collect();
+    for want in [
+        "floor: snappy decompression (all records)",
+        "floor: raw libsecp256k1 recovery of every signature",
+        "floor: raw k256 recovery of every signature",
+        "decode + verify + senders (libsecp256k1), 1 thread",
+        "decode + verify + senders (k256), 1 thread",
+        "export with senders (libsecp256k1), 1 thread",
+        "export with senders (k256), 1 thread",
+        "export with senders (libsecp256k1), 2 threads",
+        "floor: parquet encode of the same rows",
+        "floor: sha256 of every block era verification hashes",
+        "era verification (state root + blocks + payloads), 1 thread",
+    ] {
+        assert!(names.contains(&want), "{want} missing from {names:?}");
+    }
+    for m in lines {
+        let s = m["seconds"].as_f64().unwrap();
+        assert!(s.is_finite() && s > 0.0, "{m}");
+    }
+    assert!(json["era_sha256_blocks"].as_u64().unwrap() > 0);
+    let ratios = json["ratios"].as_array().expect("ratios");
+    let goals = ratios.iter().filter(|r| !r["goal"].is_null()).count();
+    assert_eq!(goals, 4, "{ratios:?}");
+    for r in ratios {
+        assert!(r["value"].as_f64().unwrap().is_finite(), "{r}");
+    }
+    let text = String::from_utf8(bench(&[]).stdout).unwrap();
+    assert!(text.contains("2 threads speed-up over 1"), "{text}");
+    assert!(text.contains("load average"), "{text}");
+}
