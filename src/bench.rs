@@ -248,16 +248,19 @@ fn read_batches(
     Ok(all)
 }
 
-/// Prints measurements with each one's ratio to the first two floors.
-pub fn print(ms: &[Measurement]) {
+/// Writes measurements with each one's ratio to the first two floors (the caller chooses where: a closed or
+/// full standard output is the caller's error to handle, not a panic).
+pub fn write(ms: &[Measurement], w: &mut dyn std::io::Write) -> std::io::Result<()> {
     let floor = ms.first().map_or(1.0, |m| m.seconds);
     let keccak = ms.get(1).map_or(1.0, |m| m.seconds);
-    println!(
+    writeln!(
+        w,
         "{:<44} {:>9} {:>11} {:>11} {:>9} {:>10} {:>10}",
         "stage", "seconds", "blocks/s", "txs/s", "MB/s", "÷snappy", "÷keccak"
-    );
+    )?;
     for m in ms {
-        println!(
+        writeln!(
+            w,
             "{:<44} {:>9.3} {:>11.0} {:>11.0} {:>9.1} {:>10.2} {:>10.2}",
             m.name,
             m.seconds,
@@ -266,7 +269,7 @@ pub fn print(ms: &[Measurement]) {
             m.archive_mb_per_second,
             m.seconds / floor,
             m.seconds / keccak
-        );
+        )?;
     }
     if let (Some(one), Some(two)) = (
         ms.iter()
@@ -274,15 +277,18 @@ pub fn print(ms: &[Measurement]) {
         ms.iter()
             .find(|m| m.name == "export with senders, 2 threads"),
     ) {
-        println!(
+        writeln!(
+            w,
             "2-thread speed-up of export with senders: {:.2}x",
             one.seconds / two.seconds
-        );
+        )?;
     }
     if let Some(rss) = crate::pipeline::report::peak_rss_bytes() {
-        println!(
+        writeln!(
+            w,
             "peak RSS of this process: {:.1} MiB",
             rss as f64 / (1 << 20) as f64
-        );
+        )?;
     }
+    Ok(())
 }

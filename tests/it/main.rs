@@ -15,6 +15,7 @@ mod testdata;
 mod util;
 
 mod analyst_readers;
+mod cli_output;
 mod era1_real;
 mod export;
 mod export_era;

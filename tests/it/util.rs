@@ -87,3 +87,18 @@ pub fn unpack_era(p: &Path) -> (Vec<(u64, Vec<u8>)>, Vec<u8>) {
         .to_vec();
     (blocks, state)
 }
+
+/// The `eraflow` binary, for command-line tests.
+pub fn eraflow() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_eraflow"))
+}
+
+/// A synthetic synthnet era1 file of `blocks` blocks from era 0, written into `dir`.
+pub fn synth_era1(dir: &Path, blocks: u64, txs_per_block: u32) -> PathBuf {
+    let mut o = eraflow::synth::era1::SynthOptions::new(
+        eraflow::network::Network::by_name("synthnet").unwrap(),
+    );
+    o.blocks = blocks;
+    o.txs_per_block = txs_per_block;
+    eraflow::synth::era1::write(dir, &o).unwrap().remove(0)
+}
