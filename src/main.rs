@@ -88,11 +88,7 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
                     n - failed
                 ));
             }
-            Ok(if failed > 0 {
-                ExitStatus::DataErrors
-            } else {
-                ExitStatus::Ok
-            })
+            Ok(ExitStatus::of_files(&reports))
         }
         Command::Synth {
             out,
@@ -230,11 +226,7 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             let job = f.job(threads, None, &[])?;
             let r = pipeline::inspect(&file, job.network.as_ref())?;
             stdout.line(eraflow::verify::render::inspect_text(&r));
-            Ok(if r.ok {
-                ExitStatus::Ok
-            } else {
-                ExitStatus::DataErrors
-            })
+            Ok(ExitStatus::of_file(&r))
         }
         Command::Prune {
             check: Some(PruneCommand::Check { dir }),

@@ -15,11 +15,13 @@ mod testdata;
 mod util;
 
 mod analyst_readers;
+mod cli_exit;
 mod cli_output;
 mod era1_real;
 mod export;
 mod export_era;
 mod formats_era;
+mod inputs;
 mod kill_resume;
 mod payload_hash;
 mod prune_real;

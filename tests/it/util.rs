@@ -102,3 +102,13 @@ pub fn synth_era1(dir: &Path, blocks: u64, txs_per_block: u32) -> PathBuf {
     o.txs_per_block = txs_per_block;
     eraflow::synth::era1::write(dir, &o).unwrap().remove(0)
 }
+
+/// Runs `cmd` and returns (exit code, stdout, stderr); `None` as the code when a signal ended it.
+pub fn run(cmd: &mut std::process::Command) -> (Option<i32>, String, String) {
+    let o = cmd.output().unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
