@@ -195,3 +195,48 @@ fn an_unreadable_input_is_an_io_error() {
     assert_eq!(c, Some(2), "{msg}");
     assert!(msg.contains("Permission denied"), "{msg}");
 }
+
+#[test]
+fn network_presets_refuse_unknown_keys_and_bad_hex() {
+    let d = tempfile::tempdir().unwrap();
+    let input = synth_era1(&d.path().join("in"), 5, 1);
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/networks/synthnet.toml"),
+    )
+    .unwrap();
+    let preset = d.path().join("private.toml");
+    // A misspelt key must not leave the default (secp256k1) silently in force.
+    std::fs::write(
+        &preset,
+        text.replace(
+            "signature_algorithm = \"secp256k1\"",
+            "signature_algoritm = \"secp256r1\"",
+        ),
+    )
+    .unwrap();
+    let (c, msg) = code(&["verify", "--network", s(&preset), s(&input)]);
+    assert_eq!(c, Some(2), "{msg}");
+    assert!(
+        msg.contains("signature_algoritm") && msg.contains("private.toml"),
+        "{msg}"
+    );
+    // A genesis hash that is not hex: refused when the preset is loaded, not a failed check later.
+    std::fs::write(
+        &preset,
+        text.replace(
+            "genesis_hash = \"0x0000000000000000000000000000000000000000000000000000000000000000\"",
+            "genesis_hash = \"0xnothex\"",
+        ),
+    )
+    .unwrap();
+    let (c, msg) = code(&["verify", "--network", s(&preset), s(&input)]);
+    assert_eq!(c, Some(2), "{msg}");
+    assert!(
+        msg.contains("genesis_hash") && msg.contains("0xnothex"),
+        "{msg}"
+    );
+    std::fs::write(&preset, text.replace("0x5e7a11ce", "0x5e7a11cg")).unwrap();
+    let (c, msg) = code(&["verify", "--network", s(&preset), s(&input)]);
+    assert_eq!(c, Some(2), "{msg}");
+    assert!(msg.contains("genesis_validators_root"), "{msg}");
+}
