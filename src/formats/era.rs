@@ -78,6 +78,17 @@ fn read_index(
         ));
     }
     let start_slot = u64::from_le_bytes(d[..8].try_into().unwrap_or_default());
+    // Slots are u64: an index reaching past 2^64 - 1 is garbage (and later slot arithmetic would wrap). The
+    // bound keeps one spare era, so `start_slot + 8192` (the block index's link to the state's slot) is exact.
+    if start_slot.checked_add(count + SLOTS_PER_ERA).is_none() {
+        return Err(FormatError::at(
+            offset + HEADER_LEN as u64,
+            FormatErrorKind::Index(format!(
+                "starting slot {start_slot} with {count} entries passes the largest slot {}",
+                u64::MAX - SLOTS_PER_ERA
+            )),
+        ));
+    }
     let mut offsets = Vec::with_capacity(count as usize);
     for (i, c) in d[8..d.len() - 8].chunks_exact(8).enumerate() {
         let rel = i64::from_le_bytes(c.try_into().unwrap_or_default());

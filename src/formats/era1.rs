@@ -154,6 +154,17 @@ impl Era1File {
             ));
         }
         let start = u64::from_le_bytes(rec.data[..8].try_into().unwrap_or_default());
+        // Block numbers are u64: an index whose last block would pass 2^64 - 1 is garbage, not history (and
+        // would make every "first..=last" computed from it wrap around).
+        if start.checked_add(count - 1).is_none() {
+            return Err(FormatError::at(
+                index_offset + HEADER_LEN as u64,
+                FormatErrorKind::Index(format!(
+                    "starting block number {start} with {count} blocks passes the largest block number {}",
+                    u64::MAX
+                )),
+            ));
+        }
         let mut offsets = Vec::with_capacity(count as usize);
         for (i, c) in rec.data[8..8 + 8 * count as usize]
             .chunks_exact(8)

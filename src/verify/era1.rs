@@ -201,12 +201,16 @@ pub fn verify_file_with<V: BlockVisitor>(
     let parsed_name = ArchiveName::parse_as(ArchiveKind::Era1, name);
     let network = match (&opts.network, &parsed_name) {
         (Some(n), _) => Some(n.clone()),
+        // A canonical name that names no known network is an error, not a warning: the fork rules and the
+        // genesis hash could not be checked, so "verified" would claim more than was done. The other checks
+        // still run, and --network (or a preset file) says which rules apply.
         (None, Ok(n)) => match Network::by_name(&n.network) {
             Ok(net) => Some(net),
             Err(e) => {
-                report
-                    .warnings
-                    .push(format!("fork rules and genesis hash not checked: {e}"));
+                report.error(format!(
+                    "{}: the file name's network is not known, so fork rules and the genesis hash cannot be checked: {e}; pass --network",
+                    path.display()
+                ));
                 None
             }
         },

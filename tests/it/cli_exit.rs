@@ -240,3 +240,51 @@ fn network_presets_refuse_unknown_keys_and_bad_hex() {
     assert_eq!(c, Some(2), "{msg}");
     assert!(msg.contains("genesis_validators_root"), "{msg}");
 }
+
+#[test]
+fn a_file_named_for_an_unknown_network_fails_unless_the_network_is_given() {
+    let d = tempfile::tempdir().unwrap();
+    let input = synth_era1(&d.path().join("in"), 20, 2);
+    let name = input.file_name().unwrap().to_str().unwrap();
+    let renamed = input.with_file_name(name.replace("synthnet-", "foonet-"));
+    std::fs::rename(&input, &renamed).unwrap();
+    let (c, msg) = code(&["verify", s(&renamed)]);
+    assert_eq!(c, Some(1), "{msg}");
+    assert!(
+        msg.contains("foonet") && msg.contains("--network") && msg.contains("FAIL"),
+        "{msg}"
+    );
+    let (c, msg) = code(&["verify", "--network", "synthnet", s(&renamed)]);
+    assert_eq!(c, Some(0), "{msg}");
+    // A name that is not canonical at all keeps today's behaviour: the name itself is the error.
+    let odd = renamed.with_file_name("odd.era1");
+    std::fs::rename(&renamed, &odd).unwrap();
+    let (c, msg) = code(&["verify", s(&odd)]);
+    assert_eq!(c, Some(1), "{msg}");
+    assert!(msg.contains("file name"), "{msg}");
+}
+
+/// An era1 index whose block numbers would pass 2^64 - 1 is refused with the offset and the values, instead
+/// of printing a wrapped range such as `blocks 18446744073709551605..=52`.
+#[test]
+fn an_index_starting_near_2_pow_64_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let input = synth_era1(&d.path().join("in"), 64, 1);
+    let mut bytes = std::fs::read(&input).unwrap();
+    let index_at = bytes.len() - (8 + 16 + 8 * 64);
+    let start = u64::MAX - 10;
+    bytes[index_at + 8..index_at + 16].copy_from_slice(&start.to_le_bytes());
+    std::fs::write(&input, &bytes).unwrap();
+    let (c, msg) = code(&["verify", s(&input)]);
+    assert_eq!(c, Some(1), "{msg}");
+    assert!(
+        msg.contains(&format!("at byte offset {}", index_at + 8))
+            && msg.contains(&start.to_string())
+            && msg.contains("64 blocks"),
+        "{msg}"
+    );
+    assert!(!msg.contains("..=52"), "{msg}");
+    let (c, msg) = code(&["inspect", s(&input)]);
+    assert_eq!(c, Some(1), "{msg}");
+    assert!(!msg.contains("panicked"), "{msg}");
+}
