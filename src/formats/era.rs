@@ -23,6 +23,28 @@ use std::path::{Path, PathBuf};
 /// Slots per era file (SLOTS_PER_HISTORICAL_ROOT of the mainnet preset).
 pub const SLOTS_PER_ERA: u64 = 8192;
 
+/// Largest decompressed `CompressedSignedBeaconBlock` accepted. A block's size is its execution payload's
+/// transactions plus at most ~0.2 MB of consensus operations (attestations, slashings, deposits, exits):
+/// payloads stayed under ~9 MB (36M gas of zero calldata at 4 gas a byte; EIP-7623 raised that to 10 gas in
+/// Pectra) and EIP-7934 caps an execution block at 10 MiB of RLP from Fusaka on; 32 MiB is 3x that.
+pub const MAX_BLOCK_BYTES: usize = 32 << 20;
+
+/// Largest decompressed `CompressedBeaconState` accepted. A state is dominated by its validator registry,
+/// ~150 bytes a validator with balances, participation and inactivity scores (~170 MB at mainnet's ~1.1M
+/// validators in 2025); every ETH in existence staked in 32-ETH validators would be ~3.8M validators, ~570 MB.
+/// 1 GiB covers that. Era files are verified one at a time, so one state buffer is live per process.
+pub const MAX_STATE_BYTES: usize = 1 << 30;
+
+/// A decoder for `CompressedSignedBeaconBlock` records (capped at [`MAX_BLOCK_BYTES`]); one per worker.
+pub fn block_decoder() -> super::snappy::FramedDecoder {
+    super::snappy::FramedDecoder::with_max_output(MAX_BLOCK_BYTES)
+}
+
+/// A decoder for the `CompressedBeaconState` record (capped at [`MAX_STATE_BYTES`]).
+pub fn state_decoder() -> super::snappy::FramedDecoder {
+    super::snappy::FramedDecoder::with_max_output(MAX_STATE_BYTES)
+}
+
 /// A slot index: the starting slot and the absolute file offset of each slot's record (`None` = empty slot).
 #[derive(Debug, Clone)]
 pub struct SlotIndex {

@@ -302,42 +302,29 @@ pub fn total_difficulty(record: &Record<'_>) -> alloy_primitives::U256 {
     alloy_primitives::U256::from_le_slice(record.data)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// Largest decompressed `CompressedHeader` accepted. A header is ~540 bytes on mainnet (15-16 fields, a 256-byte
+/// bloom, `extra_data` of at most 32 bytes); Clique networks put their signer list in `extra_data` (20 bytes a
+/// signer), and 64 KiB (one snappy chunk) still holds ~3,000 signers.
+pub const MAX_HEADER_BYTES: usize = 64 << 10;
 
-    #[test]
-    fn names() {
-        let n = ArchiveName::parse_as(ArchiveKind::Era1, "sepolia-00021-b8814b14.era1").unwrap();
-        assert_eq!(
-            (n.network.as_str(), n.era, n.short_root),
-            ("sepolia", 21, [0xb8, 0x81, 0x4b, 0x14])
-        );
-        let n =
-            ArchiveName::parse_as(ArchiveKind::Era1, "synthnet-r1-00002-00112233.era1").unwrap();
-        assert_eq!((n.network.as_str(), n.era), ("synthnet-r1", 2));
-        for bad in [
-            "x.era1",
-            "mainnet-0-5ec1ffb8.era1",
-            "mainnet-00000-5ec1ffb.era1",
-            "mainnet-00000-5ec1ffbz.era1",
-            "mainnet-00000-5ec1ffb8.era",
-        ] {
-            assert!(
-                ArchiveName::parse_as(ArchiveKind::Era1, bad).is_err(),
-                "{bad}"
-            );
-        }
-        assert_eq!(
-            ArchiveName::format(ArchiveKind::Era1, "mainnet", 3, &[0xab; 32]),
-            "mainnet-00003-abababab.era1"
-        );
-    }
-}
+/// Largest decompressed `CompressedBody` accepted. Pre-merge blocks are bounded by gas: at mainnet's and
+/// Sepolia's pre-merge limit of 30M gas a block holds at most ~7.5 MB of transaction data (4 gas per zero
+/// byte, EIP-2028), plus two ommer headers; 32 MiB leaves room for a private network with 4x that gas limit.
+pub const MAX_BODY_BYTES: usize = 32 << 20;
+
+/// Largest decompressed `CompressedReceipts` accepted. Receipts are bounded by gas too: log data costs 8 gas
+/// a byte and each log 375, so 30M gas buys ~3.75 MB of log data, plus a 256-byte bloom per receipt (at most
+/// ~1,430 transactions of 21,000 gas): ~4.2 MB; 16 MiB is ~4x that.
+pub const MAX_RECEIPTS_BYTES: usize = 16 << 20;
+
+// `TotalDifficulty` records are not compressed: exactly 32 bytes, checked by `Era1File::block`.
 
 /// One framed decoder per record kind, so header, body and receipts of a block can be held at once.
 /// Create one per worker thread and reuse it for every block.
-#[derive(Default)]
+///
+/// Each decoder refuses to produce more than its kind's cap ([`MAX_HEADER_BYTES`], [`MAX_BODY_BYTES`],
+/// [`MAX_RECEIPTS_BYTES`]) and grows its buffer only as far as the data asks, so a decompression bomb costs a
+/// verification thread at most ~48 MiB, not the 1 GiB a state may need.
 pub struct BlockDecoders {
     /// Decodes `CompressedHeader` records.
     pub header: super::snappy::FramedDecoder,
@@ -345,6 +332,17 @@ pub struct BlockDecoders {
     pub body: super::snappy::FramedDecoder,
     /// Decodes `CompressedReceipts` records.
     pub receipts: super::snappy::FramedDecoder,
+}
+
+impl Default for BlockDecoders {
+    fn default() -> Self {
+        use super::snappy::FramedDecoder;
+        BlockDecoders {
+            header: FramedDecoder::with_max_output(MAX_HEADER_BYTES),
+            body: FramedDecoder::with_max_output(MAX_BODY_BYTES),
+            receipts: FramedDecoder::with_max_output(MAX_RECEIPTS_BYTES),
+        }
+    }
 }
 
 /// Decompresses one record with `dec`, locating any error at the record in `file`, block `number`.
@@ -477,5 +475,38 @@ impl Era1Writer {
         self.out.commit()?;
         std::fs::rename(&tmp_dest, &dest)?;
         Ok(dest)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        let n = ArchiveName::parse_as(ArchiveKind::Era1, "sepolia-00021-b8814b14.era1").unwrap();
+        assert_eq!(
+            (n.network.as_str(), n.era, n.short_root),
+            ("sepolia", 21, [0xb8, 0x81, 0x4b, 0x14])
+        );
+        let n =
+            ArchiveName::parse_as(ArchiveKind::Era1, "synthnet-r1-00002-00112233.era1").unwrap();
+        assert_eq!((n.network.as_str(), n.era), ("synthnet-r1", 2));
+        for bad in [
+            "x.era1",
+            "mainnet-0-5ec1ffb8.era1",
+            "mainnet-00000-5ec1ffb.era1",
+            "mainnet-00000-5ec1ffbz.era1",
+            "mainnet-00000-5ec1ffb8.era",
+        ] {
+            assert!(
+                ArchiveName::parse_as(ArchiveKind::Era1, bad).is_err(),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            ArchiveName::format(ArchiveKind::Era1, "mainnet", 3, &[0xab; 32]),
+            "mainnet-00003-abababab.era1"
+        );
     }
 }

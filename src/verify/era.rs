@@ -239,7 +239,7 @@ pub fn verify_file_with<V: BeaconVisitor>(
             return report;
         }
     };
-    let mut dec = FramedDecoder::new();
+    let mut dec = crate::formats::era::state_decoder();
     let state_bytes = match dec.decompress(state_rec.data) {
         Ok(b) => b,
         Err(k) => {
@@ -331,7 +331,7 @@ pub fn verify_file_with<V: BeaconVisitor>(
         for group in chunks.chunks(window) {
             let results: Vec<_> = group
                 .par_iter()
-                .map_init(FramedDecoder::new, |dec, &(s, e)| {
+                .map_init(crate::formats::era::block_decoder, |dec, &(s, e)| {
                     let mut out = visitor.start_chunk(index.start_slot + s);
                     let mut found = Vec::new();
                     let mut counts = Counts::default();

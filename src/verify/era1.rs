@@ -893,7 +893,7 @@ pub fn verify_files(paths: &[std::path::PathBuf], opts: &VerifyOptions) -> Vec<F
 fn first_parent_hash(path: &Path) -> Option<String> {
     let file = Era1File::open(path).ok()?;
     let t = file.block(0).ok()?;
-    let mut dec = crate::formats::snappy::FramedDecoder::new();
-    let raw = dec.decompress(t.header.data).ok()?;
+    let mut dec = BlockDecoders::default();
+    let raw = dec.header.decompress(t.header.data).ok()?;
     Some(hex0x(HeaderView::decode(raw).ok()?.parent_hash()))
 }

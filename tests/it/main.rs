@@ -15,6 +15,7 @@ mod testdata;
 mod util;
 
 mod analyst_readers;
+mod bombs;
 mod cli_exit;
 mod cli_output;
 mod era1_real;
