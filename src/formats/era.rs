@@ -16,8 +16,7 @@
 use super::archive::{ArchiveKind, ArchiveName};
 use super::e2store::{read_record_at, Record, RecordType, HEADER_LEN};
 use super::error::{FormatError, FormatErrorKind};
-use memmap2::Mmap;
-use std::fs::File;
+use super::mapped::MappedFile;
 use std::path::{Path, PathBuf};
 
 /// Slots per era file (SLOTS_PER_HISTORICAL_ROOT of the mainnet preset).
@@ -60,7 +59,7 @@ pub struct SlotIndex {
 /// An era file, memory-mapped, with its slot indices located and bounds-checked.
 pub struct EraFile {
     path: PathBuf,
-    map: Mmap,
+    map: MappedFile,
     state_index: SlotIndex,
     block_index: Option<SlotIndex>,
 }
@@ -138,14 +137,21 @@ fn read_index(
 }
 
 impl EraFile {
-    /// Maps `path` and reads its slot indices.
+    /// Maps `path` and reads its slot indices (guarded like [`super::era1::Era1File::open`]).
     pub fn open(path: &Path) -> Result<Self, FormatError> {
-        let io =
-            |e: std::io::Error| FormatError::at(0, FormatErrorKind::Io(e.into())).in_file(path);
-        let file = File::open(path).map_err(io)?;
-        // SAFETY: read-only map of an immutable archive (see Era1File::open).
-        let map = unsafe { Mmap::map(&file) }.map_err(io)?;
-        let (state_index, block_index) = Self::read_indices(&map).map_err(|e| e.in_file(path))?;
+        Self::from_map(path, MappedFile::open(path)?)
+    }
+
+    /// Reads `bytes` (copied into memory) as the era file `path` names, without touching the file system.
+    pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Self, FormatError> {
+        let map = MappedFile::from_bytes(bytes)
+            .map_err(|e| FormatError::at(0, FormatErrorKind::Io(e.into())).in_file(path))?;
+        Self::from_map(path, map)
+    }
+
+    fn from_map(path: &Path, map: MappedFile) -> Result<Self, FormatError> {
+        let (state_index, block_index) =
+            Self::read_indices(map.bytes()).map_err(|e| e.in_file(path))?;
         Ok(EraFile {
             path: path.to_path_buf(),
             map,
@@ -203,7 +209,15 @@ impl EraFile {
     }
     /// The whole file (the memory map).
     pub fn bytes(&self) -> &[u8] {
-        &self.map
+        self.map.bytes()
+    }
+
+    /// Fails when the file changed since it was opened (see [`MappedFile::check_unchanged`]): call it once
+    /// the file is processed.
+    pub fn check_unchanged(&self) -> Result<(), FormatError> {
+        self.map
+            .check_unchanged()
+            .map_err(|e| e.in_file(&self.path))
     }
     /// Slot of the state (`era * 8192`).
     pub fn state_slot(&self) -> u64 {
@@ -221,7 +235,7 @@ impl EraFile {
     /// The CompressedBeaconState record.
     pub fn state_record(&self) -> Result<Record<'_>, FormatError> {
         let at = self.state_index.offsets[0].unwrap_or_default();
-        let r = read_record_at(&self.map, at).map_err(|e| e.in_file(&self.path))?;
+        let r = read_record_at(self.map.bytes(), at).map_err(|e| e.in_file(&self.path))?;
         r.expect(RecordType::COMPRESSED_BEACON_STATE, "CompressedBeaconState")
             .map_err(|e| e.in_file(&self.path))?;
         Ok(r)
@@ -238,7 +252,8 @@ impl EraFile {
         else {
             return Ok(None);
         };
-        let r = read_record_at(&self.map, *at).map_err(|e| e.in_file(&self.path).in_slot(slot))?;
+        let r = read_record_at(self.map.bytes(), *at)
+            .map_err(|e| e.in_file(&self.path).in_slot(slot))?;
         r.expect(
             RecordType::COMPRESSED_SIGNED_BEACON_BLOCK,
             "CompressedSignedBeaconBlock",

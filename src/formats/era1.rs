@@ -17,8 +17,7 @@
 use super::archive::{ArchiveKind, ArchiveName};
 use super::e2store::{read_record_at, Record, RecordType, HEADER_LEN};
 use super::error::{FormatError, FormatErrorKind};
-use memmap2::Mmap;
-use std::fs::File;
+use super::mapped::MappedFile;
 use std::path::{Path, PathBuf};
 
 /// Blocks per era1 file (the accumulator's list limit).
@@ -65,7 +64,7 @@ pub struct BlockTuple<'a> {
 /// An era1 file, memory-mapped, with its index and accumulator located and bounds-checked.
 pub struct Era1File {
     path: PathBuf,
-    map: Mmap,
+    map: MappedFile,
     index: BlockIndex,
     accumulator: [u8; 32],
     accumulator_offset: u64,
@@ -83,19 +82,22 @@ impl std::fmt::Debug for Era1File {
 
 impl Era1File {
     /// Maps `path` and reads its Version, BlockIndex and Accumulator records. Block records are read lazily.
+    /// A file that shrinks while mapped reads as zeros past its new end instead of killing the process;
+    /// [`check_unchanged`](Self::check_unchanged) says so (see [`super::mapped`]).
     pub fn open(path: &Path) -> Result<Self, FormatError> {
-        let io =
-            |e: std::io::Error| FormatError::at(0, FormatErrorKind::Io(e.into())).in_file(path);
-        let file = File::open(path).map_err(io)?;
-        // SAFETY: the map is read-only; archives are immutable inputs. A file truncated underneath us by another
-        // process would fault (SIGBUS) — the same contract every mmap-based archive reader has.
-        let map = unsafe { Mmap::map(&file) }.map_err(io)?;
+        Self::from_map(path, MappedFile::open(path)?)
+    }
+
+    /// Reads `bytes` (copied into memory) as the era1 file `path` names, without touching the file system.
+    pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Self, FormatError> {
+        let map = MappedFile::from_bytes(bytes)
+            .map_err(|e| FormatError::at(0, FormatErrorKind::Io(e.into())).in_file(path))?;
         Self::from_map(path, map)
     }
 
-    fn from_map(path: &Path, map: Mmap) -> Result<Self, FormatError> {
+    fn from_map(path: &Path, map: MappedFile) -> Result<Self, FormatError> {
         let (index, accumulator, accumulator_offset) =
-            Self::read_trailer(&map).map_err(|e| e.in_file(path))?;
+            Self::read_trailer(map.bytes()).map_err(|e| e.in_file(path))?;
         let name = path
             .file_name()
             .and_then(|n| n.to_str())
@@ -221,7 +223,15 @@ impl Era1File {
     }
     /// The whole file as bytes (the memory map).
     pub fn bytes(&self) -> &[u8] {
-        &self.map
+        self.map.bytes()
+    }
+
+    /// Fails when the file changed since it was opened (see [`MappedFile::check_unchanged`]): call it once
+    /// the file is processed.
+    pub fn check_unchanged(&self) -> Result<(), FormatError> {
+        self.map
+            .check_unchanged()
+            .map_err(|e| e.in_file(&self.path))
     }
     /// The block index.
     pub fn index(&self) -> &BlockIndex {
@@ -262,18 +272,18 @@ impl Era1File {
                 FormatErrorKind::Index(format!("no entry {i}")),
             ))
         })?;
-        let header = read_record_at(&self.map, offset).map_err(at)?;
+        let header = read_record_at(self.map.bytes(), offset).map_err(at)?;
         header
             .expect(RecordType::COMPRESSED_HEADER, "CompressedHeader")
             .map_err(at)?;
-        let body = read_record_at(&self.map, header.end()).map_err(at)?;
+        let body = read_record_at(self.map.bytes(), header.end()).map_err(at)?;
         body.expect(RecordType::COMPRESSED_BODY, "CompressedBody")
             .map_err(at)?;
-        let receipts = read_record_at(&self.map, body.end()).map_err(at)?;
+        let receipts = read_record_at(self.map.bytes(), body.end()).map_err(at)?;
         receipts
             .expect(RecordType::COMPRESSED_RECEIPTS, "CompressedReceipts")
             .map_err(at)?;
-        let total_difficulty = read_record_at(&self.map, receipts.end()).map_err(at)?;
+        let total_difficulty = read_record_at(self.map.bytes(), receipts.end()).map_err(at)?;
         total_difficulty
             .expect(RecordType::TOTAL_DIFFICULTY, "TotalDifficulty")
             .map_err(at)?;

@@ -185,6 +185,24 @@ pub fn verify_file_with<V: BeaconVisitor>(
             return report;
         }
     };
+    verify_era(&file, opts, visitor, &mut emit, &mut report);
+    // Last: whatever was read must still be the file (it did not shrink under the map or get rewritten).
+    if let Err(e) = file.check_unchanged() {
+        report.error(e);
+    }
+    report
+}
+
+/// Verifies an opened era file into `report` (see [`verify_file_with`]); also the body of the `era` fuzz
+/// target, which opens files from bytes.
+pub(crate) fn verify_era<V: BeaconVisitor>(
+    file: &EraFile,
+    opts: &VerifyOptions,
+    visitor: &V,
+    emit: &mut impl FnMut(V::Chunk),
+    report: &mut FileReport,
+) {
+    let path = file.path();
     let name = path
         .file_name()
         .and_then(|n| n.to_str())
@@ -199,7 +217,7 @@ pub fn verify_file_with<V: BeaconVisitor>(
                     "{}: forks cannot be known, so blocks cannot be decoded: {e}",
                     path.display()
                 ));
-                return report;
+                return;
             }
         },
         (None, Err(e)) => {
@@ -208,7 +226,7 @@ pub fn verify_file_with<V: BeaconVisitor>(
                 "{}: without a canonical name, pass --network so forks can be known",
                 path.display()
             ));
-            return report;
+            return;
         }
     };
     report.network = network.name.clone();
@@ -229,14 +247,14 @@ pub fn verify_file_with<V: BeaconVisitor>(
     if opts.checksum {
         report.sha256 = Some(hex::encode(crate::crypto::sha256::sha256(file.bytes())));
     }
-    walk_records(&file, &mut report);
+    walk_records(file, report);
 
     // The state.
     let state_rec = match file.state_record() {
         Ok(r) => r,
         Err(e) => {
             report.error(e);
-            return report;
+            return;
         }
     };
     let mut dec = crate::formats::era::state_decoder();
@@ -244,7 +262,7 @@ pub fn verify_file_with<V: BeaconVisitor>(
         Ok(b) => b,
         Err(k) => {
             report.error(FormatError::at(state_rec.offset, k).in_file(path));
-            return report;
+            return;
         }
     };
     let state_slot = file.state_slot();
@@ -275,7 +293,7 @@ pub fn verify_file_with<V: BeaconVisitor>(
         Err(e) => {
             report.error(ssz_err("BeaconState", state_rec.offset, e));
             report.beacon = Some(beacon);
-            return report;
+            return;
         }
     };
     match state.root() {
@@ -300,12 +318,12 @@ pub fn verify_file_with<V: BeaconVisitor>(
         );
     }
     check_history(
-        &file,
+        file,
         &state,
         state_rec.offset,
         parsed_name.as_ref().ok(),
         &mut beacon,
-        &mut report,
+        report,
     );
     let sf = StateFacts {
         block_roots: state.block_roots().to_vec(),
@@ -313,9 +331,9 @@ pub fn verify_file_with<V: BeaconVisitor>(
         genesis_time: state.genesis_time(),
     };
 
-    let signer = match process_signer(opts, Some(&network), path, &mut report) {
+    let signer = match process_signer(opts, Some(&network), path, report) {
         Ok(s) => s,
-        Err(()) => return report,
+        Err(()) => return,
     };
 
     // Blocks, in parallel chunks of slots.
@@ -341,7 +359,7 @@ pub fn verify_file_with<V: BeaconVisitor>(
                             continue;
                         };
                         let ctx = BlockContext {
-                            file: &file,
+                            file,
                             network: &network,
                             state: &sf,
                             signer,
@@ -370,7 +388,7 @@ pub fn verify_file_with<V: BeaconVisitor>(
                 emit(out);
             }
         }
-        sequential_checks(&file, &state, &sf, &slot_facts, &mut beacon, &mut report);
+        sequential_checks(file, &state, &sf, &slot_facts, &mut beacon, report);
     }
     beacon.blocks_per_fork = counts
         .forks
@@ -402,7 +420,6 @@ pub fn verify_file_with<V: BeaconVisitor>(
     report.first_block_hash = payloads.first().map(|p| hex0x(&p.1));
     report.last_block_hash = payloads.last().map(|p| hex0x(&p.1));
     report.beacon = Some(beacon);
-    report
 }
 
 /// Everything a block is checked against.

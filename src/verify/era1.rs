@@ -194,6 +194,24 @@ pub fn verify_file_with<V: BlockVisitor>(
             return report;
         }
     };
+    verify_era1(&file, opts, visitor, &mut emit, &mut report);
+    // Last: whatever was read must still be the file (it did not shrink under the map or get rewritten).
+    if let Err(e) = file.check_unchanged() {
+        report.error(e);
+    }
+    report
+}
+
+/// Verifies an opened era1 file into `report` (see [`verify_file_with`]); also the body of the `era1` fuzz
+/// target, which opens files from bytes.
+pub(crate) fn verify_era1<V: BlockVisitor>(
+    file: &Era1File,
+    opts: &VerifyOptions,
+    visitor: &V,
+    emit: &mut impl FnMut(V::Chunk),
+    report: &mut FileReport,
+) {
+    let path = file.path();
     let name = path
         .file_name()
         .and_then(|n| n.to_str())
@@ -229,14 +247,14 @@ pub fn verify_file_with<V: BlockVisitor>(
         report.sha256 = Some(hex::encode(crate::crypto::sha256::sha256(file.bytes())));
     }
 
-    walk_records(&file, &mut report);
+    walk_records(file, report);
 
     // The signer is looked up once per file, never per transaction, and only when senders are asked for.
-    let signer: Option<&Signer> =
-        match super::process_signer(opts, network.as_ref(), path, &mut report) {
-            Ok(s) => s,
-            Err(()) => return report,
-        };
+    let signer: Option<&Signer> = match super::process_signer(opts, network.as_ref(), path, report)
+    {
+        Ok(s) => s,
+        Err(()) => return,
+    };
 
     // Visitors that need only hashes get the light transaction path when nothing else needs the fields.
     let light = opts.skip_receipts && signer.is_none() && !visitor.needs_decoded_transactions();
@@ -261,7 +279,7 @@ pub fn verify_file_with<V: BlockVisitor>(
                 let mut errors = Vec::new();
                 for i in s..e {
                     match check_block(
-                        &file,
+                        file,
                         i,
                         dec,
                         network.as_ref(),
@@ -319,16 +337,15 @@ pub fn verify_file_with<V: BlockVisitor>(
         .collect();
 
     sequential_checks(
-        &file,
+        file,
         &facts,
         network.as_ref(),
         parsed_name.as_ref().ok(),
-        &mut report,
+        report,
     );
     if let Err(e) = parsed_name {
         report.error(FormatError::at(0, e).in_file(path));
     }
-    report
 }
 
 /// Walks every record in order: checks the tuple order against the index and counts record types.

@@ -25,7 +25,7 @@ impl ReportError {
         matches!(
             self,
             ReportError::Format(FormatError {
-                kind: FormatErrorKind::Io(_),
+                kind: FormatErrorKind::Io(_) | FormatErrorKind::Changed(_),
                 ..
             })
         )

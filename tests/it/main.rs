@@ -33,3 +33,4 @@ mod ssz_crosscheck;
 mod ssz_real;
 mod synth_era;
 mod synth_era1;
+mod truncated;
