@@ -296,10 +296,16 @@ pub(crate) fn verify_era<V: BeaconVisitor>(
             return;
         }
     };
-    match state.root() {
-        Ok(r) => beacon.state_root = hex0x(&r),
-        Err(e) => report.error(ssz_err("BeaconState", state_rec.offset, e)),
-    }
+    let own_root = match state.root() {
+        Ok(r) => {
+            beacon.state_root = hex0x(&r);
+            Some(r)
+        }
+        Err(e) => {
+            report.error(ssz_err("BeaconState", state_rec.offset, e));
+            None
+        }
+    };
     beacon.validators = state.validator_count().unwrap_or(0) as u64;
     let gvr = state.genesis_validators_root();
     let want_gvr = network
@@ -419,6 +425,7 @@ pub(crate) fn verify_era<V: BeaconVisitor>(
     report.last_block = payloads.last().map(|p| p.0);
     report.first_block_hash = payloads.first().map(|p| hex0x(&p.1));
     report.last_block_hash = payloads.last().map(|p| hex0x(&p.1));
+    beacon.links.state_root = own_root;
     report.beacon = Some(beacon);
 }
 
@@ -817,6 +824,9 @@ fn sequential_checks(
         last_root: Some(sf.block_root(start + SLOTS_PER_ERA - 1)),
         first_payload: blocks.iter().find_map(|b| b.payload).map(|p| (p.0, p.2)),
         execution_head: execution_head(state),
+        state_root: None,
+        first_slot_state_root: matches!(index.offsets.first(), Some(None))
+            .then(|| sf.state_root(start)),
     };
     let h = state.latest_block_header();
     let (_, state_at) = (0, index.record_offset);
@@ -958,6 +968,21 @@ pub fn verify_files(paths: &[std::path::PathBuf], opts: &VerifyOptions) -> Vec<F
                 rb.error(format!(
                     "{}: boundary block root: expected {} (last slot of {prev_file}), found {}",
                     rb.file,
+                    hex0x(&want),
+                    hex0x(&found)
+                ));
+            }
+        }
+        // The state of era N is the state at slot N * 8192 with no block applied. When that slot is empty,
+        // the slot processing that leaves it (phase0 `process_slot`) records exactly that state's root in
+        // `state_roots[N * 8192 % 8192]`, which era N + 1's state still holds: the one link from a state to
+        // the next that needs no state transition.
+        if let (Some(want), Some(found)) = (prev.state_root, next.first_slot_state_root) {
+            if want != found {
+                rb.error(format!(
+                    "{}: state_roots entry of slot {} (an empty slot): expected {} (hash_tree_root of the state of {prev_file}), found {}",
+                    rb.file,
+                    rb.beacon.as_ref().map_or(0, |b| b.state_slot.saturating_sub(SLOTS_PER_ERA)),
                     hex0x(&want),
                     hex0x(&found)
                 ));

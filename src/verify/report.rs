@@ -151,6 +151,11 @@ pub struct EraLinks {
     pub first_payload: Option<(u64, [u8; 32])>,
     /// The execution head at the era's end (number, hash), from the state's latest execution payload header.
     pub execution_head: Option<(u64, [u8; 32])>,
+    /// hash_tree_root of this era's state (the state at slot `era * 8192`).
+    pub state_root: Option<[u8; 32]>,
+    /// `state.state_roots` at this era's first slot, when that slot is empty: then it is the root of the state
+    /// at that slot with no block applied, which is the previous era file's state, so the two must be equal.
+    pub first_slot_state_root: Option<[u8; 32]>,
 }
 
 /// Errors listed per file before the rest are only counted.

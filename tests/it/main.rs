@@ -19,6 +19,7 @@ mod bombs;
 mod cli_exit;
 mod cli_output;
 mod era1_real;
+mod era_state_link;
 mod export;
 mod export_era;
 mod formats_era;
