@@ -2,6 +2,7 @@
 //! files, so every command accepts the same spellings.
 
 use crate::formats::ArchiveKind;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// Why inputs could not be listed.
@@ -33,10 +34,15 @@ pub enum InputError {
     Empty(String),
 }
 
-/// Expands files, directories (their `.era1`/`.era` files, recursively) and glob patterns into a sorted,
-/// de-duplicated list of archive files. A file named explicitly is kept whatever its extension.
+/// Expands files, directories (their `.era1`/`.era` files, recursively) and glob patterns into a sorted list
+/// of archive files, each file once. A file named explicitly is kept whatever its extension.
+///
+/// Files are de-duplicated by their real path (symlinks resolved), so a file reached through a symlink, a
+/// second spelling or an overlapping input is verified and exported once, under a path that carries its own
+/// file name (output names and the manifest come from it), else the first of its paths in sorted order. A directory is walked once however many symlinks lead to it, and a symlink back to one of
+/// its own ancestors (a loop) is not followed; a `tracing` warning names it.
 pub fn expand(inputs: &[impl AsRef<str>]) -> Result<Vec<PathBuf>, InputError> {
-    let mut out = Vec::new();
+    let mut walk = Walk::default();
     for input in inputs {
         let s = input.as_ref();
         if s.contains(['*', '?', '[']) {
@@ -51,7 +57,7 @@ pub fn expand(inputs: &[impl AsRef<str>]) -> Result<Vec<PathBuf>, InputError> {
                     source: e.into(),
                 })?;
                 any = true;
-                add(&p, &mut out)?;
+                walk.add(&p)?;
             }
             if !any {
                 return Err(InputError::Empty(s.into()));
@@ -61,11 +67,32 @@ pub fn expand(inputs: &[impl AsRef<str>]) -> Result<Vec<PathBuf>, InputError> {
             if !p.exists() {
                 return Err(InputError::Missing(s.into()));
             }
-            add(p, &mut out)?;
+            walk.add(p)?;
+        }
+    }
+    let mut found = walk.files;
+    found.sort();
+    found.dedup();
+    // One entry per real file: the path that carries the file's own name (not a symlink's), else the first
+    // in sorted order. A path that cannot be resolved (a dangling symlink) is kept as it is, and fails when
+    // it is opened.
+    let mut by_real: HashMap<PathBuf, usize> = HashMap::new();
+    let mut out: Vec<PathBuf> = Vec::with_capacity(found.len());
+    for p in found {
+        let real = std::fs::canonicalize(&p).unwrap_or_else(|_| p.clone());
+        match by_real.get(&real) {
+            None => {
+                by_real.insert(real, out.len());
+                out.push(p);
+            }
+            Some(&i) => {
+                if out[i].file_name() != real.file_name() && p.file_name() == real.file_name() {
+                    out[i] = p;
+                }
+            }
         }
     }
     out.sort();
-    out.dedup();
     if out.is_empty() {
         let all: Vec<&str> = inputs.iter().map(|i| i.as_ref()).collect();
         return Err(InputError::Empty(all.join(" ")));
@@ -73,26 +100,55 @@ pub fn expand(inputs: &[impl AsRef<str>]) -> Result<Vec<PathBuf>, InputError> {
     Ok(out)
 }
 
-fn add(p: &Path, out: &mut Vec<PathBuf>) -> Result<(), InputError> {
-    if p.is_dir() {
-        let rd = std::fs::read_dir(p).map_err(|source| InputError::Io {
+/// The files found so far, and the real paths of the directories walked (so none is walked twice).
+#[derive(Default)]
+struct Walk {
+    files: Vec<PathBuf>,
+    dirs: HashSet<PathBuf>,
+    /// Real paths of the directories being walked, outermost first: a symlink to one of them is a loop.
+    ancestors: Vec<PathBuf>,
+}
+
+impl Walk {
+    fn add(&mut self, p: &Path) -> Result<(), InputError> {
+        if !p.is_dir() {
+            self.files.push(p.to_path_buf());
+            return Ok(());
+        }
+        let io = |source| InputError::Io {
             path: p.display().to_string(),
             source,
-        })?;
-        for entry in rd {
-            let entry = entry.map_err(|source| InputError::Io {
-                path: p.display().to_string(),
-                source,
-            })?;
-            let path = entry.path();
-            if path.is_dir() {
-                add(&path, out)?;
-            } else if ArchiveKind::of(&path).is_some() {
-                out.push(path);
-            }
+        };
+        let real = std::fs::canonicalize(p).map_err(io)?;
+        if self.ancestors.contains(&real) {
+            tracing::warn!(
+                path = %p.display(),
+                target = %real.display(),
+                "symlink loop: this directory leads back to one it is inside; not followed"
+            );
+            return Ok(());
         }
-    } else {
-        out.push(p.to_path_buf());
+        if !self.dirs.insert(real.clone()) {
+            return Ok(()); // Walked already, through another path.
+        }
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
+            .map_err(io)?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<Result<_, _>>()
+            .map_err(io)?;
+        entries.sort();
+        self.ancestors.push(real);
+        let walked = entries.iter().try_for_each(|path| {
+            if path.is_dir() {
+                self.add(path)
+            } else {
+                if ArchiveKind::of(path).is_some() {
+                    self.files.push(path.clone());
+                }
+                Ok(())
+            }
+        });
+        self.ancestors.pop();
+        walked
     }
-    Ok(())
 }

@@ -7,6 +7,7 @@ mod cli;
 use clap::Parser;
 use cli::args::{Cli, Command, PruneCommand};
 use cli::flags::Flags;
+use cli::output::Output;
 use eraflow::pipeline::{self, ExitStatus, JobError};
 use std::path::Path;
 use std::process::ExitCode;
@@ -39,18 +40,28 @@ fn main() -> ExitCode {
             eprintln!("warning: signal handlers: {e}");
         }
     }
-    let status = match command(cli) {
+    let mut out = Output::stdout();
+    let status = match command(cli, &mut out) {
         Ok(status) => status,
         Err(e) => {
-            eprintln!("error: {}", eraflow::error::render(&e));
+            note!("error: {}", eraflow::error::render(&e));
             e.exit_status()
+        }
+    };
+    // A reader that closed the pipe early ends nothing: the status stays the one the work earned (see
+    // cli::output). Any other failure to write stdout is an I/O error.
+    let status = match out.finish() {
+        Ok(()) => status,
+        Err(e) => {
+            note!("error: {}", eraflow::error::render(&e));
+            status.max(ExitStatus::Usage)
         }
     };
     ExitCode::from(status.code())
 }
 
-/// Builds the job of a command, runs it and prints its report.
-fn command(cli: Cli) -> Result<ExitStatus, JobError> {
+/// Builds the job of a command, runs it and prints its report to `stdout`.
+fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
     let threads = cli.threads;
     let mut f = Flags::default();
     f.str("signer_backend", cli.signer_backend);
@@ -75,19 +86,18 @@ fn command(cli: Cli) -> Result<ExitStatus, JobError> {
             let failed = reports.iter().filter(|r| !r.ok).count();
             for r in &reports {
                 match json {
-                    true => println!("{}", serde_json::to_string(r).unwrap_or_default()),
-                    false => println!("{}", eraflow::verify::render::verify_lines(r)),
+                    true => stdout.line(serde_json::to_string(r).unwrap_or_default()),
+                    false => stdout.line(eraflow::verify::render::verify_lines(r)),
                 }
             }
             if !json {
                 let n = reports.len();
-                println!("{n} files, {} verified, {failed} failed", n - failed);
+                stdout.line(format_args!(
+                    "{n} files, {} verified, {failed} failed",
+                    n - failed
+                ));
             }
-            Ok(if failed > 0 {
-                ExitStatus::DataErrors
-            } else {
-                ExitStatus::Ok
-            })
+            Ok(ExitStatus::of_files(&reports))
         }
         Command::Synth {
             out,
@@ -117,7 +127,7 @@ fn command(cli: Cli) -> Result<ExitStatus, JobError> {
                 .as_ref()
                 .expect("the synth flags enable the stage");
             for p in pipeline::synth(synth, false)? {
-                println!("{}", p.display());
+                stdout.line(p.display());
             }
             Ok(ExitStatus::Ok)
         }
@@ -148,7 +158,7 @@ fn command(cli: Cli) -> Result<ExitStatus, JobError> {
                 .int("export.compression_level", compression_level);
             f.int("export.row_group_size", row_group_size);
             let report = pipeline::export(&f.job(threads, None, &[])?)?;
-            print_run_report(&report);
+            print_run_report(stdout, &report);
             Ok(report.exit_status())
         }
         Command::Run {
@@ -179,14 +189,14 @@ fn command(cli: Cli) -> Result<ExitStatus, JobError> {
             }
             if let Some(paths) = &outcome.synthesized {
                 let dir = job.synth.as_ref().map_or(Path::new(""), |s| &s.out);
-                eprintln!("synth: {} files in {}", paths.len(), dir.display());
+                note!("synth: {} files in {}", paths.len(), dir.display());
             }
             if let Some(r) = &outcome.report {
-                print_run_report(r);
+                print_run_report(stdout, r);
             }
             match &outcome.prune {
-                Some(Ok(p)) => print_prune(p, None),
-                Some(Err(e)) => eprintln!("error: {}", eraflow::error::render(e)),
+                Some(Ok(p)) => print_prune(stdout, p, None),
+                Some(Err(e)) => note!("error: {}", eraflow::error::render(e)),
                 None => {}
             }
             Ok(outcome.exit_status())
@@ -232,10 +242,7 @@ fn command(cli: Cli) -> Result<ExitStatus, JobError> {
             };
             let report = eraflow::bench::run(&dir, &opts)?;
             if json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&report).unwrap_or_default()
-                )
+                stdout.line(serde_json::to_string_pretty(&report).unwrap_or_default())
             } else {
                 eraflow::bench::print(&report)
             }
@@ -257,8 +264,8 @@ fn command(cli: Cli) -> Result<ExitStatus, JobError> {
                     message: format!("{e}"),
                 })?;
             let r = pipeline::state_root(&file, fork, job.network.as_ref())?;
-            println!("0x{}", hex::encode(r.root));
-            eprintln!(
+            stdout.line(format_args!("0x{}", hex::encode(r.root)));
+            note!(
                 "{}: {:?} state at slot {}, {} validators, {} bytes; read {:.3}s, hash_tree_root {:.3}s on {} threads",
                 file.display(), r.fork, r.slot, r.validators, r.bytes, r.read_seconds, r.hash_seconds,
                 rayon::current_num_threads()
@@ -269,19 +276,15 @@ fn command(cli: Cli) -> Result<ExitStatus, JobError> {
             f.str("name", Some("inspect")).str("network", network);
             let job = f.job(threads, None, &[])?;
             let r = pipeline::inspect(&file, job.network.as_ref())?;
-            println!("{}", eraflow::verify::render::inspect_text(&r));
-            Ok(if r.ok {
-                ExitStatus::Ok
-            } else {
-                ExitStatus::DataErrors
-            })
+            stdout.line(eraflow::verify::render::inspect_text(&r));
+            Ok(ExitStatus::of_file(&r))
         }
         Command::Prune {
             check: Some(PruneCommand::Check { dir }),
             ..
         } => {
             let s = pipeline::prune_check(&dir)?;
-            print_check(&dir, &s);
+            print_check(stdout, &dir, &s);
             Ok(ExitStatus::Ok)
         }
         Command::Prune {
@@ -304,45 +307,45 @@ fn command(cli: Cli) -> Result<ExitStatus, JobError> {
             // `eraflow prune check` is its own command; building does not re-read what it wrote.
             f.set("prune.check", toml::Value::Boolean(false));
             let report = pipeline::prune(&f.job(threads, None, &[])?)?;
-            print_prune(&report, Some(started));
+            print_prune(stdout, &report, Some(started));
             Ok(ExitStatus::Ok)
         }
     }
 }
 
-fn print_run_report(r: &pipeline::report::RunReport) {
+fn print_run_report(out: &mut Output, r: &pipeline::report::RunReport) {
     for s in &r.stages {
-        println!("{s}");
+        out.line(s);
     }
     if let Some(p) = &r.path {
-        eprintln!("run report: {}", p.display());
+        note!("run report: {}", p.display());
     }
 }
 
-fn print_prune(p: &pipeline::PruneReport, started: Option<std::time::Instant>) {
+fn print_prune(out: &mut Output, p: &pipeline::PruneReport, started: Option<std::time::Instant>) {
     let (s, m) = (&p.summary, &p.summary.manifest);
     for f in &s.skipped {
-        eprintln!("note: {f} holds no block of the range; not read");
+        note!("note: {f} holds no block of the range; not read");
     }
     let took = started.map_or(String::new(), |t| {
         format!(", {:.1}s", t.elapsed().as_secs_f64())
     });
-    println!(
+    out.line(format_args!(
         "OK   {}  {} blocks {}..={}  {} transactions  {} sources  {} gaps  ({} sort runs spilled{took})",
         s.out.display(), m.totals.blocks, m.range.first, m.range.last, m.totals.transactions,
         m.sources.len(), m.gaps.len(), s.sort.runs_spilled,
-    );
+    ));
     if let Some(c) = &p.check {
-        print_check(&s.out, c);
+        print_check(out, &s.out, c);
     }
 }
 
-fn print_check(dir: &Path, s: &eraflow::prune::check::CheckSummary) {
-    println!(
+fn print_check(out: &mut Output, dir: &Path, s: &eraflow::prune::check::CheckSummary) {
+    out.line(format_args!(
         "OK   {}  {} files consistent: {} blocks, {} transactions",
         dir.display(),
         s.files_checked,
         s.manifest.totals.blocks,
         s.manifest.totals.transactions
-    );
+    ));
 }

@@ -8,6 +8,7 @@ use std::path::Path;
 
 /// Execution-layer fork blocks that change how eraflow decodes or verifies data.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
 pub struct ForkBlocks {
     /// [EIP-2](https://eips.ethereum.org/EIPS/eip-2): signatures with high `s` are invalid from here on (older ones
     /// must still recover).
@@ -25,8 +26,10 @@ pub struct ForkBlocks {
 
 /// Consensus-layer facts needed to read era files.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
 pub struct ConsensusConfig {
-    /// Hex root naming era 0 files (`<network>-00000-<hash8>.era`).
+    /// Hex root naming era 0 files (`<network>-00000-<hash8>.era`): `0x` and 64 hex digits, lower-cased when
+    /// the preset is loaded.
     pub genesis_validators_root: String,
     /// Epoch at which Altair activates (sync committees): from slot `epoch * 32` on.
     pub altair_epoch: u64,
@@ -42,15 +45,19 @@ pub struct ConsensusConfig {
     pub fulu_epoch: u64,
 }
 
-/// One network preset, as read from `configs/networks/<name>.toml`.
+/// One network preset, as read from `configs/networks/<name>.toml`. Unknown keys are refused (a misspelt
+/// `signature_algoritm` must not silently leave the default in force), and the hex and name fields are checked
+/// when the preset is loaded, so a bad preset is a usage error before any file is read.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
 pub struct Network {
     /// Preset name (`mainnet`, `sepolia`, ...): the `<network>` part of archive and output file names.
     pub name: String,
     /// Execution chain id ([EIP-155](https://eips.ethereum.org/EIPS/eip-155)); written to the `chain_id`
     /// columns.
     pub chain_id: u64,
-    /// Hex hash of block 0; checked when an archive starts at genesis.
+    /// Hex hash of block 0 (`0x` and 64 hex digits, lower-cased when loaded); checked when an archive starts
+    /// at genesis, unless it is all zeros (a private network that does not pin its genesis).
     pub genesis_hash: String,
     /// The first proof-of-stake block: everything before it is pre-merge history (era1 territory).
     pub first_pos_block: u64,
@@ -81,7 +88,7 @@ pub enum NetworkError {
         /// The OS error.
         source: std::io::Error,
     },
-    /// A preset's TOML does not parse or lacks a key.
+    /// A preset's TOML does not parse, lacks a key or has one eraflow does not know.
     #[error("network preset {path}: {message}")]
     Parse {
         /// The file as given, or `<embedded NAME>` for a built-in preset.
@@ -89,6 +96,29 @@ pub enum NetworkError {
         /// The TOML parser's message (it names the line and key).
         message: String,
     },
+    /// A preset's value is unusable (a hash that is not 32 hex bytes, an unknown signature algorithm).
+    #[error("network preset {path}: {key} = \"{value}\": {message}")]
+    Invalid {
+        /// The file as given, or `<embedded NAME>` for a built-in preset.
+        path: String,
+        /// The key, dotted (`consensus.genesis_validators_root`).
+        key: &'static str,
+        /// The value as written.
+        value: String,
+        /// What is wrong with it.
+        message: String,
+    },
+}
+
+/// `0x` and 64 hex digits (either case) as `0x` and 64 lower-case hex digits.
+fn hex_root(s: &str) -> Result<String, String> {
+    let digits = s
+        .strip_prefix("0x")
+        .ok_or_else(|| "expected 0x and 64 hex digits (32 bytes)".to_string())?;
+    let mut bytes = [0u8; 32];
+    hex::decode_to_slice(digits, &mut bytes)
+        .map_err(|e| format!("expected 0x and 64 hex digits (32 bytes): {e}"))?;
+    Ok(format!("0x{}", hex::encode(bytes)))
 }
 
 /// The presets compiled into the binary: (name, TOML text).
@@ -134,10 +164,47 @@ impl Network {
     }
 
     fn parse(text: &str, origin: &str) -> Result<Network, NetworkError> {
-        toml::from_str(text).map_err(|e| NetworkError::Parse {
+        let mut n: Network = toml::from_str(text).map_err(|e| NetworkError::Parse {
             path: origin.to_string(),
             message: e.to_string(),
-        })
+        })?;
+        let invalid = |key, value: &str, message: String| NetworkError::Invalid {
+            path: origin.to_string(),
+            key,
+            value: value.to_string(),
+            message,
+        };
+        n.genesis_hash =
+            hex_root(&n.genesis_hash).map_err(|m| invalid("genesis_hash", &n.genesis_hash, m))?;
+        n.consensus.genesis_validators_root = hex_root(&n.consensus.genesis_validators_root)
+            .map_err(|m| {
+                invalid(
+                    "consensus.genesis_validators_root",
+                    &n.consensus.genesis_validators_root,
+                    m,
+                )
+            })?;
+        // Stored under its canonical name (`k256` -> `secp256k1`): the name is compared with the signer's.
+        n.signature_algorithm =
+            crate::crypto::signer::SignatureAlgorithm::from_name(&n.signature_algorithm)
+                .map_err(|e| invalid("signature_algorithm", &n.signature_algorithm, e.to_string()))?
+                .name()
+                .to_string();
+        // The name becomes part of archive and output file names, and is parsed back out of them.
+        if n.name.is_empty()
+            || !n
+                .name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        {
+            return Err(invalid(
+                "name",
+                &n.name,
+                "must be non-empty ASCII letters, digits, '-' or '_' (it is part of file names)"
+                    .into(),
+            ));
+        }
+        Ok(n)
     }
 
     /// Names of every embedded preset.
@@ -190,6 +257,64 @@ mod tests {
             Network::by_name("sepolia").unwrap().first_pos_block,
             1450409
         );
+    }
+
+    fn preset(edit: impl Fn(String) -> String) -> Result<Network, NetworkError> {
+        let text = PRESETS.iter().find(|p| p.0 == "mainnet").unwrap().1;
+        Network::parse(&edit(text.to_string()), "custom.toml")
+    }
+
+    #[test]
+    fn presets_refuse_unknown_keys_and_bad_values() {
+        let e = preset(|t| t.replace("signature_algorithm", "signature_algoritm")).unwrap_err();
+        let m = e.to_string();
+        assert!(
+            m.contains("custom.toml") && m.contains("signature_algoritm"),
+            "{m}"
+        );
+        let e = preset(|t| t.replace("london =", "londn =")).unwrap_err();
+        assert!(e.to_string().contains("londn"), "{e}");
+        let e = preset(|t| t.replace("0xd4e56740", "0xzz")).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                NetworkError::Invalid {
+                    key: "genesis_hash",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let e = preset(|t| t.replace("0x4b363db9", "4b363db9")).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                NetworkError::Invalid {
+                    key: "consensus.genesis_validators_root",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let e = preset(|t| t.replace("\"secp256k1\"", "\"secp256k2\"")).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                NetworkError::Invalid {
+                    key: "signature_algorithm",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let e = preset(|t| t.replace("name = \"mainnet\"", "name = \"main/net\"")).unwrap_err();
+        assert!(
+            matches!(e, NetworkError::Invalid { key: "name", .. }),
+            "{e}"
+        );
+        // Upper-case hex is fine, and stored lower-cased (the genesis check compares strings).
+        let n = preset(|t| t.replace("0xd4e56740f876aef8", "0xD4E56740F876AEF8")).unwrap();
+        assert_eq!(n, Network::by_name("mainnet").unwrap());
     }
 
     #[test]

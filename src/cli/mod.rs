@@ -1,4 +1,6 @@
-//! The binary's own modules (not part of the library): clap arguments and the flags-to-job layer.
+//! The binary's own modules (not part of the library): clap arguments, the flags-to-job layer, and standard
+//! output without panics.
 
 pub mod args;
 pub mod flags;
+pub mod output;

@@ -195,6 +195,14 @@ impl Archive {
         }
     }
 
+    /// Fails when the file changed since it was opened (see [`super::mapped`]).
+    pub fn check_unchanged(&self) -> Result<(), FormatError> {
+        match self {
+            Archive::Era1(f) => f.check_unchanged(),
+            Archive::Era(f) => f.check_unchanged(),
+        }
+    }
+
     /// Blocks in the file: era1 blocks, or the non-empty slots of an era file.
     pub fn block_count(&self) -> u64 {
         match self {

@@ -16,12 +16,33 @@
 use super::archive::{ArchiveKind, ArchiveName};
 use super::e2store::{read_record_at, Record, RecordType, HEADER_LEN};
 use super::error::{FormatError, FormatErrorKind};
-use memmap2::Mmap;
-use std::fs::File;
+use super::mapped::MappedFile;
 use std::path::{Path, PathBuf};
 
 /// Slots per era file (SLOTS_PER_HISTORICAL_ROOT of the mainnet preset).
 pub const SLOTS_PER_ERA: u64 = 8192;
+
+/// Largest decompressed `CompressedSignedBeaconBlock` accepted. A block's size is its execution payload's
+/// transactions plus at most ~0.2 MB of consensus operations (attestations, slashings, deposits, exits):
+/// payloads stayed under ~9 MB (36M gas of zero calldata at 4 gas a byte; EIP-7623 raised that to 10 gas in
+/// Pectra) and EIP-7934 caps an execution block at 10 MiB of RLP from Fusaka on; 32 MiB is 3x that.
+pub const MAX_BLOCK_BYTES: usize = 32 << 20;
+
+/// Largest decompressed `CompressedBeaconState` accepted. A state is dominated by its validator registry,
+/// ~150 bytes a validator with balances, participation and inactivity scores (~170 MB at mainnet's ~1.1M
+/// validators in 2025); every ETH in existence staked in 32-ETH validators would be ~3.8M validators, ~570 MB.
+/// 1 GiB covers that. Era files are verified one at a time, so one state buffer is live per process.
+pub const MAX_STATE_BYTES: usize = 1 << 30;
+
+/// A decoder for `CompressedSignedBeaconBlock` records (capped at [`MAX_BLOCK_BYTES`]); one per worker.
+pub fn block_decoder() -> super::snappy::FramedDecoder {
+    super::snappy::FramedDecoder::with_max_output(MAX_BLOCK_BYTES)
+}
+
+/// A decoder for the `CompressedBeaconState` record (capped at [`MAX_STATE_BYTES`]).
+pub fn state_decoder() -> super::snappy::FramedDecoder {
+    super::snappy::FramedDecoder::with_max_output(MAX_STATE_BYTES)
+}
 
 /// A slot index: the starting slot and the absolute file offset of each slot's record (`None` = empty slot).
 #[derive(Debug, Clone)]
@@ -38,7 +59,7 @@ pub struct SlotIndex {
 /// An era file, memory-mapped, with its slot indices located and bounds-checked.
 pub struct EraFile {
     path: PathBuf,
-    map: Mmap,
+    map: MappedFile,
     state_index: SlotIndex,
     block_index: Option<SlotIndex>,
 }
@@ -78,6 +99,17 @@ fn read_index(
         ));
     }
     let start_slot = u64::from_le_bytes(d[..8].try_into().unwrap_or_default());
+    // Slots are u64: an index reaching past 2^64 - 1 is garbage (and later slot arithmetic would wrap). The
+    // bound keeps one spare era, so `start_slot + 8192` (the block index's link to the state's slot) is exact.
+    if start_slot.checked_add(count + SLOTS_PER_ERA).is_none() {
+        return Err(FormatError::at(
+            offset + HEADER_LEN as u64,
+            FormatErrorKind::Index(format!(
+                "starting slot {start_slot} with {count} entries passes the largest slot {}",
+                u64::MAX - SLOTS_PER_ERA
+            )),
+        ));
+    }
     let mut offsets = Vec::with_capacity(count as usize);
     for (i, c) in d[8..d.len() - 8].chunks_exact(8).enumerate() {
         let rel = i64::from_le_bytes(c.try_into().unwrap_or_default());
@@ -105,14 +137,21 @@ fn read_index(
 }
 
 impl EraFile {
-    /// Maps `path` and reads its slot indices.
+    /// Maps `path` and reads its slot indices (guarded like [`super::era1::Era1File::open`]).
     pub fn open(path: &Path) -> Result<Self, FormatError> {
-        let io =
-            |e: std::io::Error| FormatError::at(0, FormatErrorKind::Io(e.into())).in_file(path);
-        let file = File::open(path).map_err(io)?;
-        // SAFETY: read-only map of an immutable archive (see Era1File::open).
-        let map = unsafe { Mmap::map(&file) }.map_err(io)?;
-        let (state_index, block_index) = Self::read_indices(&map).map_err(|e| e.in_file(path))?;
+        Self::from_map(path, MappedFile::open(path)?)
+    }
+
+    /// Reads `bytes` (copied into memory) as the era file `path` names, without touching the file system.
+    pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Self, FormatError> {
+        let map = MappedFile::from_bytes(bytes)
+            .map_err(|e| FormatError::at(0, FormatErrorKind::Io(e.into())).in_file(path))?;
+        Self::from_map(path, map)
+    }
+
+    fn from_map(path: &Path, map: MappedFile) -> Result<Self, FormatError> {
+        let (state_index, block_index) =
+            Self::read_indices(map.bytes()).map_err(|e| e.in_file(path))?;
         Ok(EraFile {
             path: path.to_path_buf(),
             map,
@@ -170,7 +209,15 @@ impl EraFile {
     }
     /// The whole file (the memory map).
     pub fn bytes(&self) -> &[u8] {
-        &self.map
+        self.map.bytes()
+    }
+
+    /// Fails when the file changed since it was opened (see [`MappedFile::check_unchanged`]): call it once
+    /// the file is processed.
+    pub fn check_unchanged(&self) -> Result<(), FormatError> {
+        self.map
+            .check_unchanged()
+            .map_err(|e| e.in_file(&self.path))
     }
     /// Slot of the state (`era * 8192`).
     pub fn state_slot(&self) -> u64 {
@@ -188,7 +235,7 @@ impl EraFile {
     /// The CompressedBeaconState record.
     pub fn state_record(&self) -> Result<Record<'_>, FormatError> {
         let at = self.state_index.offsets[0].unwrap_or_default();
-        let r = read_record_at(&self.map, at).map_err(|e| e.in_file(&self.path))?;
+        let r = read_record_at(self.map.bytes(), at).map_err(|e| e.in_file(&self.path))?;
         r.expect(RecordType::COMPRESSED_BEACON_STATE, "CompressedBeaconState")
             .map_err(|e| e.in_file(&self.path))?;
         Ok(r)
@@ -205,7 +252,8 @@ impl EraFile {
         else {
             return Ok(None);
         };
-        let r = read_record_at(&self.map, *at).map_err(|e| e.in_file(&self.path).in_slot(slot))?;
+        let r = read_record_at(self.map.bytes(), *at)
+            .map_err(|e| e.in_file(&self.path).in_slot(slot))?;
         r.expect(
             RecordType::COMPRESSED_SIGNED_BEACON_BLOCK,
             "CompressedSignedBeaconBlock",

@@ -17,8 +17,7 @@
 use super::archive::{ArchiveKind, ArchiveName};
 use super::e2store::{read_record_at, Record, RecordType, HEADER_LEN};
 use super::error::{FormatError, FormatErrorKind};
-use memmap2::Mmap;
-use std::fs::File;
+use super::mapped::MappedFile;
 use std::path::{Path, PathBuf};
 
 /// Blocks per era1 file (the accumulator's list limit).
@@ -65,7 +64,7 @@ pub struct BlockTuple<'a> {
 /// An era1 file, memory-mapped, with its index and accumulator located and bounds-checked.
 pub struct Era1File {
     path: PathBuf,
-    map: Mmap,
+    map: MappedFile,
     index: BlockIndex,
     accumulator: [u8; 32],
     accumulator_offset: u64,
@@ -83,19 +82,22 @@ impl std::fmt::Debug for Era1File {
 
 impl Era1File {
     /// Maps `path` and reads its Version, BlockIndex and Accumulator records. Block records are read lazily.
+    /// A file that shrinks while mapped reads as zeros past its new end instead of killing the process;
+    /// [`check_unchanged`](Self::check_unchanged) says so (see [`super::mapped`]).
     pub fn open(path: &Path) -> Result<Self, FormatError> {
-        let io =
-            |e: std::io::Error| FormatError::at(0, FormatErrorKind::Io(e.into())).in_file(path);
-        let file = File::open(path).map_err(io)?;
-        // SAFETY: the map is read-only; archives are immutable inputs. A file truncated underneath us by another
-        // process would fault (SIGBUS) — the same contract every mmap-based archive reader has.
-        let map = unsafe { Mmap::map(&file) }.map_err(io)?;
+        Self::from_map(path, MappedFile::open(path)?)
+    }
+
+    /// Reads `bytes` (copied into memory) as the era1 file `path` names, without touching the file system.
+    pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Self, FormatError> {
+        let map = MappedFile::from_bytes(bytes)
+            .map_err(|e| FormatError::at(0, FormatErrorKind::Io(e.into())).in_file(path))?;
         Self::from_map(path, map)
     }
 
-    fn from_map(path: &Path, map: Mmap) -> Result<Self, FormatError> {
+    fn from_map(path: &Path, map: MappedFile) -> Result<Self, FormatError> {
         let (index, accumulator, accumulator_offset) =
-            Self::read_trailer(&map).map_err(|e| e.in_file(path))?;
+            Self::read_trailer(map.bytes()).map_err(|e| e.in_file(path))?;
         let name = path
             .file_name()
             .and_then(|n| n.to_str())
@@ -154,6 +156,17 @@ impl Era1File {
             ));
         }
         let start = u64::from_le_bytes(rec.data[..8].try_into().unwrap_or_default());
+        // Block numbers are u64: an index whose last block would pass 2^64 - 1 is garbage, not history (and
+        // would make every "first..=last" computed from it wrap around).
+        if start.checked_add(count - 1).is_none() {
+            return Err(FormatError::at(
+                index_offset + HEADER_LEN as u64,
+                FormatErrorKind::Index(format!(
+                    "starting block number {start} with {count} blocks passes the largest block number {}",
+                    u64::MAX
+                )),
+            ));
+        }
         let mut offsets = Vec::with_capacity(count as usize);
         for (i, c) in rec.data[8..8 + 8 * count as usize]
             .chunks_exact(8)
@@ -210,7 +223,15 @@ impl Era1File {
     }
     /// The whole file as bytes (the memory map).
     pub fn bytes(&self) -> &[u8] {
-        &self.map
+        self.map.bytes()
+    }
+
+    /// Fails when the file changed since it was opened (see [`MappedFile::check_unchanged`]): call it once
+    /// the file is processed.
+    pub fn check_unchanged(&self) -> Result<(), FormatError> {
+        self.map
+            .check_unchanged()
+            .map_err(|e| e.in_file(&self.path))
     }
     /// The block index.
     pub fn index(&self) -> &BlockIndex {
@@ -251,18 +272,18 @@ impl Era1File {
                 FormatErrorKind::Index(format!("no entry {i}")),
             ))
         })?;
-        let header = read_record_at(&self.map, offset).map_err(at)?;
+        let header = read_record_at(self.map.bytes(), offset).map_err(at)?;
         header
             .expect(RecordType::COMPRESSED_HEADER, "CompressedHeader")
             .map_err(at)?;
-        let body = read_record_at(&self.map, header.end()).map_err(at)?;
+        let body = read_record_at(self.map.bytes(), header.end()).map_err(at)?;
         body.expect(RecordType::COMPRESSED_BODY, "CompressedBody")
             .map_err(at)?;
-        let receipts = read_record_at(&self.map, body.end()).map_err(at)?;
+        let receipts = read_record_at(self.map.bytes(), body.end()).map_err(at)?;
         receipts
             .expect(RecordType::COMPRESSED_RECEIPTS, "CompressedReceipts")
             .map_err(at)?;
-        let total_difficulty = read_record_at(&self.map, receipts.end()).map_err(at)?;
+        let total_difficulty = read_record_at(self.map.bytes(), receipts.end()).map_err(at)?;
         total_difficulty
             .expect(RecordType::TOTAL_DIFFICULTY, "TotalDifficulty")
             .map_err(at)?;
@@ -291,42 +312,29 @@ pub fn total_difficulty(record: &Record<'_>) -> alloy_primitives::U256 {
     alloy_primitives::U256::from_le_slice(record.data)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// Largest decompressed `CompressedHeader` accepted. A header is ~540 bytes on mainnet (15-16 fields, a 256-byte
+/// bloom, `extra_data` of at most 32 bytes); Clique networks put their signer list in `extra_data` (20 bytes a
+/// signer), and 64 KiB (one snappy chunk) still holds ~3,000 signers.
+pub const MAX_HEADER_BYTES: usize = 64 << 10;
 
-    #[test]
-    fn names() {
-        let n = ArchiveName::parse_as(ArchiveKind::Era1, "sepolia-00021-b8814b14.era1").unwrap();
-        assert_eq!(
-            (n.network.as_str(), n.era, n.short_root),
-            ("sepolia", 21, [0xb8, 0x81, 0x4b, 0x14])
-        );
-        let n =
-            ArchiveName::parse_as(ArchiveKind::Era1, "synthnet-r1-00002-00112233.era1").unwrap();
-        assert_eq!((n.network.as_str(), n.era), ("synthnet-r1", 2));
-        for bad in [
-            "x.era1",
-            "mainnet-0-5ec1ffb8.era1",
-            "mainnet-00000-5ec1ffb.era1",
-            "mainnet-00000-5ec1ffbz.era1",
-            "mainnet-00000-5ec1ffb8.era",
-        ] {
-            assert!(
-                ArchiveName::parse_as(ArchiveKind::Era1, bad).is_err(),
-                "{bad}"
-            );
-        }
-        assert_eq!(
-            ArchiveName::format(ArchiveKind::Era1, "mainnet", 3, &[0xab; 32]),
-            "mainnet-00003-abababab.era1"
-        );
-    }
-}
+/// Largest decompressed `CompressedBody` accepted. Pre-merge blocks are bounded by gas: at mainnet's and
+/// Sepolia's pre-merge limit of 30M gas a block holds at most ~7.5 MB of transaction data (4 gas per zero
+/// byte, EIP-2028), plus two ommer headers; 32 MiB leaves room for a private network with 4x that gas limit.
+pub const MAX_BODY_BYTES: usize = 32 << 20;
+
+/// Largest decompressed `CompressedReceipts` accepted. Receipts are bounded by gas too: log data costs 8 gas
+/// a byte and each log 375, so 30M gas buys ~3.75 MB of log data, plus a 256-byte bloom per receipt (at most
+/// ~1,430 transactions of 21,000 gas): ~4.2 MB; 16 MiB is ~4x that.
+pub const MAX_RECEIPTS_BYTES: usize = 16 << 20;
+
+// `TotalDifficulty` records are not compressed: exactly 32 bytes, checked by `Era1File::block`.
 
 /// One framed decoder per record kind, so header, body and receipts of a block can be held at once.
 /// Create one per worker thread and reuse it for every block.
-#[derive(Default)]
+///
+/// Each decoder refuses to produce more than its kind's cap ([`MAX_HEADER_BYTES`], [`MAX_BODY_BYTES`],
+/// [`MAX_RECEIPTS_BYTES`]) and grows its buffer only as far as the data asks, so a decompression bomb costs a
+/// verification thread at most ~48 MiB, not the 1 GiB a state may need.
 pub struct BlockDecoders {
     /// Decodes `CompressedHeader` records.
     pub header: super::snappy::FramedDecoder,
@@ -334,6 +342,17 @@ pub struct BlockDecoders {
     pub body: super::snappy::FramedDecoder,
     /// Decodes `CompressedReceipts` records.
     pub receipts: super::snappy::FramedDecoder,
+}
+
+impl Default for BlockDecoders {
+    fn default() -> Self {
+        use super::snappy::FramedDecoder;
+        BlockDecoders {
+            header: FramedDecoder::with_max_output(MAX_HEADER_BYTES),
+            body: FramedDecoder::with_max_output(MAX_BODY_BYTES),
+            receipts: FramedDecoder::with_max_output(MAX_RECEIPTS_BYTES),
+        }
+    }
 }
 
 /// Decompresses one record with `dec`, locating any error at the record in `file`, block `number`.
@@ -466,5 +485,38 @@ impl Era1Writer {
         self.out.commit()?;
         std::fs::rename(&tmp_dest, &dest)?;
         Ok(dest)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        let n = ArchiveName::parse_as(ArchiveKind::Era1, "sepolia-00021-b8814b14.era1").unwrap();
+        assert_eq!(
+            (n.network.as_str(), n.era, n.short_root),
+            ("sepolia", 21, [0xb8, 0x81, 0x4b, 0x14])
+        );
+        let n =
+            ArchiveName::parse_as(ArchiveKind::Era1, "synthnet-r1-00002-00112233.era1").unwrap();
+        assert_eq!((n.network.as_str(), n.era), ("synthnet-r1", 2));
+        for bad in [
+            "x.era1",
+            "mainnet-0-5ec1ffb8.era1",
+            "mainnet-00000-5ec1ffb.era1",
+            "mainnet-00000-5ec1ffbz.era1",
+            "mainnet-00000-5ec1ffb8.era",
+        ] {
+            assert!(
+                ArchiveName::parse_as(ArchiveKind::Era1, bad).is_err(),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            ArchiveName::format(ArchiveKind::Era1, "mainnet", 3, &[0xab; 32]),
+            "mainnet-00003-abababab.era1"
+        );
     }
 }

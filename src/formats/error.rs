@@ -88,6 +88,10 @@ pub enum FormatErrorKind {
     /// Opening, reading or memory-mapping the file failed; the OS error is kept as the source.
     #[error("I/O: {0}")]
     Io(#[source] IoError),
+    /// The file changed while it was being read (shrank under its memory map, or was written to): what was
+    /// read cannot be trusted, so the file fails, as an I/O error. See [`super::mapped`].
+    #[error("I/O: the file changed while it was being read ({0}); rerun once it is complete")]
+    Changed(String),
 }
 
 /// Where in the chain an error is: an execution block number or a beacon slot.

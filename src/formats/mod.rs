@@ -7,6 +7,7 @@ pub mod e2store;
 pub mod era;
 pub mod era1;
 pub mod error;
+pub mod mapped;
 pub mod snappy;
 
 pub use archive::{Archive, ArchiveKind, ArchiveName, UnknownArchiveKind};

@@ -16,8 +16,10 @@ use super::error::FormatErrorKind;
 /// Largest uncompressed chunk the framing format allows.
 const MAX_CHUNK: usize = 65536;
 
-/// Default cap on one record's decompressed size: a mainnet BeaconState is a few hundred MiB; era1 records are
-/// far smaller. Bounds memory on a decompression bomb.
+/// Default cap on one stream's decompressed size, for callers that do not know what the stream holds. Readers
+/// of archive records use their kind's cap instead ([`super::era1::BlockDecoders`],
+/// [`super::era::block_decoder`], [`super::era::state_decoder`]), so a decompression bomb costs each worker
+/// thread only what a real record of that kind could.
 pub const DEFAULT_MAX_OUTPUT: usize = 1 << 30;
 
 /// Masks a CRC-32C as the framing format stores it.

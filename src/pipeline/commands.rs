@@ -324,7 +324,7 @@ pub fn state_root(
         source,
     };
     let t0 = Instant::now();
-    let mut dec = crate::formats::snappy::FramedDecoder::new();
+    let mut dec = crate::formats::era::state_decoder();
     let era;
     let owned: Vec<u8>;
     let ssz: &[u8] = if ArchiveKind::of(file) == Some(ArchiveKind::Era) {

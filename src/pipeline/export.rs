@@ -330,7 +330,7 @@ fn export_one(
     // Empty chunks of an era file (runs of empty slots) add nothing; skipping them keeps files independent of
     // how slots fall into chunks. era1 chunks are written as always.
     let skip_empty = kind == ArchiveKind::Era;
-    let (report, first, last, slots) = match &file {
+    let (mut report, first, last, slots) = match &file {
         Archive::Era1(f) => {
             let report = verify_file_with(path, &vopts, &visitor, |(blocks, txs, builders)| {
                 progress.advance(blocks, txs);
@@ -359,6 +359,11 @@ fn export_one(
             )
         }
     };
+    // The checksum recorded in the manifest was read from this map before verification: the file must not
+    // have changed since (verification checked its own map the same way).
+    if let Err(e) = file.check_unchanged() {
+        report.error(e);
+    }
     finish_source(
         FinishArgs {
             source,

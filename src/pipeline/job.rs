@@ -202,6 +202,30 @@ impl ExitStatus {
     }
 }
 
+impl ExitStatus {
+    /// The status of one verified file: 0 verified, 1 a check failed, 2 it could not be read.
+    pub fn of_file(r: &crate::verify::report::FileReport) -> ExitStatus {
+        if r.io_failed() {
+            ExitStatus::Usage
+        } else if !r.ok {
+            ExitStatus::DataErrors
+        } else {
+            ExitStatus::Ok
+        }
+    }
+
+    /// The worst status of `files` (0 for none).
+    pub fn of_files<'a>(
+        files: impl IntoIterator<Item = &'a crate::verify::report::FileReport>,
+    ) -> ExitStatus {
+        files
+            .into_iter()
+            .map(ExitStatus::of_file)
+            .max()
+            .unwrap_or_default()
+    }
+}
+
 impl From<ExitStatus> for u8 {
     fn from(s: ExitStatus) -> u8 {
         s.code()

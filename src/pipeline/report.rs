@@ -49,6 +49,23 @@ pub enum OutcomeError {
     UnknownNetwork(PathBuf),
 }
 
+impl OutcomeError {
+    /// 2 for what is not the data's fault — an input that cannot be read, an output or the manifest that
+    /// cannot be written (disk full, a directory in the way), a signer that cannot be set up — else 1.
+    pub fn exit_status(&self) -> super::job::ExitStatus {
+        use super::job::ExitStatus;
+        match self {
+            OutcomeError::Verify(e) if e.is_io() => ExitStatus::Usage,
+            OutcomeError::Sink(_) | OutcomeError::Manifest { .. } | OutcomeError::Signer { .. } => {
+                ExitStatus::Usage
+            }
+            OutcomeError::Verify(_)
+            | OutcomeError::Dataset(_)
+            | OutcomeError::UnknownNetwork(_) => ExitStatus::DataErrors,
+        }
+    }
+}
+
 impl From<SinkError> for OutcomeError {
     fn from(e: SinkError) -> Self {
         OutcomeError::Sink(Arc::new(e))
@@ -93,6 +110,22 @@ pub struct FileOutcome {
     pub outputs: Vec<String>,
     /// Why the file failed: file, offset, block and expected against found where known.
     pub errors: Vec<OutcomeError>,
+}
+
+impl FileOutcome {
+    /// 0 when the file was done, else the worst of its errors ([`OutcomeError::exit_status`]; 1 for a failure
+    /// that names no error).
+    pub fn exit_status(&self) -> super::job::ExitStatus {
+        use super::job::ExitStatus;
+        if self.ok {
+            return ExitStatus::Ok;
+        }
+        self.errors
+            .iter()
+            .map(OutcomeError::exit_status)
+            .max()
+            .unwrap_or(ExitStatus::DataErrors)
+    }
 }
 
 /// Live progress: an indicatif bar when stderr is a terminal, `tracing` events otherwise.
@@ -292,15 +325,18 @@ pub struct RunReport {
 }
 
 impl RunReport {
-    /// 128 + the signal when interrupted, else 1 when any file of any stage failed, else 0.
+    /// 128 + the signal when interrupted, else the worst of the files of every stage: 2 when a file could not
+    /// be read or its outputs not written, 1 when a file failed a check, else 0.
     pub fn exit_status(&self) -> super::job::ExitStatus {
         if let Some(sig) = self.signal {
-            super::job::ExitStatus::Interrupted(sig as u8)
-        } else if self.stages.iter().any(|s| s.failed_files > 0) {
-            super::job::ExitStatus::DataErrors
-        } else {
-            super::job::ExitStatus::Ok
+            return super::job::ExitStatus::Interrupted(sig as u8);
         }
+        self.stages
+            .iter()
+            .flat_map(|s| &s.files)
+            .map(FileOutcome::exit_status)
+            .max()
+            .unwrap_or_default()
     }
 }
 

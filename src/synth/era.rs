@@ -10,7 +10,9 @@
 //!   [EIP-7702](https://eips.ethereum.org/EIPS/eip-7702) authorities recover), blob versioned hashes derived from the
 //!   body's KZG commitments, withdrawals with global indices;
 //! - not real: BLS signatures, attestation contents, validator balances (random bytes of the right shape), and
-//!   state roots (random per slot; a block's `state_root` is the one the state records for its slot).
+//!   state roots (random per slot; a block's `state_root` is the one the state records for its slot), except
+//!   that an empty first slot of a file after another records the previous file's state root, as the chain
+//!   would (see `verify::era::verify_files`).
 //!
 //! Deterministic: the same options give byte-identical files.
 
@@ -209,6 +211,9 @@ pub fn write(dir: &Path, opts: &EraSynthOptions) -> Result<Vec<PathBuf>, SynthEr
             .collect(),
     };
     let mut paths = Vec::new();
+    // The root of the previous file's state: when the first slot of the next era is empty, that era's state
+    // records it in `state_roots` (the slot processing of an empty slot hashes the state as it is).
+    let mut previous_state_root: Option<[u8; 32]> = None;
     for era in opts.era..opts.era + opts.files {
         let mut w = EraWriter::create(dir, &net.name, era).map_err(io)?;
         let mut block_roots = vec![0u8; 32 * SLOTS_PER_HISTORICAL_ROOT];
@@ -223,6 +228,9 @@ pub fn write(dir: &Path, opts: &EraSynthOptions) -> Result<Vec<PathBuf>, SynthEr
                 ));
             }
             let slots = block_slots(era, opts.blocks, opts.seed);
+            if let (Some(root), false) = (previous_state_root, slots.first() == Some(&start)) {
+                state_roots[..32].copy_from_slice(&root);
+            }
             let drafts: Vec<SlotDraft> = slots
                 .par_iter()
                 .map(|&slot| draft(slot, opts, &accounts))
@@ -249,6 +257,13 @@ pub fn write(dir: &Path, opts: &EraSynthOptions) -> Result<Vec<PathBuf>, SynthEr
         }
         let state = era_state(era, opts, &carry, &block_roots, &state_roots, gvr)
             .map_err(|e| SynthError::Options(format!("era {era} state: {e}")))?;
+        if era + 1 < opts.era + opts.files {
+            let fork = Fork::at_slot(era * SLOTS_PER_ERA, net);
+            previous_state_root = Some(
+                consensus::state_root(&state, fork)
+                    .map_err(|e| SynthError::Options(format!("era {era} state: {e}")))?,
+            );
+        }
         let short = match carry.history.last() {
             Some(&(b, s)) if era > 0 => historical_root(&b, &s),
             _ => gvr,

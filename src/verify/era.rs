@@ -185,6 +185,24 @@ pub fn verify_file_with<V: BeaconVisitor>(
             return report;
         }
     };
+    verify_era(&file, opts, visitor, &mut emit, &mut report);
+    // Last: whatever was read must still be the file (it did not shrink under the map or get rewritten).
+    if let Err(e) = file.check_unchanged() {
+        report.error(e);
+    }
+    report
+}
+
+/// Verifies an opened era file into `report` (see [`verify_file_with`]); also the body of the `era` fuzz
+/// target, which opens files from bytes.
+pub(crate) fn verify_era<V: BeaconVisitor>(
+    file: &EraFile,
+    opts: &VerifyOptions,
+    visitor: &V,
+    emit: &mut (impl FnMut(V::Chunk) + Send),
+    report: &mut FileReport,
+) {
+    let path = file.path();
     let name = path
         .file_name()
         .and_then(|n| n.to_str())
@@ -199,7 +217,7 @@ pub fn verify_file_with<V: BeaconVisitor>(
                     "{}: forks cannot be known, so blocks cannot be decoded: {e}",
                     path.display()
                 ));
-                return report;
+                return;
             }
         },
         (None, Err(e)) => {
@@ -208,7 +226,7 @@ pub fn verify_file_with<V: BeaconVisitor>(
                 "{}: without a canonical name, pass --network so forks can be known",
                 path.display()
             ));
-            return report;
+            return;
         }
     };
     report.network = network.name.clone();
@@ -219,7 +237,7 @@ pub fn verify_file_with<V: BeaconVisitor>(
         }
         if let Err(e) = super::check_network_matches_name(opts.network.as_ref(), Some(n), path) {
             report.error(e);
-            return report;
+            return;
         }
     } else if let Err(e) = &parsed_name {
         report.error(FormatError::at(0, e.clone()).in_file(path));
@@ -227,22 +245,22 @@ pub fn verify_file_with<V: BeaconVisitor>(
     if opts.checksum {
         report.sha256 = Some(hex::encode(crate::crypto::sha256::sha256(file.bytes())));
     }
-    walk_records(&file, &mut report);
+    walk_records(file, report);
 
     // The state.
     let state_rec = match file.state_record() {
         Ok(r) => r,
         Err(e) => {
             report.error(e);
-            return report;
+            return;
         }
     };
-    let mut dec = FramedDecoder::new();
+    let mut dec = crate::formats::era::state_decoder();
     let state_bytes = match dec.decompress(state_rec.data) {
         Ok(b) => b,
         Err(k) => {
             report.error(FormatError::at(state_rec.offset, k).in_file(path));
-            return report;
+            return;
         }
     };
     let state_slot = file.state_slot();
@@ -273,13 +291,19 @@ pub fn verify_file_with<V: BeaconVisitor>(
         Err(e) => {
             report.error(ssz_err("BeaconState", state_rec.offset, e));
             report.beacon = Some(beacon);
-            return report;
+            return;
         }
     };
-    match state.root() {
-        Ok(r) => beacon.state_root = hex0x(&r),
-        Err(e) => report.error(ssz_err("BeaconState", state_rec.offset, e)),
-    }
+    let own_root = match state.root() {
+        Ok(r) => {
+            beacon.state_root = hex0x(&r);
+            Some(r)
+        }
+        Err(e) => {
+            report.error(ssz_err("BeaconState", state_rec.offset, e));
+            None
+        }
+    };
     beacon.validators = state.validator_count().unwrap_or(0) as u64;
     let gvr = state.genesis_validators_root();
     let want_gvr = network
@@ -298,12 +322,12 @@ pub fn verify_file_with<V: BeaconVisitor>(
         );
     }
     check_history(
-        &file,
+        file,
         &state,
         state_rec.offset,
         parsed_name.as_ref().ok(),
         &mut beacon,
-        &mut report,
+        report,
     );
     let sf = StateFacts {
         block_roots: state.block_roots().to_vec(),
@@ -311,9 +335,9 @@ pub fn verify_file_with<V: BeaconVisitor>(
         genesis_time: state.genesis_time(),
     };
 
-    let signer = match process_signer(opts, Some(&network), path, &mut report) {
+    let signer = match process_signer(opts, Some(&network), path, report) {
         Ok(s) => s,
-        Err(()) => return report,
+        Err(()) => return,
     };
 
     // Blocks, in parallel chunks of slots.
@@ -330,7 +354,7 @@ pub fn verify_file_with<V: BeaconVisitor>(
         let work = |group: &[(u64, u64)]| -> Vec<_> {
             group
                 .par_iter()
-                .map_init(FramedDecoder::new, |dec, &(s, e)| {
+                .map_init(crate::formats::era::block_decoder, |dec, &(s, e)| {
                     let mut out = visitor.start_chunk(index.start_slot + s);
                     let mut found = Vec::new();
                     let mut counts = Counts::default();
@@ -340,7 +364,7 @@ pub fn verify_file_with<V: BeaconVisitor>(
                             continue;
                         };
                         let ctx = BlockContext {
-                            file: &file,
+                            file,
                             network: &network,
                             state: &sf,
                             signer,
@@ -371,7 +395,7 @@ pub fn verify_file_with<V: BeaconVisitor>(
                 emit(out);
             }
         });
-        sequential_checks(&file, &state, &sf, &slot_facts, &mut beacon, &mut report);
+        sequential_checks(file, &state, &sf, &slot_facts, &mut beacon, report);
     }
     beacon.blocks_per_fork = counts
         .forks
@@ -402,8 +426,8 @@ pub fn verify_file_with<V: BeaconVisitor>(
     report.last_block = payloads.last().map(|p| p.0);
     report.first_block_hash = payloads.first().map(|p| hex0x(&p.1));
     report.last_block_hash = payloads.last().map(|p| hex0x(&p.1));
+    beacon.links.state_root = own_root;
     report.beacon = Some(beacon);
-    report
 }
 
 /// Everything a block is checked against.
@@ -801,6 +825,9 @@ fn sequential_checks(
         last_root: Some(sf.block_root(start + SLOTS_PER_ERA - 1)),
         first_payload: blocks.iter().find_map(|b| b.payload).map(|p| (p.0, p.2)),
         execution_head: execution_head(state),
+        state_root: None,
+        first_slot_state_root: matches!(index.offsets.first(), Some(None))
+            .then(|| sf.state_root(start)),
     };
     let h = state.latest_block_header();
     let (_, state_at) = (0, index.record_offset);
@@ -955,6 +982,21 @@ pub fn verify_files_until(
                 rb.error(format!(
                     "{}: boundary block root: expected {} (last slot of {prev_file}), found {}",
                     rb.file,
+                    hex0x(&want),
+                    hex0x(&found)
+                ));
+            }
+        }
+        // The state of era N is the state at slot N * 8192 with no block applied. When that slot is empty,
+        // the slot processing that leaves it (phase0 `process_slot`) records exactly that state's root in
+        // `state_roots[N * 8192 % 8192]`, which era N + 1's state still holds: the one link from a state to
+        // the next that needs no state transition.
+        if let (Some(want), Some(found)) = (prev.state_root, next.first_slot_state_root) {
+            if want != found {
+                rb.error(format!(
+                    "{}: state_roots entry of slot {} (an empty slot): expected {} (hash_tree_root of the state of {prev_file}), found {}",
+                    rb.file,
+                    rb.beacon.as_ref().map_or(0, |b| b.state_slot.saturating_sub(SLOTS_PER_ERA)),
                     hex0x(&want),
                     hex0x(&found)
                 ));

@@ -200,6 +200,24 @@ pub fn verify_file_with<V: BlockVisitor>(
             return report;
         }
     };
+    verify_era1(&file, opts, visitor, &mut emit, &mut report);
+    // Last: whatever was read must still be the file (it did not shrink under the map or get rewritten).
+    if let Err(e) = file.check_unchanged() {
+        report.error(e);
+    }
+    report
+}
+
+/// Verifies an opened era1 file into `report` (see [`verify_file_with`]); also the body of the `era1` fuzz
+/// target, which opens files from bytes.
+pub(crate) fn verify_era1<V: BlockVisitor>(
+    file: &Era1File,
+    opts: &VerifyOptions,
+    visitor: &V,
+    emit: &mut (impl FnMut(V::Chunk) + Send),
+    report: &mut FileReport,
+) {
+    let path = file.path();
     let name = path
         .file_name()
         .and_then(|n| n.to_str())
@@ -207,12 +225,16 @@ pub fn verify_file_with<V: BlockVisitor>(
     let parsed_name = ArchiveName::parse_as(ArchiveKind::Era1, name);
     let network = match (&opts.network, &parsed_name) {
         (Some(n), _) => Some(n.clone()),
+        // A canonical name that names no known network is an error, not a warning: the fork rules and the
+        // genesis hash could not be checked, so "verified" would claim more than was done. The other checks
+        // still run, and --network (or a preset file) says which rules apply.
         (None, Ok(n)) => match Network::by_name(&n.network) {
             Ok(net) => Some(net),
             Err(e) => {
-                report
-                    .warnings
-                    .push(format!("fork rules and genesis hash not checked: {e}"));
+                report.error(format!(
+                    "{}: the file name's network is not known, so fork rules and the genesis hash cannot be checked: {e}; pass --network",
+                    path.display()
+                ));
                 None
             }
         },
@@ -227,7 +249,7 @@ pub fn verify_file_with<V: BlockVisitor>(
         super::check_network_matches_name(opts.network.as_ref(), parsed_name.as_ref().ok(), path)
     {
         report.error(e);
-        return report;
+        return;
     }
     report.first_block = Some(file.first_block());
     report.last_block = Some(file.last_block());
@@ -237,14 +259,14 @@ pub fn verify_file_with<V: BlockVisitor>(
         report.sha256 = Some(hex::encode(crate::crypto::sha256::sha256(file.bytes())));
     }
 
-    walk_records(&file, &mut report);
+    walk_records(file, report);
 
     // The signer is looked up once per file, never per transaction, and only when senders are asked for.
-    let signer: Option<&Signer> =
-        match super::process_signer(opts, network.as_ref(), path, &mut report) {
-            Ok(s) => s,
-            Err(()) => return report,
-        };
+    let signer: Option<&Signer> = match super::process_signer(opts, network.as_ref(), path, report)
+    {
+        Ok(s) => s,
+        Err(()) => return,
+    };
 
     // Visitors that need only hashes get the light transaction path when nothing else needs the fields.
     let light = opts.skip_receipts && signer.is_none() && !visitor.needs_decoded_transactions();
@@ -270,7 +292,7 @@ pub fn verify_file_with<V: BlockVisitor>(
                 let mut errors = Vec::new();
                 for i in s..e {
                     match check_block(
-                        &file,
+                        file,
                         i,
                         dec,
                         network.as_ref(),
@@ -330,16 +352,15 @@ pub fn verify_file_with<V: BlockVisitor>(
         .collect();
 
     sequential_checks(
-        &file,
+        file,
         &facts,
         network.as_ref(),
         parsed_name.as_ref().ok(),
-        &mut report,
+        report,
     );
     if let Err(e) = parsed_name {
         report.error(FormatError::at(0, e).in_file(path));
     }
-    report
 }
 
 /// Walks every record in order: checks the tuple order against the index and counts record types.
@@ -917,7 +938,7 @@ pub fn verify_files_until(
 fn first_parent_hash(path: &Path) -> Option<String> {
     let file = Era1File::open(path).ok()?;
     let t = file.block(0).ok()?;
-    let mut dec = crate::formats::snappy::FramedDecoder::new();
-    let raw = dec.decompress(t.header.data).ok()?;
+    let mut dec = BlockDecoders::default();
+    let raw = dec.header.decompress(t.header.data).ok()?;
     Some(hex0x(HeaderView::decode(raw).ok()?.parent_hash()))
 }

@@ -31,21 +31,26 @@ pub(crate) fn mismatch(
     )
 }
 
-/// A forced network that contradicts the file's name is one clear error (not fifty decoding errors from
-/// reading one network's blocks with another's fork rules).
+/// A forced network that contradicts the file's name — a name naming another known preset — is one clear error
+/// (not fifty decoding errors from reading one network's blocks with another's fork rules). A name naming no
+/// known preset (a private network) takes the forced one.
 pub(crate) fn check_network_matches_name(
     forced: Option<&Network>,
     name: Option<&crate::formats::ArchiveName>,
     path: &Path,
 ) -> Result<(), String> {
     match (forced, name) {
-        (Some(n), Some(named)) if n.name != named.network => Err(format!(
+        (Some(n), Some(named))
+            if n.name != named.network && Network::by_name(&named.network).is_ok() =>
+        {
+            Err(format!(
             "{}: the file name names network '{}', but the job forces network '{}'; drop --network (each file's network then comes from its name) or pass files of '{}'",
             path.display(),
             named.network,
             n.name,
             n.name
-        )),
+        ))
+        }
         _ => Ok(()),
     }
 }

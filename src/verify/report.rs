@@ -1,7 +1,7 @@
 //! What `eraflow verify` reports per file: the JSON shape of `verify --json` (one object per line) and the
 //! human summary. Field names are a stable interface for scripts.
 
-use crate::formats::FormatError;
+use crate::formats::{FormatError, FormatErrorKind};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -16,6 +16,20 @@ pub enum ReportError {
     /// use), stated in words that name the file(s).
     #[error("{0}")]
     Check(String),
+}
+
+impl ReportError {
+    /// True when the file could not be read (opened, mapped, or it changed while being read): an I/O
+    /// failure, which says nothing about the data.
+    pub fn is_io(&self) -> bool {
+        matches!(
+            self,
+            ReportError::Format(FormatError {
+                kind: FormatErrorKind::Io(_) | FormatErrorKind::Changed(_),
+                ..
+            })
+        )
+    }
 }
 
 impl From<String> for ReportError {
@@ -137,6 +151,11 @@ pub struct EraLinks {
     pub first_payload: Option<(u64, [u8; 32])>,
     /// The execution head at the era's end (number, hash), from the state's latest execution payload header.
     pub execution_head: Option<(u64, [u8; 32])>,
+    /// hash_tree_root of this era's state (the state at slot `era * 8192`).
+    pub state_root: Option<[u8; 32]>,
+    /// `state.state_roots` at this era's first slot, when that slot is empty: then it is the root of the state
+    /// at that slot with no block applied, which is the previous era file's state, so the two must be equal.
+    pub first_slot_state_root: Option<[u8; 32]>,
 }
 
 /// Errors listed per file before the rest are only counted.
@@ -154,11 +173,25 @@ impl FileReport {
         }
     }
 
-    /// Records an error, keeping the list bounded.
+    /// True when some error is an I/O failure (see [`ReportError::is_io`]) rather than a failed check.
+    pub fn io_failed(&self) -> bool {
+        self.errors.iter().any(ReportError::is_io)
+    }
+
+    /// Records an error, keeping the list bounded. An I/O error goes first and is never the one left out: it
+    /// explains the others (a file that shrank under its map reads as zeros, which fail every check) and
+    /// decides the exit status.
     pub fn error(&mut self, e: impl Into<ReportError>) {
         self.ok = false;
-        if self.errors.len() < MAX_ERRORS {
-            self.errors.push(e.into());
+        let e = e.into();
+        if e.is_io() {
+            self.errors.insert(0, e);
+            if self.errors.len() > MAX_ERRORS {
+                self.errors.pop();
+                self.errors_omitted += 1;
+            }
+        } else if self.errors.len() < MAX_ERRORS {
+            self.errors.push(e);
         } else {
             self.errors_omitted += 1;
         }

@@ -378,7 +378,7 @@ berlin = 0
 london = 0
 
 [consensus]
-genesis_validators_root = "0x00"
+genesis_validators_root = "0x0000000000000000000000000000000000000000000000000000000000000000"
 altair_epoch = 50
 bellatrix_epoch = 100
 capella_epoch = 56832

@@ -2,7 +2,7 @@
 //! SIGTERM/SIGINT between files (status `interrupted`, exit 143/130, no temporaries, a rerun completes), the
 //! run report's fields and names, and pipeline files' relative paths, `${VAR}` and `--set inputs=a,b`.
 
-use crate::util::{eraflow, files_in, snapshot, synth_era1};
+use crate::util::{eraflow, files_in, snapshot, synth_era1_files};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
@@ -94,7 +94,7 @@ fn two_runs_started_together_do_not_interleave_and_no_wait_says_in_use() {
     let dir = tempfile::tempdir().unwrap();
     let inputs = dir.path().join("in");
     let out = dir.path().join("out");
-    synth_era1(&inputs, 4, 256);
+    synth_era1_files(&inputs, 4, 256);
     let p = pipeline(dir.path(), &inputs, &out);
     let mut a = eraflow().arg("run").arg(&p).spawn().unwrap();
     let mut b = eraflow().arg("run").arg(&p).spawn().unwrap();
@@ -150,7 +150,7 @@ fn two_runs_started_together_do_not_interleave_and_no_wait_says_in_use() {
 fn sigterm_and_sigint_stop_between_files_and_a_rerun_completes() {
     let dir = tempfile::tempdir().unwrap();
     let inputs = dir.path().join("in");
-    synth_era1(&inputs, 6, 1024);
+    synth_era1_files(&inputs, 6, 1024);
     let reference = dir.path().join("reference");
     let st = eraflow()
         .args([
@@ -212,7 +212,7 @@ fn run_report_fields() {
     let dir = tempfile::tempdir().unwrap();
     let inputs = dir.path().join("in");
     let out = dir.path().join("out");
-    synth_era1(&inputs, 2, 16);
+    synth_era1_files(&inputs, 2, 16);
     let p = pipeline(dir.path(), &inputs, &out);
     let o = eraflow().args(["run", "--json"]).arg(&p).output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{o:?}");
@@ -237,7 +237,7 @@ fn run_report_fields() {
 #[test]
 fn pipeline_paths_are_the_files_and_variables_come_from_the_environment() {
     let dir = tempfile::tempdir().unwrap();
-    let files = synth_era1(&dir.path().join("jobs/in"), 3, 16);
+    let files = synth_era1_files(&dir.path().join("jobs/in"), 3, 16);
     std::fs::write(
         dir.path().join("jobs/p.toml"),
         "name = \"rel\"\ninputs = [\"in\"]\nout = \"${ERAFLOW_TEST_OUT_NAME}/x\"\n[export]\n",
@@ -299,7 +299,7 @@ fn sigterm_stops_the_verify_stage_between_files() {
     let dir = tempfile::tempdir().unwrap();
     let inputs = dir.path().join("in");
     let out = dir.path().join("out");
-    synth_era1(&inputs, 6, 1024);
+    synth_era1_files(&inputs, 6, 1024);
     let p = dir.path().join("verify.toml");
     std::fs::write(
         &p,

@@ -1,13 +1,13 @@
 //! `--shard K/N`: N processes with K = 0..N-1 take every input exactly once, their outputs together are the
 //! unsharded run's, and a bad shard is a usage error.
 
-use crate::util::{eraflow, synth_era1};
+use crate::util::{eraflow, synth_era1_files};
 use std::collections::BTreeMap;
 
 #[test]
 fn shards_cover_every_file_exactly_once() {
     let src = tempfile::tempdir().unwrap();
-    let files = synth_era1(src.path(), 7, 32);
+    let files = synth_era1_files(src.path(), 7, 32);
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     for k in 0..4 {
         let out = eraflow()
@@ -32,7 +32,7 @@ fn shards_cover_every_file_exactly_once() {
 #[test]
 fn sharded_exports_together_equal_one_export() {
     let src = tempfile::tempdir().unwrap();
-    synth_era1(src.path(), 5, 32);
+    synth_era1_files(src.path(), 5, 32);
     let whole = tempfile::tempdir().unwrap();
     let st = eraflow()
         .args(["--threads", "1", "export", "--no-senders", "--out"])
@@ -65,7 +65,7 @@ fn sharded_exports_together_equal_one_export() {
 #[test]
 fn a_bad_shard_is_a_usage_error() {
     let src = tempfile::tempdir().unwrap();
-    synth_era1(src.path(), 1, 8);
+    synth_era1_files(src.path(), 1, 8);
     let out = tempfile::tempdir().unwrap();
     for bad in ["4/4", "1/0", "x", "-1/2"] {
         let flag = format!("--shard={bad}");

@@ -90,14 +90,14 @@ pub fn unpack_era(p: &Path) -> (Vec<(u64, Vec<u8>)>, Vec<u8>) {
     (blocks, state)
 }
 
-/// The `eraflow` binary of this build.
+/// The `eraflow` binary, for command-line tests.
 pub fn eraflow() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_eraflow"))
 }
 
 /// `eraflow synth`: `files` chained synthnet era1 files of `blocks` blocks (2 transactions each) from era 0
 /// in `dir`; their paths, sorted.
-pub fn synth_era1(dir: &Path, files: u64, blocks: u64) -> Vec<PathBuf> {
+pub fn synth_era1_files(dir: &Path, files: u64, blocks: u64) -> Vec<PathBuf> {
     let out = eraflow()
         .args(["synth", "--era", "0", "--txs-per-block", "2", "--out"])
         .arg(dir)
@@ -117,4 +117,64 @@ pub fn synth_era1(dir: &Path, files: u64, blocks: u64) -> Vec<PathBuf> {
         .collect();
     v.sort();
     v
+}
+
+/// A synthetic synthnet era1 file of `blocks` blocks from era 0, written into `dir`.
+pub fn synth_era1(dir: &Path, blocks: u64, txs_per_block: u32) -> PathBuf {
+    let mut o = eraflow::synth::era1::SynthOptions::new(
+        eraflow::network::Network::by_name("synthnet").unwrap(),
+    );
+    o.blocks = blocks;
+    o.txs_per_block = txs_per_block;
+    eraflow::synth::era1::write(dir, &o).unwrap().remove(0)
+}
+
+/// Rewrites the era1 file `src` into `dir` through the writer, block by block: `edit(number, header, body,
+/// receipts)` may change a block's uncompressed RLP (the writer compresses it; the accumulator and the name
+/// follow the new header hashes). Returns the new file.
+pub fn rewrite_era1(
+    src: &Path,
+    dir: &Path,
+    mut edit: impl FnMut(u64, &mut Vec<u8>, &mut Vec<u8>, &mut Vec<u8>),
+) -> PathBuf {
+    use eraflow::formats::era1::{
+        decompress, total_difficulty, BlockDecoders, Era1File, Era1Writer,
+    };
+    let f = Era1File::open(src).unwrap();
+    let network = f.name().map(|n| n.network.clone()).unwrap();
+    let mut dec = BlockDecoders::default();
+    std::fs::create_dir_all(dir).unwrap();
+    let mut w = Era1Writer::create(dir, &network).unwrap();
+    for i in 0..f.block_count() {
+        let t = f.block(i).unwrap();
+        let mut header = decompress(&mut dec.header, &t.header, src, t.number)
+            .unwrap()
+            .to_vec();
+        let mut body = decompress(&mut dec.body, &t.body, src, t.number)
+            .unwrap()
+            .to_vec();
+        let mut receipts = decompress(&mut dec.receipts, &t.receipts, src, t.number)
+            .unwrap()
+            .to_vec();
+        edit(t.number, &mut header, &mut body, &mut receipts);
+        w.add_block(
+            t.number,
+            &header,
+            &body,
+            &receipts,
+            total_difficulty(&t.total_difficulty),
+        )
+        .unwrap();
+    }
+    w.finish().unwrap()
+}
+
+/// Runs `cmd` and returns (exit code, stdout, stderr); `None` as the code when a signal ended it.
+pub fn run(cmd: &mut std::process::Command) -> (Option<i32>, String, String) {
+    let o = cmd.output().unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
 }
