@@ -216,7 +216,7 @@ def _eprint(*a) -> None:
 # --- In-process API (the native extension) -------------------------------------------------------------------
 
 
-def _native():
+def _load_native():
     """The native extension, imported on first use (the Ray driver needs only the binary)."""
     try:
         from . import _native as native
@@ -226,7 +226,7 @@ def _native():
 
 
 def _call(f, *args):
-    native = _native()
+    native = _load_native()
     try:
         return f(native)(*args)
     except native.EraflowError as e:

@@ -48,8 +48,8 @@ def parquet(out, dataset):
     ("era", "blocks"), ("era", "transactions"), ("era", "withdrawals"), ("era", "beacon_blocks"),
 ])
 def test_read_equals_the_export_in_polars_and_duckdb(archives, exported, kind, dataset):
-    table = eraflow.read(archives[kind], dataset)
-    frame = pl.from_arrow(table)
+    arrow_table = eraflow.read(archives[kind], dataset)
+    frame = pl.from_arrow(arrow_table)
     files = parquet(exported, dataset)
     key = "slot" if dataset == "beacon_blocks" else "block_number"
     lo, hi = frame[key].min(), frame[key].max()
@@ -57,7 +57,7 @@ def test_read_equals_the_export_in_polars_and_duckdb(archives, exported, kind, d
     assert frame.height > 0 and frame.height == expected.height
     assert frame.equals(expected.select(frame.columns)), dataset
     # DuckDB reads the Arrow table in place and agrees on an aggregate.
-    got = duckdb.sql(f"SELECT count(*), min({key}), max({key}) FROM table").fetchone()
+    got = duckdb.sql(f"SELECT count(*), min({key}), max({key}) FROM arrow_table").fetchall()[0]
     assert got == (frame.height, lo, hi)
 
 
