@@ -33,6 +33,8 @@ pub mod error;
 pub mod execution;
 pub mod formats;
 pub mod fsutil;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod inputs;
 pub mod network;
 pub mod pipeline;

@@ -156,14 +156,15 @@ impl Era1File {
             ));
         }
         let start = u64::from_le_bytes(rec.data[..8].try_into().unwrap_or_default());
-        // Block numbers are u64: an index whose last block would pass 2^64 - 1 is garbage, not history (and
-        // would make every "first..=last" computed from it wrap around).
-        if start.checked_add(count - 1).is_none() {
+        // Block numbers are u64: an index whose blocks would reach 2^64 - 1 is garbage, not history, and would
+        // make "first..=last" and "last + 1" (the next file's first block) wrap around. The fuzzer found
+        // `start + count - 1 == u64::MAX` overflowing in `last_block` (fuzz/corpus/era1/crash-3662dfd5...).
+        if start.checked_add(count).is_none() {
             return Err(FormatError::at(
                 index_offset + HEADER_LEN as u64,
                 FormatErrorKind::Index(format!(
                     "starting block number {start} with {count} blocks passes the largest block number {}",
-                    u64::MAX
+                    u64::MAX - 1
                 )),
             ));
         }

@@ -24,6 +24,7 @@ mod era_state_link;
 mod export;
 mod export_era;
 mod formats_era;
+mod fuzz_corpus;
 mod inputs;
 mod kill_resume;
 mod payload_hash;
