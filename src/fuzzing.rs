@@ -18,8 +18,11 @@ use crate::formats::snappy::{compress_framed, FramedDecoder};
 use std::path::Path;
 use std::sync::OnceLock;
 
-/// Every target: its name (the directory of its corpus, the file of its `fuzz_targets/` entry) and body.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+/// A fuzz target: its name (the directory of its corpus, the file of its `fuzz_targets/` entry) and body.
+pub type Target = (&'static str, fn(&[u8]));
+
+/// Every target.
+pub const TARGETS: &[Target] = &[
     ("e2store", e2store),
     ("snappy", snappy),
     ("era1", era1),
