@@ -128,7 +128,10 @@ def test_ray_run_survives_a_killed_worker_and_matches_one_machine(tmp_path):
     stdout, stderr = driver.communicate(timeout=300)
     assert killed is not None, f"no worker to kill; driver: {stdout}\n{stderr}"
     assert driver.returncode == 0, f"{stdout}\n{stderr}"
-    assert outputs(tmp_path / "out") == outputs(tmp_path / "ref")
+    got, want = outputs(tmp_path / "out"), outputs(tmp_path / "ref")
+    # Names first, then the files whose bytes differ: a readable failure, not two dicts of Parquet bytes.
+    assert sorted(got) == sorted(want), f"only in the Ray run: {sorted(set(got) - set(want))}; only in the reference: {sorted(set(want) - set(got))}"
+    assert [k for k in want if got[k] != want[k]] == []
     reports = sorted((tmp_path / "out" / "_eraflow" / "runs").glob("*-ray-*.json"))
     assert len(reports) == 1
     r = json.loads(reports[0].read_text())
@@ -182,4 +185,7 @@ def test_ray_driver_sigterm_stops_between_tasks_and_a_rerun_completes(tmp_path):
     assert 0 < len(done) < 6 and all(f["ok"] for f in done), done
     rerun = subprocess.run(cmd, env=env, capture_output=True, text=True)
     assert rerun.returncode == 0, rerun.stderr
-    assert outputs(tmp_path / "out") == outputs(tmp_path / "ref")
+    got, want = outputs(tmp_path / "out"), outputs(tmp_path / "ref")
+    # Names first, then the files whose bytes differ: a readable failure, not two dicts of Parquet bytes.
+    assert sorted(got) == sorted(want), f"only in the Ray run: {sorted(set(got) - set(want))}; only in the reference: {sorted(set(want) - set(got))}"
+    assert [k for k in want if got[k] != want[k]] == []

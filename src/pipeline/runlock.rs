@@ -143,9 +143,22 @@ pub fn writer_alive(name: &str) -> bool {
         .and_then(|s| s.rsplit_once('.'))
         .and_then(|(_, pid)| pid.parse::<u32>().ok());
     match pid {
-        Some(pid) if pid != std::process::id() => Path::new(&format!("/proc/{pid}")).exists(),
+        Some(pid) if pid != std::process::id() => process_running(pid),
         _ => false,
     }
+}
+
+/// Whether process `pid` exists and is not a zombie. A writer killed with its parent (a lost Ray worker) stays a
+/// zombie until something reaps it, forever when PID 1 of a container does not reap: its temporaries are stale.
+fn process_running(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false; // no /proc entry: gone (or not Linux)
+    };
+    // `pid (comm) S ...`: the state follows the last ')', as comm may itself hold ')'.
+    let state = stat
+        .rsplit_once(')')
+        .and_then(|(_, rest)| rest.trim_start().chars().next());
+    !matches!(state, Some('Z' | 'X' | 'x'))
 }
 
 /// Saves `manifest`'s entry for `source` into the output's manifest under a lock on `OUT/_eraflow` (flock),
@@ -170,4 +183,35 @@ pub fn save_manifest_entry(
     current.save(out)?;
     *manifest = current;
     Ok(())
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::writer_alive;
+
+    #[test]
+    fn a_zombie_writer_is_dead_a_running_one_alive() {
+        let mut running = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        assert!(writer_alive(&format!(".a.parquet.{}.tmp", running.id())));
+        running.kill().unwrap();
+        // Killed and not yet reaped: a zombie, as a writer killed with its Ray worker under a non-reaping PID 1.
+        let stat = || std::fs::read_to_string(format!("/proc/{}/stat", running.id())).unwrap();
+        for _ in 0..500 {
+            if stat().contains(") Z") {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(stat().contains(") Z"), "{}", stat());
+        assert!(!writer_alive(&format!(".a.parquet.{}.tmp", running.id())));
+        running.wait().unwrap();
+        assert!(!writer_alive(".a.parquet.notapid.tmp"));
+        assert!(!writer_alive(&format!(
+            ".a.parquet.{}.tmp",
+            std::process::id()
+        )));
+    }
 }
