@@ -251,6 +251,10 @@ mod names {
     pub const ERA_1: &str = "era verification (state root + blocks + payloads), 1 thread";
     pub const ERA_2: &str = "era verification (state root + blocks + payloads), 2 threads";
 
+    pub fn signer_alone(backend: &str) -> String {
+        format!("signer alone, decode + recover ({backend}), 1 thread")
+    }
+
     pub fn verify_senders(backend: &str) -> String {
         format!("decode + verify + senders ({backend}), 1 thread")
     }
@@ -321,7 +325,7 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
         .map(|c| dec.decompress(c).map(<[u8]>::to_vec))
         .collect::<Result<_, _>>()
         .map_err(decode_err("snappy records"))?;
-    let sigs = signatures(&input)?;
+    let (sigs, encoded) = signatures(&input, &net)?;
 
     // One signer per backend for the whole bench (a libsecp256k1 context is built once, here), leaked to the
     // `&'static` workers borrow; the process signer stays untouched.
@@ -425,6 +429,25 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
             Ok(())
         })?,
     );
+
+    // The signer alone, in a tight loop: decode, signing hash, checks, recovery. Set beside the floor and the
+    // pipeline, it tells the signer's own overhead from what interleaving with the rest of the pipeline costs.
+    for (backend, signer) in &signers {
+        let name = names::signer_alone(backend);
+        let t = best(&one, runs, &name, || {
+            let mut x = 0u8;
+            for (e, homestead) in &encoded {
+                let tx = crate::execution::transaction::TxView::decode_canonical(e)
+                    .map_err(|e| e.to_string())?;
+                x ^= signer
+                    .recover_sender(&tx, *homestead)
+                    .map_err(|e| e.to_string())?[0];
+            }
+            std::hint::black_box(x);
+            Ok(())
+        })?;
+        add(&name, &era1, 1, t);
+    }
 
     let verify = |signer: Option<&'static Signer>| {
         let opts = VerifyOptions {
@@ -642,6 +665,16 @@ fn ratios(r: &BenchReport) -> Vec<Ratio> {
             &|s| Some(s(floor)? / (s(&with)? - s(names::VERIFY)?)),
         );
     }
+    // The signer in a tight loop (its own overhead: decoding, signing hash, checks).
+    for (backend, floor) in [(lib, names::RAW_LIBSECP), (k, names::RAW_K256)] {
+        let alone = names::signer_alone(backend);
+        push(
+            format!("signer alone ({backend}) ÷ raw {backend}"),
+            format!("[{floor}] / [{alone}]"),
+            None,
+            &|s| Some(s(floor)? / s(&alone)?),
+        );
+    }
     // The same inside export, where more work (Arrow columns, Parquet) runs between recoveries.
     for (backend, floor) in [(lib, names::RAW_LIBSECP), (k, names::RAW_K256)] {
         let with = names::export_senders(backend, 1);
@@ -701,8 +734,11 @@ fn ratios(r: &BenchReport) -> Vec<Ratio> {
 /// A signature to recover: (signing hash, r, s, y parity).
 type Sig = ([u8; 32], [u8; 32], [u8; 32], bool);
 
-/// The signature of every transaction in the file.
-fn signatures(input: &Path) -> Result<Vec<Sig>, BenchError> {
+/// A transaction's canonical encoding and whether its block is at or after Homestead.
+type Encoded = (Vec<u8>, bool);
+
+/// The signature of every transaction in the file, and its canonical encoding.
+fn signatures(input: &Path, net: &Network) -> Result<(Vec<Sig>, Vec<Encoded>), BenchError> {
     use crate::execution::body::BodyView;
     use crate::execution::transaction::TxView;
     let f = crate::formats::era1::Era1File::open(input).map_err(decode_err("era1 file"))?;
@@ -713,8 +749,10 @@ fn signatures(input: &Path) -> Result<Vec<Sig>, BenchError> {
         o
     };
     let mut out = Vec::new();
+    let mut encoded = Vec::new();
     for i in 0..f.block_count() {
         let t = f.block(i).map_err(decode_err("era1 block"))?;
+        let homestead = net.is_homestead(t.number);
         let raw = dec
             .decompress(t.body.data)
             .map_err(decode_err("era1 body"))?;
@@ -728,9 +766,10 @@ fn signatures(input: &Path) -> Result<Vec<Sig>, BenchError> {
                 pad(tx.s()),
                 tx.y_parity().unwrap_or(false),
             ));
+            encoded.push((tx.canonical().to_vec(), homestead));
         }
     }
-    Ok(out)
+    Ok((out, encoded))
 }
 
 /// The batches of every dataset an era1 export writes (era-only datasets such as `withdrawals` get no file

@@ -67,7 +67,8 @@ impl std::str::FromStr for SignatureAlgorithm {
 /// errors; secp256r1 networks always use `p256`, whatever this says.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum SignerBackend {
-    /// libsecp256k1, the C library geth and reth use (about 1.8x faster than `k256` here).
+    /// libsecp256k1, the C library geth and reth use (1.7x faster per recovery than `k256` on the machine of
+    /// docs/performance.md).
     #[default]
     Libsecp256k1,
     /// `k256`, the pure-Rust implementation (no C compiler needed by the code path, easier to audit).
