@@ -24,11 +24,11 @@ pub struct PipelineConfig {
     pub name: String,
     /// Network preset name or preset `.toml`; absent: each file's network comes from its name.
     pub network: Option<String>,
-    /// Files, directories or glob patterns.
+    /// Files, directories, glob patterns or URLs.
     #[serde(default)]
     pub inputs: Vec<String>,
-    /// Output directory of the datasets and the run report.
-    pub out: Option<PathBuf>,
+    /// Output location of the datasets and the run report: a local path or a URL (see [`crate::store::url`]).
+    pub out: Option<String>,
     /// Worker threads; 0 = all cores.
     pub threads: usize,
     /// `[synth]`: create the inputs first.
@@ -314,7 +314,7 @@ mod tests {
             (Compression::Snappy, 3, true)
         );
         assert_eq!(c.synth.unwrap().files, 3);
-        assert_eq!(c.out, Some(PathBuf::from("/x")));
+        assert_eq!(c.out.as_deref(), Some("/x"));
         assert!(file(&root.join("sample.toml"), &["export.nope=1".into()]).is_err());
         assert!(file(&root.join("sample.toml"), &["justakey".into()]).is_err());
         assert!(file(

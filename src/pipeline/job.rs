@@ -10,6 +10,7 @@ use crate::formats::{ArchiveKind, ArchiveName};
 use crate::network::{Network, NetworkError};
 use crate::prune::{OutputFormat, PruneOptions};
 use crate::sink::parquet::{ParquetOptions, SinkError};
+use crate::store::url::{Location, LocationError};
 use crate::synth::era::EraSynthOptions;
 use crate::synth::era1::{SynthError, SynthOptions};
 use crate::verify::VerifyOptions;
@@ -103,6 +104,15 @@ pub enum JobError {
     /// The network preset cannot be had.
     #[error(transparent)]
     Network(#[from] NetworkError),
+    /// A location (`out`, an input, a stage's `out`) is neither a local path nor a URL of a known scheme.
+    #[error("{key}")]
+    Location {
+        /// The config key or flag.
+        key: &'static str,
+        /// Why.
+        #[source]
+        source: LocationError,
+    },
     /// The inputs cannot be listed.
     #[error(transparent)]
     Inputs(#[from] crate::inputs::InputError),
@@ -197,6 +207,21 @@ impl JobError {
     }
 }
 
+/// A location that must be a local path: `file://` URLs become their path; an object-store URL is refused
+/// (this build reads and writes remote stores nowhere yet), and so is anything that is neither.
+fn local_location(key: &'static str, s: &str) -> Result<PathBuf, JobError> {
+    match Location::parse(s).map_err(|source| JobError::Location { key, source })? {
+        Location::Local(p) => Ok(p),
+        Location::Remote(u) => Err(invalid(
+            key,
+            format!(
+                "{u}: {} locations are not supported yet (local paths and file:// only)",
+                u.scheme().name()
+            ),
+        )),
+    }
+}
+
 fn invalid(key: &'static str, message: impl std::fmt::Display) -> JobError {
     JobError::Invalid {
         key,
@@ -219,6 +244,23 @@ impl Job {
             ));
         }
         let network = cfg.network.as_deref().map(Network::resolve).transpose()?;
+        let out = cfg
+            .out
+            .as_deref()
+            .map(|o| local_location("out", o))
+            .transpose()?;
+        let inputs = cfg
+            .inputs
+            .iter()
+            .map(|i| {
+                let p = local_location("inputs", i)?;
+                // As given (a glob stays a glob), unless it was a file:// URL.
+                Ok(match p.to_str() {
+                    Some(s) if s == i => i.clone(),
+                    _ => p.to_string_lossy().into_owned(),
+                })
+            })
+            .collect::<Result<Vec<String>, JobError>>()?;
         let synth = cfg
             .synth
             .map(|s| -> Result<SynthJob, JobError> {
@@ -251,7 +293,7 @@ impl Job {
                     }),
                 };
                 Ok(SynthJob {
-                    out: s.out,
+                    out: local_location("synth.out", &s.out.to_string_lossy())?,
                     archives,
                 })
             })
@@ -276,8 +318,7 @@ impl Job {
                     row_group_size: e.row_group_size,
                 };
                 parquet.validate().map_err(JobError::Parquet)?;
-                let out = cfg
-                    .out
+                let out = out
                     .clone()
                     .ok_or_else(|| invalid("out", "an export needs an output directory"))?;
                 Ok(ExportOptions {
@@ -304,7 +345,7 @@ impl Job {
                     ));
                 }
                 Ok(PruneJob {
-                    out: p.out,
+                    out: local_location("prune.out", &p.out.to_string_lossy())?,
                     options: PruneOptions {
                         network: network.clone(),
                         from_block: p.from_block,
@@ -320,8 +361,8 @@ impl Job {
         Ok(Job {
             name: cfg.name,
             network,
-            inputs: cfg.inputs,
-            out: cfg.out,
+            inputs,
+            out,
             threads: cfg.threads,
             synth,
             verify,

@@ -26,7 +26,8 @@ fn real_genesis_era_files_open() {
             std::fs::read(genesis).unwrap(),
             "{name}: state is the real genesis state"
         );
-        let n = ArchiveName::parse_as(ArchiveKind::Era, p.file_name().unwrap().to_str().unwrap()).unwrap();
+        let n = ArchiveName::parse_as(ArchiveKind::Era, p.file_name().unwrap().to_str().unwrap())
+            .unwrap();
         assert_eq!((n.network.as_str(), n.era), (network, 0));
     }
 }

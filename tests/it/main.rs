@@ -20,6 +20,7 @@ mod export;
 mod export_era;
 mod formats_era;
 mod kill_resume;
+mod locations;
 mod payload_hash;
 mod prune_real;
 mod prune_synth;
