@@ -12,9 +12,10 @@ use crate::crypto::signer::SignerError;
 use crate::datasets::{Dataset, DatasetBuilder, DatasetError, ExportContext};
 use crate::formats::{Archive, ArchiveKind};
 use crate::network::Network;
-use crate::sink::manifest::{self, Manifest, OutputEntry, SourceEntry};
+use crate::sink::manifest::{self, CompletionRecord, OutputEntry};
 use crate::sink::names::{era_output_path, era_slot_range, output_path};
 use crate::sink::parquet::{ParquetOptions, ParquetSink, SinkError};
+use crate::store::output::OutputDir;
 use crate::verify::era::{BeaconVisitor, VerifiedBeaconBlock};
 use crate::verify::era1::{verify_file_with, BlockVisitor, VerifiedBlock, VerifyOptions};
 use crate::verify::report::FileReport;
@@ -59,15 +60,24 @@ pub enum ExportError {
     /// The signature algorithm cannot be set up for senders.
     #[error("recovering senders")]
     Signer(#[from] SignerError),
+    /// The manifest could not be rebuilt from the completion records.
+    #[error("{}", .path.display())]
+    Manifest {
+        /// The manifest file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 impl ExportOptions {
-    /// A fingerprint of everything that changes output bytes: a rerun with other options redoes the files.
-    fn fingerprint(&self) -> String {
-        let names: Vec<&str> = self.datasets.iter().map(|d| d.name()).collect();
+    /// A fingerprint of everything that changes a dataset's output bytes: a rerun with other options redoes
+    /// that dataset's files (and only the datasets it changes: adding a dataset leaves the others complete).
+    fn fingerprint(&self, dataset: &dyn Dataset) -> String {
         format!(
-            "datasets={};senders={};compression={}:{};row_group={};schema={}",
-            names.join(","),
+            "dataset={};senders={};compression={}:{};row_group={};schema={}",
+            dataset.name(),
             self.senders,
             self.parquet.compression.name(),
             self.parquet.compression_level,
@@ -134,21 +144,6 @@ impl BeaconVisitor for ExportVisitor<'_> {
     }
 }
 
-/// Removes temporary files a killed run left behind (`.<name>.<pid>.tmp`).
-fn clean_stale_temporaries(out: &Path, datasets: &[&'static dyn Dataset]) {
-    for d in datasets.iter().map(|d| d.name()).chain(["_eraflow"]) {
-        if let Ok(rd) = std::fs::read_dir(out.join(d)) {
-            for e in rd.flatten() {
-                let n = e.file_name();
-                let n = n.to_string_lossy();
-                if n.starts_with('.') && n.ends_with(".tmp") {
-                    let _ = std::fs::remove_file(e.path());
-                }
-            }
-        }
-    }
-}
-
 /// Exports every file; returns one outcome per file, in input order.
 pub fn export(
     paths: &[PathBuf],
@@ -167,23 +162,23 @@ pub fn export(
         // One algorithm per process, chosen before any worker starts.
         super::job::init_signer(None, opts.network.as_ref(), paths)?;
     }
-    clean_stale_temporaries(&opts.out, &opts.datasets);
-    let mut manifest = Manifest::load(&opts.out);
-    let fingerprint = opts.fingerprint();
+    let store = OutputDir::new(&opts.out);
+    // Only temporaries of writers no longer running: other exports may be writing into this directory now.
+    store.clean_stale_temporaries(opts.datasets.iter().map(|d| d.name()));
     let needs_receipts = opts.datasets.iter().any(|d| d.needs_receipts());
     let mut outcomes = Vec::with_capacity(paths.len());
     for path in paths {
-        let outcome = export_one(
-            path,
-            opts,
-            &fingerprint,
-            needs_receipts,
-            &mut manifest,
-            progress,
-        );
+        let outcome = export_one(path, opts, needs_receipts, &store, progress);
         progress.file_done(&outcome);
         outcomes.push(outcome);
     }
+    // The aggregate of every record, including those of writers that ran beside this one.
+    store
+        .rebuild_manifest()
+        .map_err(|source| ExportError::Manifest {
+            path: manifest::path(&opts.out),
+            source,
+        })?;
     Ok(outcomes)
 }
 
@@ -199,9 +194,8 @@ pub(crate) fn network_of(path: &Path, explicit: Option<&Network>) -> Option<Netw
 fn export_one(
     path: &Path,
     opts: &ExportOptions,
-    fingerprint: &str,
     needs_receipts: bool,
-    manifest: &mut Manifest,
+    store: &OutputDir,
     progress: &Progress,
 ) -> FileOutcome {
     let started = Instant::now();
@@ -221,13 +215,24 @@ fn export_one(
         }
     };
     let sha = hex::encode(crate::crypto::sha256::sha256(file.bytes()));
-    if !opts.overwrite && manifest.is_complete(&opts.out, &source, &sha, fingerprint) {
+    // Completeness is per dataset: only the datasets without a record proving their output are made.
+    let mut pending: Vec<&'static dyn Dataset> = Vec::new();
+    let mut done: Vec<CompletionRecord> = Vec::new();
+    for &d in &opts.datasets {
+        match store.complete(&source, d.name(), &sha, &opts.fingerprint(d)) {
+            Some(r) if !opts.overwrite => done.push(r),
+            _ => pending.push(d),
+        }
+    }
+    if pending.is_empty() {
         outcome.skipped = true;
         outcome.ok = true;
         outcome.blocks = file.block_count();
-        if let Some(e) = manifest.sources.get(&source) {
-            outcome.outputs = e.outputs.iter().map(|o| o.path.clone()).collect();
-        }
+        outcome.outputs = done
+            .into_iter()
+            .filter_map(|r| r.output)
+            .map(|o| o.path)
+            .collect();
         return outcome;
     }
     let Some(network) = network_of(path, opts.network.as_ref()) else {
@@ -238,8 +243,7 @@ fn export_one(
     };
     // Only datasets this kind of archive can fill get a file (no era1 withdrawals, no era logs).
     let kind = file.kind();
-    let datasets: Vec<&'static dyn Dataset> = opts
-        .datasets
+    let datasets: Vec<&'static dyn Dataset> = pending
         .iter()
         .copied()
         .filter(|d| d.sources().contains(&kind))
@@ -330,14 +334,15 @@ fn export_one(
             last,
             slots,
             kind,
-            fingerprint,
         },
         report,
         sink_error,
         sinks,
         &datasets,
+        &pending,
+        done,
         opts,
-        manifest,
+        store,
         outcome,
         started,
     )
@@ -359,7 +364,7 @@ fn write_chunk(
     Ok(())
 }
 
-/// What a source's manifest entry records besides its outputs.
+/// What a source's completion records hold besides their outputs.
 struct FinishArgs<'a> {
     source: String,
     sha: String,
@@ -368,10 +373,11 @@ struct FinishArgs<'a> {
     last: u64,
     slots: Option<(u64, u64)>,
     kind: ArchiveKind,
-    fingerprint: &'a str,
 }
 
-/// Commits the outputs of a verified source and records them in the manifest; discards them otherwise.
+/// Commits the outputs of a verified source and writes one completion record per pending dataset, under the
+/// source's lock, then puts them into the manifest; discards the outputs otherwise. A dataset another writer
+/// completed meanwhile (checked again under the lock) keeps that writer's output and record.
 #[allow(clippy::too_many_arguments)]
 fn finish_source(
     args: FinishArgs<'_>,
@@ -379,8 +385,10 @@ fn finish_source(
     sink_error: Option<OutcomeError>,
     sinks: Vec<(String, ParquetSink)>,
     datasets: &[&'static dyn Dataset],
+    pending: &[&'static dyn Dataset],
+    done: Vec<CompletionRecord>,
     opts: &ExportOptions,
-    manifest: &mut Manifest,
+    store: &OutputDir,
     mut outcome: FileOutcome,
     started: Instant,
 ) -> FileOutcome {
@@ -396,49 +404,94 @@ fn finish_source(
         outcome.errors.extend(sink_error);
         return outcome;
     }
-    let mut entries = Vec::new();
-    for ((rel, sink), d) in sinks.into_iter().zip(datasets) {
-        match sink.commit() {
-            Ok((p, rows)) => {
-                let bytes = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
-                let sha256 = manifest::file_sha256(&p).unwrap_or_default();
-                outcome.rows.insert(d.name().to_string(), rows);
-                outcome.outputs.push(rel.clone());
-                entries.push(OutputEntry {
-                    dataset: d.name().into(),
-                    path: rel,
-                    rows,
-                    bytes,
-                    sha256,
-                });
-            }
+    let meta_error = |path: PathBuf, e: std::io::Error| OutcomeError::Manifest {
+        path,
+        source: std::sync::Arc::new(e),
+    };
+    let mut sinks: Vec<Option<(String, ParquetSink)>> = sinks.into_iter().map(Some).collect();
+    let mut records = done;
+    {
+        let _lock = match store.lock_source(&args.source) {
+            Ok(l) => l,
             Err(e) => {
-                outcome.errors.push(e.into());
+                outcome
+                    .errors
+                    .push(meta_error(store.source_lock_path(&args.source), e));
                 return outcome;
             }
+        };
+        for &d in pending {
+            let options = opts.fingerprint(d);
+            let slot = datasets.iter().position(|x| x.name() == d.name());
+            if !opts.overwrite {
+                if let Some(r) = store.complete(&args.source, d.name(), &args.sha, &options) {
+                    // Another writer finished it while this one worked: its output stands (ours is discarded).
+                    drop(slot.and_then(|i| sinks[i].take()));
+                    records.push(r);
+                    continue;
+                }
+            }
+            let output = match slot.and_then(|i| sinks[i].take()) {
+                None => None,
+                Some((rel, sink)) => match sink.commit() {
+                    Ok((p, rows)) => {
+                        let bytes = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
+                        let sha256 = manifest::file_sha256(&p).unwrap_or_default();
+                        outcome.rows.insert(d.name().to_string(), rows);
+                        Some(OutputEntry {
+                            dataset: d.name().into(),
+                            path: rel,
+                            rows,
+                            bytes,
+                            sha256,
+                        })
+                    }
+                    Err(e) => {
+                        outcome.errors.push(e.into());
+                        return outcome;
+                    }
+                },
+            };
+            let record = CompletionRecord {
+                source: args.source.clone(),
+                dataset: d.name().into(),
+                sha256: args.sha.clone(),
+                options,
+                schema_version: crate::datasets::SCHEMA_VERSION,
+                network: args.network.name.clone(),
+                kind: args.kind.extension().into(),
+                first_block: args.first,
+                last_block: args.last,
+                slots: args.slots,
+                state_root: report.beacon.as_ref().map(|b| b.state_root.clone()),
+                accumulator_root: report.accumulator_root.clone().unwrap_or_default(),
+                output,
+            };
+            if let Err(e) = store.write_record(&record) {
+                outcome
+                    .errors
+                    .push(meta_error(store.record_path(&args.source, d.name()), e));
+                return outcome;
+            }
+            records.push(record);
         }
     }
-    let era = args.kind == ArchiveKind::Era;
-    manifest.sources.insert(
-        args.source,
-        SourceEntry {
-            sha256: args.sha,
-            accumulator_root: report.accumulator_root.unwrap_or_default(),
-            network: args.network.name.clone(),
-            first_block: args.first,
-            last_block: args.last,
-            options: args.fingerprint.to_string(),
-            outputs: entries,
-            kind: if era { "era".into() } else { String::new() },
-            slots: args.slots,
-            state_root: report.beacon.map(|b| b.state_root),
-        },
-    );
-    if let Err(e) = manifest.save(&opts.out) {
-        outcome.errors.push(OutcomeError::Manifest {
-            path: manifest::path(&opts.out),
-            source: std::sync::Arc::new(e),
-        });
+    let order = |r: &CompletionRecord| {
+        opts.datasets
+            .iter()
+            .position(|d| d.name() == r.dataset)
+            .unwrap_or(usize::MAX)
+    };
+    records.sort_by_key(order);
+    outcome.outputs = records
+        .into_iter()
+        .filter_map(|r| r.output)
+        .map(|o| o.path)
+        .collect();
+    if let Err(e) = store.update_manifest(&args.source) {
+        outcome
+            .errors
+            .push(meta_error(manifest::path(&opts.out), e));
         return outcome;
     }
     outcome.ok = true;

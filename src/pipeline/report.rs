@@ -1,5 +1,5 @@
 //! Progress while a job runs (a bar on a terminal, structured logs otherwise) and the JSON run report written
-//! at the end (`OUT/_eraflow/runs/<timestamp>.json`).
+//! at the end (`OUT/_eraflow/runs/<timestamp>-<pid>.json`).
 
 use crate::crypto::signer::SignerError;
 use crate::datasets::DatasetError;
@@ -300,12 +300,14 @@ impl std::fmt::Display for StageReport {
 }
 
 impl RunReport {
-    /// Writes the report to `OUT/_eraflow/runs/<started_at>.json` and returns its path.
+    /// Writes the report to `OUT/_eraflow/runs/<started_at>-<pid>.json` (the process id, so writers that
+    /// start in the same second beside each other keep their own reports) and returns its path.
     pub fn save(&self, out: &std::path::Path) -> std::io::Result<PathBuf> {
-        let p = out
-            .join("_eraflow")
-            .join("runs")
-            .join(format!("{}.json", self.started_at));
+        let p = out.join("_eraflow").join("runs").join(format!(
+            "{}-{}.json",
+            self.started_at,
+            std::process::id()
+        ));
         crate::fsutil::write_atomic(
             &p,
             &serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?,

@@ -5,4 +5,5 @@
 //! The core (verification, datasets, the Parquet sink) stays on `&Path` and memory maps; this layer decides
 //! what a location is and how finished work is recorded.
 
+pub mod output;
 pub mod url;
