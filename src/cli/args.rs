@@ -79,7 +79,7 @@ pub enum Command {
     /// Verify era1 and era files and export them to Parquet datasets (blocks, transactions, logs, uncles from
     /// era1; blocks, transactions, withdrawals, beacon_blocks from era).
     Export {
-        /// Output directory.
+        /// Output directory, or object-store prefix (s3://bucket/prefix, gs://…, az://…, file://…).
         #[arg(long)]
         out: PathBuf,
         /// Comma-separated datasets (default: all).

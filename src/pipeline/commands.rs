@@ -85,7 +85,12 @@ pub fn export(job: &Job) -> Result<RunReport, JobError> {
     set_threads(job.threads)?;
     let files = crate::inputs::expand(&job.inputs)?;
     let out = opts.out.clone();
-    run_stages(&files, &out, &[Stage::Export(opts)])
+    run_stages(
+        &files,
+        &out,
+        job.remote_out.as_ref(),
+        &[Stage::Export(opts)],
+    )
 }
 
 /// A prune manifest as built, and its re-verification when the job asks for it.
@@ -174,7 +179,12 @@ pub fn run(job: &Job) -> Result<RunOutcome, JobError> {
         stages.push(Stage::Export(e.clone()));
     }
     if !stages.is_empty() {
-        outcome.report = Some(run_stages(&files, job.out()?, &stages)?);
+        outcome.report = Some(run_stages(
+            &files,
+            job.out()?,
+            job.remote_out.as_ref(),
+            &stages,
+        )?);
     }
     if job.prune.is_some() {
         outcome.prune = Some(prune(job));

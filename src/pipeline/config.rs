@@ -296,6 +296,7 @@ mod tests {
             "verify-archive.toml",
             "prune-premerge.toml",
             "sample-era.toml",
+            "export-to-bucket.toml",
         ] {
             file(&root.join(name), &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
         }

@@ -15,7 +15,9 @@ use crate::network::Network;
 use crate::sink::manifest::{self, CompletionRecord, OutputEntry};
 use crate::sink::names::{era_output_path, era_slot_range, output_path};
 use crate::sink::parquet::{ParquetOptions, ParquetSink, SinkError};
-use crate::store::output::OutputDir;
+use crate::store::output::{OutputDir, OutputStore, StoreError};
+use crate::store::remote::RemoteOutput;
+use crate::store::url::RemoteUrl;
 use crate::verify::era::{BeaconVisitor, VerifiedBeaconBlock};
 use crate::verify::era1::{verify_file_with, BlockVisitor, VerifiedBlock, VerifyOptions};
 use crate::verify::report::FileReport;
@@ -60,15 +62,9 @@ pub enum ExportError {
     /// The signature algorithm cannot be set up for senders.
     #[error("recovering senders")]
     Signer(#[from] SignerError),
-    /// The manifest could not be rebuilt from the completion records.
-    #[error("{}", .path.display())]
-    Manifest {
-        /// The manifest file.
-        path: PathBuf,
-        /// The cause.
-        #[source]
-        source: std::io::Error,
-    },
+    /// The output store could not be opened, or its manifest not rebuilt from the completion records.
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 impl ExportOptions {
@@ -144,10 +140,21 @@ impl BeaconVisitor for ExportVisitor<'_> {
     }
 }
 
-/// Exports every file; returns one outcome per file, in input order.
+/// Exports every file into the local directory `opts.out`; returns one outcome per file, in input order.
 pub fn export(
     paths: &[PathBuf],
     opts: &ExportOptions,
+    progress: &Progress,
+) -> Result<Vec<FileOutcome>, ExportError> {
+    export_to(paths, opts, None, progress)
+}
+
+/// Exports every file into `remote` when given (`opts.out` is then the local staging directory outputs are
+/// written to before they are uploaded), else into the local directory `opts.out`.
+pub fn export_to(
+    paths: &[PathBuf],
+    opts: &ExportOptions,
+    remote: Option<&RemoteUrl>,
     progress: &Progress,
 ) -> Result<Vec<FileOutcome>, ExportError> {
     if opts.datasets.is_empty() {
@@ -162,9 +169,15 @@ pub fn export(
         // One algorithm per process, chosen before any worker starts.
         super::job::init_signer(None, opts.network.as_ref(), paths)?;
     }
-    let store = OutputDir::new(&opts.out);
-    // Only temporaries of writers no longer running: other exports may be writing into this directory now.
-    store.clean_stale_temporaries(opts.datasets.iter().map(|d| d.name()));
+    let store = match remote {
+        None => {
+            let dir = OutputDir::new(&opts.out);
+            // Only temporaries of writers no longer running: other exports may be writing here now.
+            dir.clean_stale_temporaries(opts.datasets.iter().map(|d| d.name()));
+            OutputStore::Local(dir)
+        }
+        Some(u) => OutputStore::Remote(RemoteOutput::open(u).map_err(StoreError::from)?),
+    };
     let needs_receipts = opts.datasets.iter().any(|d| d.needs_receipts());
     let mut outcomes = Vec::with_capacity(paths.len());
     for path in paths {
@@ -173,12 +186,7 @@ pub fn export(
         outcomes.push(outcome);
     }
     // The aggregate of every record, including those of writers that ran beside this one.
-    store
-        .rebuild_manifest()
-        .map_err(|source| ExportError::Manifest {
-            path: manifest::path(&opts.out),
-            source,
-        })?;
+    store.rebuild_manifest()?;
     Ok(outcomes)
 }
 
@@ -195,7 +203,7 @@ fn export_one(
     path: &Path,
     opts: &ExportOptions,
     needs_receipts: bool,
-    store: &OutputDir,
+    store: &OutputStore,
     progress: &Progress,
 ) -> FileOutcome {
     let started = Instant::now();
@@ -220,8 +228,12 @@ fn export_one(
     let mut done: Vec<CompletionRecord> = Vec::new();
     for &d in &opts.datasets {
         match store.complete(&source, d.name(), &sha, &opts.fingerprint(d)) {
-            Some(r) if !opts.overwrite => done.push(r),
-            _ => pending.push(d),
+            Ok(Some(r)) if !opts.overwrite => done.push(r),
+            Ok(_) => pending.push(d),
+            Err(e) => {
+                outcome.errors.push(e.into());
+                return outcome;
+            }
         }
     }
     if pending.is_empty() {
@@ -388,7 +400,7 @@ fn finish_source(
     pending: &[&'static dyn Dataset],
     done: Vec<CompletionRecord>,
     opts: &ExportOptions,
-    store: &OutputDir,
+    store: &OutputStore,
     mut outcome: FileOutcome,
     started: Instant,
 ) -> FileOutcome {
@@ -404,19 +416,13 @@ fn finish_source(
         outcome.errors.extend(sink_error);
         return outcome;
     }
-    let meta_error = |path: PathBuf, e: std::io::Error| OutcomeError::Manifest {
-        path,
-        source: std::sync::Arc::new(e),
-    };
     let mut sinks: Vec<Option<(String, ParquetSink)>> = sinks.into_iter().map(Some).collect();
     let mut records = done;
     {
         let _lock = match store.lock_source(&args.source) {
             Ok(l) => l,
             Err(e) => {
-                outcome
-                    .errors
-                    .push(meta_error(store.source_lock_path(&args.source), e));
+                outcome.errors.push(e.into());
                 return outcome;
             }
         };
@@ -424,11 +430,19 @@ fn finish_source(
             let options = opts.fingerprint(d);
             let slot = datasets.iter().position(|x| x.name() == d.name());
             if !opts.overwrite {
-                if let Some(r) = store.complete(&args.source, d.name(), &args.sha, &options) {
-                    // Another writer finished it while this one worked: its output stands (ours is discarded).
-                    drop(slot.and_then(|i| sinks[i].take()));
-                    records.push(r);
-                    continue;
+                match store.complete(&args.source, d.name(), &args.sha, &options) {
+                    Ok(Some(r)) => {
+                        // Another writer finished it while this one worked: its output stands (ours is
+                        // discarded).
+                        drop(slot.and_then(|i| sinks[i].take()));
+                        records.push(r);
+                        continue;
+                    }
+                    Ok(None) => {}
+                    Err(e) => {
+                        outcome.errors.push(e.into());
+                        return outcome;
+                    }
                 }
             }
             let output = match slot.and_then(|i| sinks[i].take()) {
@@ -437,6 +451,10 @@ fn finish_source(
                     Ok((p, rows)) => {
                         let bytes = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
                         let sha256 = manifest::file_sha256(&p).unwrap_or_default();
+                        if let Err(e) = store.publish(&rel, &p) {
+                            outcome.errors.push(e.into());
+                            return outcome;
+                        }
                         outcome.rows.insert(d.name().to_string(), rows);
                         Some(OutputEntry {
                             dataset: d.name().into(),
@@ -468,9 +486,7 @@ fn finish_source(
                 output,
             };
             if let Err(e) = store.write_record(&record) {
-                outcome
-                    .errors
-                    .push(meta_error(store.record_path(&args.source, d.name()), e));
+                outcome.errors.push(e.into());
                 return outcome;
             }
             records.push(record);
@@ -489,9 +505,7 @@ fn finish_source(
         .map(|o| o.path)
         .collect();
     if let Err(e) = store.update_manifest(&args.source) {
-        outcome
-            .errors
-            .push(meta_error(manifest::path(&opts.out), e));
+        outcome.errors.push(e.into());
         return outcome;
     }
     outcome.ok = true;

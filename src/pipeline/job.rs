@@ -10,7 +10,7 @@ use crate::formats::{ArchiveKind, ArchiveName};
 use crate::network::{Network, NetworkError};
 use crate::prune::{OutputFormat, PruneOptions};
 use crate::sink::parquet::{ParquetOptions, SinkError};
-use crate::store::url::{Location, LocationError};
+use crate::store::url::{Location, LocationError, RemoteUrl, Scheme};
 use crate::synth::era::EraSynthOptions;
 use crate::synth::era1::{SynthError, SynthOptions};
 use crate::verify::VerifyOptions;
@@ -32,8 +32,11 @@ pub struct Job {
     pub network: Option<Network>,
     /// Files, directories or glob patterns, expanded when the job runs (a synth stage may create them).
     pub inputs: Vec<String>,
-    /// Output directory of the datasets and the run report.
+    /// Output directory of the datasets and the run report (with `remote_out`: the local staging directory
+    /// outputs are written to before they are uploaded).
     pub out: Option<PathBuf>,
+    /// The object-store prefix outputs are published to, when `out` names one (`s3://`, `gs://`, `az://`).
+    pub remote_out: Option<RemoteUrl>,
     /// Worker threads; 0 = all cores.
     pub threads: usize,
     /// Create the inputs first.
@@ -104,6 +107,9 @@ pub enum JobError {
     /// The network preset cannot be had.
     #[error(transparent)]
     Network(#[from] NetworkError),
+    /// The output store could not be used.
+    #[error(transparent)]
+    Store(#[from] crate::store::output::StoreError),
     /// A location (`out`, an input, a stage's `out`) is neither a local path nor a URL of a known scheme.
     #[error("{key}")]
     Location {
@@ -244,11 +250,21 @@ impl Job {
             ));
         }
         let network = cfg.network.as_deref().map(Network::resolve).transpose()?;
-        let out = cfg
-            .out
-            .as_deref()
-            .map(|o| local_location("out", o))
-            .transpose()?;
+        let (out, remote_out) = match cfg.out.as_deref().map(Location::parse).transpose() {
+            Err(source) => return Err(JobError::Location { key: "out", source }),
+            Ok(None) => (None, None),
+            Ok(Some(Location::Local(p))) => (Some(p), None),
+            Ok(Some(Location::Remote(u))) => match u.scheme() {
+                Scheme::Http | Scheme::Https => {
+                    return Err(invalid(
+                        "out",
+                        format!("{u}: http(s) locations are inputs only"),
+                    ))
+                }
+                // Outputs are staged locally, then uploaded.
+                _ => (Some(crate::store::output::staging_dir()), Some(u)),
+            },
+        };
         let inputs = cfg
             .inputs
             .iter()
@@ -363,6 +379,7 @@ impl Job {
             network,
             inputs,
             out,
+            remote_out,
             threads: cfg.threads,
             synth,
             verify,

@@ -35,6 +35,9 @@ pub enum OutcomeError {
         #[source]
         source: Arc<std::io::Error>,
     },
+    /// The output store could not record or publish an output.
+    #[error(transparent)]
+    Store(Arc<crate::store::output::StoreError>),
     /// Senders were asked for but the signer is unusable.
     #[error("{}: recovering senders", .path.display())]
     Signer {
@@ -52,6 +55,12 @@ pub enum OutcomeError {
 impl From<SinkError> for OutcomeError {
     fn from(e: SinkError) -> Self {
         OutcomeError::Sink(Arc::new(e))
+    }
+}
+
+impl From<crate::store::output::StoreError> for OutcomeError {
+    fn from(e: crate::store::output::StoreError) -> Self {
+        OutcomeError::Store(Arc::new(e))
     }
 }
 

@@ -4,6 +4,9 @@ use super::export::{self, ExportOptions};
 use super::job::JobError;
 use super::report::{peak_rss_bytes, FileOutcome, Progress, RunReport, StageReport};
 use crate::formats::Archive;
+use crate::store::output::StoreError;
+use crate::store::remote::RemoteOutput;
+use crate::store::url::RemoteUrl;
 use crate::verify::{verify_archives, VerifyOptions};
 use std::path::{Path, PathBuf};
 
@@ -24,10 +27,34 @@ fn total_blocks(files: &[PathBuf]) -> u64 {
         .sum()
 }
 
-/// Runs `stages` over `files` and writes the run report under `out`. Files that fail are in the report (its
+/// Runs `stages` over `files` and writes the run report under `out`. With `remote`, exports are published to
+/// that object-store prefix, `out` is their local staging directory, and the run report is uploaded beside
+/// them and the staging directory removed. Files that fail are in the report (its
 /// [`RunReport::exit_status`] says so); an error means a stage could not run at all or the report could not
 /// be written.
-pub fn run_stages(files: &[PathBuf], out: &Path, stages: &[Stage]) -> Result<RunReport, JobError> {
+pub fn run_stages(
+    files: &[PathBuf],
+    out: &Path,
+    remote: Option<&RemoteUrl>,
+    stages: &[Stage],
+) -> Result<RunReport, JobError> {
+    let r = run_stages_into(files, out, remote, stages);
+    let staged = out
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with("eraflow-staging-"));
+    if remote.is_some() && staged {
+        // The staging directory holds nothing that is not uploaded, or that a failed run could still use.
+        let _ = std::fs::remove_dir_all(out);
+    }
+    r
+}
+
+fn run_stages_into(
+    files: &[PathBuf],
+    out: &Path,
+    remote: Option<&RemoteUrl>,
+    stages: &[Stage],
+) -> Result<RunReport, JobError> {
     let started_at = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
@@ -69,7 +96,7 @@ pub fn run_stages(files: &[PathBuf], out: &Path, stages: &[Stage]) -> Result<Run
             }
             Stage::Export(opts) => {
                 let progress = Progress::new("export", files.len(), blocks);
-                let r = export::export(files, opts, &progress);
+                let r = export::export_to(files, opts, remote, &progress);
                 progress.finish();
                 ("export", (r?, progress.elapsed()))
             }
@@ -84,6 +111,14 @@ pub fn run_stages(files: &[PathBuf], out: &Path, stages: &[Stage]) -> Result<Run
         path: out.join("_eraflow").join("runs"),
         source,
     })?;
-    report.path = Some(path);
+    report.path = Some(path.clone());
+    if let Some(u) = remote {
+        let store = RemoteOutput::open(u).map_err(StoreError::from)?;
+        store.upload_report(&path).map_err(StoreError::from)?;
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        report.path = Some(PathBuf::from(
+            store.location(&format!("_eraflow/runs/{}", name.unwrap_or_default())),
+        ));
+    }
     Ok(report)
 }

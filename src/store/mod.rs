@@ -6,4 +6,5 @@
 //! what a location is and how finished work is recorded.
 
 pub mod output;
+pub mod remote;
 pub mod url;

@@ -12,10 +12,129 @@
 //! - **Temporaries**: a temporary file names its writer's process (`.<name>.<pid>-<n>.tmp`); only those of
 //!   processes no longer running are removed, never a live writer's.
 
+use super::remote::{RemoteError, RemoteOutput};
 use crate::fsutil::{self, FileLock};
 use crate::sink::manifest::{self, CompletionRecord, Manifest};
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Why the output store could not record or publish something.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A local file (record, lock, manifest) could not be read or written.
+    #[error("{}", .path.display())]
+    Local {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: io::Error,
+    },
+    /// The object store refused or failed.
+    #[error(transparent)]
+    Remote(#[from] RemoteError),
+}
+
+/// Where a job's outputs go: a local directory, or an object-store prefix (outputs staged locally first).
+#[derive(Debug)]
+pub enum OutputStore {
+    /// A local directory; outputs are written in place.
+    Local(OutputDir),
+    /// An object-store prefix; outputs are staged in a local directory and uploaded when complete.
+    Remote(RemoteOutput),
+}
+
+/// A fresh local staging directory for the outputs of a remote output (unique per process and call).
+pub fn staging_dir() -> PathBuf {
+    static N: AtomicU64 = AtomicU64::new(0);
+    std::env::temp_dir().join(format!(
+        "eraflow-staging-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ))
+}
+
+impl OutputStore {
+    /// The record of (`source`, `dataset`) when it proves the dataset complete.
+    pub fn complete(
+        &self,
+        source: &str,
+        dataset: &str,
+        sha256: &str,
+        options: &str,
+    ) -> Result<Option<CompletionRecord>, StoreError> {
+        match self {
+            OutputStore::Local(d) => Ok(d.complete(source, dataset, sha256, options)),
+            OutputStore::Remote(r) => Ok(r.complete(source, dataset, sha256, options)?),
+        }
+    }
+
+    /// The source's lock on a local disk (an object store relies on conditional puts instead).
+    pub fn lock_source(&self, source: &str) -> Result<Option<FileLock>, StoreError> {
+        match self {
+            OutputStore::Local(d) => {
+                d.lock_source(source)
+                    .map(Some)
+                    .map_err(|source_err| StoreError::Local {
+                        path: d.source_lock_path(source),
+                        source: source_err,
+                    })
+            }
+            OutputStore::Remote(_) => Ok(None),
+        }
+    }
+
+    /// Makes a committed output visible at `rel`: in place already for a local directory; uploaded (and the
+    /// staged file removed) for an object store.
+    pub fn publish(&self, rel: &str, staged: &Path) -> Result<(), StoreError> {
+        match self {
+            OutputStore::Local(_) => Ok(()),
+            OutputStore::Remote(r) => {
+                r.upload(rel, staged)?;
+                let _ = std::fs::remove_file(staged);
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes a completion record.
+    pub fn write_record(&self, rec: &CompletionRecord) -> Result<(), StoreError> {
+        match self {
+            OutputStore::Local(d) => d.write_record(rec).map_err(|source| StoreError::Local {
+                path: d.record_path(&rec.source, &rec.dataset),
+                source,
+            }),
+            OutputStore::Remote(r) => Ok(r.write_record(rec)?),
+        }
+    }
+
+    /// Puts `source`'s records into `manifest.json`.
+    pub fn update_manifest(&self, source: &str) -> Result<(), StoreError> {
+        match self {
+            OutputStore::Local(d) => d.update_manifest(source).map_err(|e| StoreError::Local {
+                path: manifest::path(d.root()),
+                source: e,
+            }),
+            OutputStore::Remote(r) => Ok(r.update_manifest(Some(source))?),
+        }
+    }
+
+    /// Rebuilds `manifest.json` from every record.
+    pub fn rebuild_manifest(&self) -> Result<(), StoreError> {
+        match self {
+            OutputStore::Local(d) => {
+                d.rebuild_manifest()
+                    .map(|_| ())
+                    .map_err(|e| StoreError::Local {
+                        path: manifest::path(d.root()),
+                        source: e,
+                    })
+            }
+            OutputStore::Remote(r) => Ok(r.update_manifest(None)?),
+        }
+    }
+}
 
 /// The directory under the output root where eraflow keeps its own files.
 pub const META_DIR: &str = "_eraflow";

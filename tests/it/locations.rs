@@ -88,4 +88,19 @@ fn pipeline_locations_are_checked_before_any_work() {
     }
     let job = load(&["out=file:///tmp/x".into()]).unwrap();
     assert_eq!(job.out.as_deref(), Some(std::path::Path::new("/tmp/x")));
+    assert!(job.remote_out.is_none());
+    // An object-store out is staged locally and published there; http(s) is for inputs only.
+    let job = load(&["out=s3://user:hunter2@bucket/p?sig=x".into()]).unwrap();
+    assert_eq!(
+        job.remote_out.as_ref().unwrap().to_string(),
+        "s3://bucket/p?<redacted>"
+    );
+    assert!(job.out.unwrap().starts_with(std::env::temp_dir()));
+    let e = load(&["out=https://h/p".into()]).err().unwrap();
+    assert_eq!(e.exit_status(), ExitStatus::Usage);
+    // Remote inputs are recognised, and refused as not yet supported.
+    let e = load(&["out=/tmp/x".into(), "inputs=[\"https://h/era1/\"]".into()])
+        .err()
+        .unwrap();
+    assert_eq!(e.exit_status(), ExitStatus::Usage);
 }

@@ -24,6 +24,7 @@ mod locations;
 mod payload_hash;
 mod prune_real;
 mod prune_synth;
+mod s3_output;
 mod shared_output;
 mod signer_k256;
 mod signer_sepolia;
