@@ -103,7 +103,16 @@ pub enum Command {
         /// Rows per row group (default 100000).
         #[arg(long)]
         row_group_size: Option<u64>,
-        /// Files, directories or glob patterns.
+        /// Folder remote inputs are fetched to (default: <system temp>/eraflow-cache).
+        #[arg(long)]
+        cache_dir: Option<PathBuf>,
+        /// The most bytes fetched inputs may take (default 8 GiB).
+        #[arg(long)]
+        cache_max_bytes: Option<u64>,
+        /// Keep fetched inputs after the run.
+        #[arg(long)]
+        keep_cache: bool,
+        /// Files, directories, glob patterns, http(s) mirrors or files, s3/gs/az prefixes.
         #[arg(required = true)]
         paths: Vec<String>,
     },

@@ -3,7 +3,8 @@
 
 use super::job::{init_signer, set_threads, ExitStatus, Job, JobError, SynthArchives, SynthJob};
 use super::report::RunReport;
-use super::run::{run_stages, Stage};
+use super::report::{FileOutcome, OutcomeError};
+use super::run::{run_stages_with, Stage};
 use crate::consensus::{self, Fork, Kind};
 use crate::formats::{ArchiveKind, ArchiveName, FormatError, FormatErrorKind};
 use crate::network::Network;
@@ -83,14 +84,81 @@ pub fn export(job: &Job) -> Result<RunReport, JobError> {
         message: "the job has no export stage".into(),
     })?;
     set_threads(job.threads)?;
-    let files = crate::inputs::expand(&job.inputs)?;
+    let inputs = gather(job)?;
     let out = opts.out.clone();
-    run_stages(
-        &files,
+    let r = run_stages_with(
+        &inputs.files,
+        &inputs.failed,
         &out,
         job.remote_out.as_ref(),
         &[Stage::Export(opts)],
-    )
+    );
+    inputs.release(job);
+    r
+}
+
+/// A job's inputs made local: local files as listed, remote ones fetched into the cache.
+struct Gathered {
+    files: Vec<PathBuf>,
+    /// Remote files that could not be fetched or did not match their published sha256.
+    failed: Vec<FileOutcome>,
+    /// What was fetched (removed after the run unless the job keeps the cache).
+    fetched: Vec<PathBuf>,
+}
+
+impl Gathered {
+    fn release(&self, job: &Job) {
+        if !job.fetch.keep {
+            for p in &self.fetched {
+                let _ = std::fs::remove_file(p);
+            }
+        }
+    }
+}
+
+/// Local inputs expanded; remote ones (http(s) mirrors and files, object-store prefixes) listed and fetched,
+/// each checked against its published sha256. A file that cannot be fetched fails alone; a location that
+/// cannot be listed fails the job.
+fn gather(job: &Job) -> Result<Gathered, JobError> {
+    use crate::store::fetch::{FetchError, Remote};
+    use crate::store::url::Location;
+    let mut local = Vec::new();
+    let mut remote = Vec::new();
+    for i in &job.inputs {
+        match Location::parse(i) {
+            Ok(Location::Remote(u)) => remote.push(u),
+            _ => local.push(i.clone()),
+        }
+    }
+    let mut g = Gathered {
+        files: if local.is_empty() && !remote.is_empty() {
+            Vec::new()
+        } else {
+            crate::inputs::expand(&local)?
+        },
+        failed: Vec::new(),
+        fetched: Vec::new(),
+    };
+    let mut total = 0u64;
+    for u in remote {
+        let store = Remote::open(&u).map_err(|e| JobError::Fetch(FetchError::from(e)))?;
+        for f in store.list().map_err(JobError::Fetch)? {
+            let left = job.fetch.max_bytes.saturating_sub(total);
+            match store.fetch(&f, &job.fetch.cache_dir, left) {
+                Ok(p) => {
+                    total += std::fs::metadata(&p).map_or(0, |m| m.len());
+                    g.fetched.push(p.clone());
+                    g.files.push(p);
+                }
+                Err(e) => g.failed.push(FileOutcome {
+                    file: f.url.clone(),
+                    errors: vec![OutcomeError::Fetch(std::sync::Arc::new(e))],
+                    ..Default::default()
+                }),
+            }
+        }
+    }
+    Ok(g)
 }
 
 /// A prune manifest as built, and its re-verification when the job asks for it.
@@ -167,7 +235,8 @@ pub fn run(job: &Job) -> Result<RunOutcome, JobError> {
     if let Some(s) = &job.synth {
         outcome.synthesized = Some(synth(s, true)?);
     }
-    let files = crate::inputs::expand(&job.inputs)?;
+    let inputs = gather(job)?;
+    let files = inputs.files.clone();
     let mut stages = Vec::new();
     if let Some(v) = &job.verify {
         if v.options.senders {
@@ -179,12 +248,15 @@ pub fn run(job: &Job) -> Result<RunOutcome, JobError> {
         stages.push(Stage::Export(e.clone()));
     }
     if !stages.is_empty() {
-        outcome.report = Some(run_stages(
+        let r = run_stages_with(
             &files,
+            &inputs.failed,
             job.out()?,
             job.remote_out.as_ref(),
             &stages,
-        )?);
+        );
+        inputs.release(job);
+        outcome.report = Some(r?);
     }
     if job.prune.is_some() {
         outcome.prune = Some(prune(job));

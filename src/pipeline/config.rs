@@ -31,6 +31,12 @@ pub struct PipelineConfig {
     pub out: Option<String>,
     /// Worker threads; 0 = all cores.
     pub threads: usize,
+    /// Where remote inputs are fetched to; empty: `<system temp>/eraflow-cache`.
+    pub cache_dir: String,
+    /// The most bytes remote inputs may take in the cache (one file, and all of a run's together).
+    pub cache_max_bytes: u64,
+    /// Keep fetched files after the run.
+    pub keep_cache: bool,
     /// `[synth]`: create the inputs first.
     pub synth: Option<SynthStage>,
     /// `[verify]`: verify every input, and chains across files.

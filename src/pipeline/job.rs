@@ -39,6 +39,8 @@ pub struct Job {
     pub remote_out: Option<RemoteUrl>,
     /// Worker threads; 0 = all cores.
     pub threads: usize,
+    /// How remote inputs are fetched.
+    pub fetch: FetchOptions,
     /// Create the inputs first.
     pub synth: Option<SynthJob>,
     /// Verify every input.
@@ -47,6 +49,17 @@ pub struct Job {
     pub export: Option<ExportOptions>,
     /// Build a prune manifest.
     pub prune: Option<PruneJob>,
+}
+
+/// How remote inputs are fetched into the local cache.
+#[derive(Debug, Clone)]
+pub struct FetchOptions {
+    /// The cache folder.
+    pub cache_dir: PathBuf,
+    /// The most bytes fetched files may take (one file, and a run's together).
+    pub max_bytes: u64,
+    /// Keep fetched files after the run.
+    pub keep: bool,
 }
 
 /// The `[synth]` stage: where, and what.
@@ -119,6 +132,9 @@ pub enum JobError {
         #[source]
         source: LocationError,
     },
+    /// Remote inputs cannot be listed.
+    #[error(transparent)]
+    Fetch(crate::store::fetch::FetchError),
     /// The inputs cannot be listed.
     #[error(transparent)]
     Inputs(#[from] crate::inputs::InputError),
@@ -213,17 +229,14 @@ impl JobError {
     }
 }
 
-/// A location that must be a local path: `file://` URLs become their path; an object-store URL is refused
-/// (this build reads and writes remote stores nowhere yet), and so is anything that is neither.
+/// A location that must be a local path: `file://` URLs become their path; an object-store URL is refused,
+/// and so is anything that is neither.
 fn local_location(key: &'static str, s: &str) -> Result<PathBuf, JobError> {
     match Location::parse(s).map_err(|source| JobError::Location { key, source })? {
         Location::Local(p) => Ok(p),
         Location::Remote(u) => Err(invalid(
             key,
-            format!(
-                "{u}: {} locations are not supported yet (local paths and file:// only)",
-                u.scheme().name()
-            ),
+            format!("{u}: must be a local path ({} is not)", u.scheme().name()),
         )),
     }
 }
@@ -269,12 +282,18 @@ impl Job {
             .inputs
             .iter()
             .map(|i| {
-                let p = local_location("inputs", i)?;
-                // As given (a glob stays a glob), unless it was a file:// URL.
-                Ok(match p.to_str() {
-                    Some(s) if s == i => i.clone(),
-                    _ => p.to_string_lossy().into_owned(),
-                })
+                match Location::parse(i).map_err(|source| JobError::Location {
+                    key: "inputs",
+                    source,
+                })? {
+                    // As given (a glob stays a glob), unless it was a file:// URL.
+                    Location::Local(p) => Ok(match p.to_str() {
+                        Some(s) if s == i => i.clone(),
+                        _ => p.to_string_lossy().into_owned(),
+                    }),
+                    // Listed and fetched when the job runs.
+                    Location::Remote(_) => Ok(i.clone()),
+                }
             })
             .collect::<Result<Vec<String>, JobError>>()?;
         let synth = cfg
@@ -381,6 +400,14 @@ impl Job {
             out,
             remote_out,
             threads: cfg.threads,
+            fetch: FetchOptions {
+                cache_dir: match cfg.cache_dir.as_str() {
+                    "" => std::env::temp_dir().join("eraflow-cache"),
+                    d => local_location("cache_dir", d)?,
+                },
+                max_bytes: cfg.cache_max_bytes,
+                keep: cfg.keep_cache,
+            },
             synth,
             verify,
             export,

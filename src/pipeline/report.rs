@@ -38,6 +38,9 @@ pub enum OutcomeError {
     /// The output store could not record or publish an output.
     #[error(transparent)]
     Store(Arc<crate::store::output::StoreError>),
+    /// A remote input could not be fetched, or its bytes do not match its published sha256.
+    #[error(transparent)]
+    Fetch(Arc<crate::store::fetch::FetchError>),
     /// Senders were asked for but the signer is unusable.
     #[error("{}: recovering senders", .path.display())]
     Signer {
@@ -301,7 +304,7 @@ impl std::fmt::Display for StageReport {
         for o in self.files.iter().filter(|o| !o.ok) {
             write!(f, "\n  FAILED {}", o.file)?;
             for e in o.errors.iter().take(10) {
-                write!(f, "\n    {e}")?;
+                write!(f, "\n    {}", crate::error::render(e))?;
             }
         }
         Ok(())

@@ -38,7 +38,19 @@ pub fn run_stages(
     remote: Option<&RemoteUrl>,
     stages: &[Stage],
 ) -> Result<RunReport, JobError> {
-    let r = run_stages_into(files, out, remote, stages);
+    run_stages_with(files, &[], out, remote, stages)
+}
+
+/// [`run_stages`], with inputs that already failed (remote files that could not be fetched) counted as failed
+/// files of every stage.
+pub fn run_stages_with(
+    files: &[PathBuf],
+    failed: &[FileOutcome],
+    out: &Path,
+    remote: Option<&RemoteUrl>,
+    stages: &[Stage],
+) -> Result<RunReport, JobError> {
+    let r = run_stages_into(files, failed, out, remote, stages);
     let staged = out
         .file_name()
         .is_some_and(|n| n.to_string_lossy().starts_with("eraflow-staging-"));
@@ -51,6 +63,7 @@ pub fn run_stages(
 
 fn run_stages_into(
     files: &[PathBuf],
+    failed: &[FileOutcome],
     out: &Path,
     remote: Option<&RemoteUrl>,
     stages: &[Stage],
@@ -101,7 +114,8 @@ fn run_stages_into(
                 ("export", (r?, progress.elapsed()))
             }
         };
-        let (outcomes, secs) = outcomes;
+        let (mut outcomes, secs) = outcomes;
+        outcomes.extend(failed.iter().cloned());
         report.stages.push(StageReport::new(name, secs, outcomes));
     }
     report.seconds = t0.elapsed().as_secs_f64();

@@ -98,9 +98,7 @@ fn pipeline_locations_are_checked_before_any_work() {
     assert!(job.out.unwrap().starts_with(std::env::temp_dir()));
     let e = load(&["out=https://h/p".into()]).err().unwrap();
     assert_eq!(e.exit_status(), ExitStatus::Usage);
-    // Remote inputs are recognised, and refused as not yet supported.
-    let e = load(&["out=/tmp/x".into(), "inputs=[\"https://h/era1/\"]".into()])
-        .err()
-        .unwrap();
-    assert_eq!(e.exit_status(), ExitStatus::Usage);
+    // Remote inputs are kept as given, to be listed and fetched when the job runs.
+    let job = load(&["out=/tmp/x".into(), "inputs=[\"https://h/era1/\"]".into()]).unwrap();
+    assert_eq!(job.inputs, ["https://h/era1/"]);
 }

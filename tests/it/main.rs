@@ -19,6 +19,7 @@ mod era1_real;
 mod export;
 mod export_era;
 mod formats_era;
+mod http_input;
 mod kill_resume;
 mod locations;
 mod payload_hash;
