@@ -303,6 +303,7 @@ mod tests {
             "prune-premerge.toml",
             "sample-era.toml",
             "export-to-bucket.toml",
+            "mirror-to-bucket.toml",
         ] {
             file(&root.join(name), &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
         }

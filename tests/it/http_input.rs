@@ -147,6 +147,15 @@ fn a_mirror_exports_like_local_files() {
         String::from_utf8_lossy(&r.stderr)
     );
     assert_eq!(without_runs(local.path()), without_runs(remote.path()));
+    if files
+        .iter()
+        .any(|f| f.ends_with("sepolia-00000-643a00f7.era1"))
+    {
+        assert!(
+            src.path().join(".cut").exists(),
+            "the download was never cut"
+        );
+    }
     assert_eq!(
         std::fs::read_dir(cache.path()).unwrap().count(),
         0,
@@ -194,4 +203,97 @@ fn a_file_that_does_not_match_its_checksum_fails_alone() {
     assert_eq!(sources.len(), files.len() - 1, "{m}");
     assert!(!sources.contains_key(&bad));
     assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn a_mirror_exports_into_s3_with_the_bytes_of_a_local_run() {
+    let src = tempfile::tempdir().unwrap();
+    let files = mirror_dir(src.path(), None);
+    let Some(mirror) = Mirror::start(src.path(), None) else {
+        return;
+    };
+    let Some(moto) = crate::s3_output::Moto::start() else {
+        return;
+    };
+    moto.bucket("mirror-out");
+    let (local, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let paths: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+    assert!(export(local.path(), cache.path(), &paths).status.success());
+    let mut c = Command::new(env!("CARGO_BIN_EXE_eraflow"));
+    moto.env(&mut c);
+    let r = c
+        .args([
+            "--threads",
+            "1",
+            "export",
+            "--no-senders",
+            "--out",
+            "s3://mirror-out/x",
+        ])
+        .arg("--cache-dir")
+        .arg(cache.path())
+        .arg(mirror.url())
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let expected: Vec<_> = snapshot(local.path())
+        .into_iter()
+        .filter(|(p, _)| !p.starts_with("_eraflow/locks"))
+        .collect();
+    let got: Vec<_> = moto
+        .objects("mirror-out", "x")
+        .into_iter()
+        .filter(|(p, _)| !p.starts_with("_eraflow/runs"))
+        .collect();
+    assert_eq!(
+        got.iter().map(|g| &g.0).collect::<Vec<_>>(),
+        expected.iter().map(|e| &e.0).collect::<Vec<_>>()
+    );
+    assert!(got == expected, "objects differ from the local run's files");
+}
+
+#[test]
+fn a_hostile_listing_is_refused() {
+    let src = tempfile::tempdir().unwrap();
+    let files = mirror_dir(src.path(), None);
+    let sums = std::fs::read_to_string(src.path().join("checksums.txt")).unwrap();
+    let Some(mirror) = Mirror::start(src.path(), None) else {
+        return;
+    };
+    let cache = tempfile::tempdir().unwrap();
+    let name = files[0].file_name().unwrap().to_string_lossy().into_owned();
+    let sha = &sums[..64];
+    for evil in [
+        format!("../{name}"),
+        format!("sub/{name}"),
+        "passwd".to_string(),
+        format!("..{name}"),
+    ] {
+        std::fs::write(src.path().join("checksums.txt"), format!("{sha}  {evil}\n")).unwrap();
+        let out = tempfile::tempdir().unwrap();
+        let r = export(out.path(), cache.path(), &[mirror.url()]);
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(2), "{evil}: {err}");
+        assert!(err.contains("refusing listed name"), "{evil}: {err}");
+        assert_eq!(
+            std::fs::read_dir(cache.path()).unwrap().count(),
+            0,
+            "{evil}"
+        );
+    }
+    // Credentials in a URL never reach a message or a report.
+    let url = mirror.url().replace("http://", "http://user:hunter2@")
+        + "nothing-here/?X-Amz-Signature=s3cr3t";
+    let out = tempfile::tempdir().unwrap();
+    let r = export(out.path(), cache.path(), &[url]);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&r.stdout),
+        String::from_utf8_lossy(&r.stderr)
+    );
+    assert_ne!(r.status.code(), Some(0), "{text}");
+    assert!(
+        !text.contains("hunter2") && !text.contains("s3cr3t"),
+        "{text}"
+    );
 }

@@ -40,6 +40,8 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         self.end_headers()
         if CUT and path.endswith(CUT) and not state["cut"] and len(body) > 1:
             state["cut"] = True
+            # Tell the test the cut happened.
+            open(os.path.join(ROOT, ".cut"), "w").close()
             self.wfile.write(body[: len(body) // 2])
             self.wfile.flush()
             self.close_connection = True
