@@ -5,6 +5,41 @@
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Temporaries this process has started, so two in one process never share a name.
+static TEMPORARIES: AtomicU64 = AtomicU64::new(0);
+
+/// The process that owns a temporary file named `.<name>.<pid>-<n>.tmp` (or the older `.<name>.<pid>.tmp`);
+/// `None` for any other name.
+pub fn temporary_owner(file_name: &str) -> Option<u32> {
+    let inner = file_name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let (_, last) = inner.rsplit_once('.')?;
+    let pid = last.split_once('-').map_or(last, |(pid, _)| pid);
+    pid.parse().ok()
+}
+
+/// Whether process `pid` may still be running on this machine: this process, or a `/proc/<pid>` that exists and
+/// is not a zombie. Where `/proc` cannot tell, every process counts as alive (so nothing of a live writer is ever
+/// removed). A writer killed with its parent (a lost Ray worker) stays a zombie until something reaps it, forever
+/// under a container's PID 1 that does not reap: its temporaries are stale all the same.
+pub fn process_alive(pid: u32) -> bool {
+    if pid == std::process::id() {
+        return true;
+    }
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return true;
+    }
+    let Ok(stat) = fs::read_to_string(proc.join(pid.to_string()).join("stat")) else {
+        return false;
+    };
+    // `pid (comm) S ...`: the state follows the last ')', as comm may itself hold ')'.
+    let state = stat
+        .rsplit_once(')')
+        .and_then(|(_, rest)| rest.trim_start().chars().next());
+    !matches!(state, Some('Z' | 'X' | 'x'))
+}
 
 /// A file being written under a temporary name next to its final path.
 pub struct AtomicFile {
@@ -14,8 +49,9 @@ pub struct AtomicFile {
 }
 
 impl AtomicFile {
-    /// Starts writing `dest` (creating its directory). The temporary name is `.<name>.<pid>.tmp`, hidden and
-    /// unique per process, so a stale one from a killed run is never mistaken for output.
+    /// Starts writing `dest` (creating its directory). The temporary name is `.<name>.<pid>-<n>.tmp`, hidden and
+    /// unique per process and file, so a stale one from a killed run is never mistaken for output, and a cleaner
+    /// can tell a dead writer's temporaries ([`temporary_owner`], [`process_alive`]) from a live one's.
     pub fn create(dest: &Path) -> io::Result<AtomicFile> {
         let dir = dest
             .parent()
@@ -23,7 +59,8 @@ impl AtomicFile {
             .unwrap_or(Path::new("."));
         fs::create_dir_all(dir)?;
         let name = dest.file_name().and_then(|n| n.to_str()).unwrap_or("out");
-        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+        let n = TEMPORARIES.fetch_add(1, Ordering::Relaxed);
+        let tmp = dir.join(format!(".{name}.{}-{n}.tmp", std::process::id()));
         let f = File::create(&tmp)?;
         Ok(AtomicFile {
             tmp,
@@ -94,6 +131,28 @@ impl Drop for AtomicFile {
     }
 }
 
+/// An exclusive advisory lock (`flock`) on a lock file, held until dropped. Lock files are never removed (so
+/// two writers can never lock two different files of one name).
+pub struct FileLock {
+    _file: File,
+}
+
+impl FileLock {
+    /// Blocks until this process holds the lock of `path` (created, with its directory, when missing).
+    pub fn acquire(path: &Path) -> io::Result<FileLock> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            fs::create_dir_all(dir)?;
+        }
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)?;
+        file.lock()?;
+        Ok(FileLock { _file: file })
+    }
+}
+
 /// Writes `bytes` to `dest` atomically.
 pub fn write_atomic(dest: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut f = AtomicFile::create(dest)?;
@@ -117,5 +176,44 @@ mod tests {
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
         write_atomic(&dest, b"whole").unwrap();
         assert_eq!(fs::read(&dest).unwrap(), b"whole");
+    }
+
+    #[test]
+    fn temporaries_name_their_owner() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = AtomicFile::create(&dir.path().join("x.parquet")).unwrap();
+        let name = fs::read_dir(dir.path()).unwrap().next().unwrap().unwrap();
+        let name = name.file_name().into_string().unwrap();
+        assert_eq!(temporary_owner(&name), Some(std::process::id()), "{name}");
+        drop(f);
+        assert_eq!(temporary_owner(".x.parquet.999.tmp"), Some(999));
+        assert_eq!(temporary_owner(".x.parquet.12-3.tmp"), Some(12));
+        assert_eq!(temporary_owner("x.parquet"), None);
+        assert!(process_alive(std::process::id()));
+        // Past the largest pid Linux hands out.
+        assert!(!process_alive(4_194_305) || !Path::new("/proc/self").exists());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_zombie_writer_is_dead_a_running_one_alive() {
+        let mut running = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        assert!(process_alive(running.id()));
+        running.kill().unwrap();
+        // Killed and not yet reaped: a zombie, as a writer killed with its Ray worker under a non-reaping PID 1.
+        let stat = || fs::read_to_string(format!("/proc/{}/stat", running.id())).unwrap();
+        for _ in 0..500 {
+            if stat().contains(") Z") {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(stat().contains(") Z"), "{}", stat());
+        assert!(!process_alive(running.id()));
+        running.wait().unwrap();
+        assert!(!process_alive(running.id()));
     }
 }

@@ -40,5 +40,6 @@ pub mod network;
 pub mod pipeline;
 pub mod prune;
 pub mod sink;
+pub mod store;
 pub mod synth;
 pub mod verify;

@@ -140,10 +140,19 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             compression,
             compression_level,
             row_group_size,
+            cache_dir,
+            cache_max_bytes,
+            keep_cache,
             shard,
             paths,
         } => {
             f.str("shard", shard);
+            f.str(
+                "cache_dir",
+                cache_dir.map(|p| p.to_string_lossy().into_owned()),
+            )
+            .int("cache_max_bytes", cache_max_bytes)
+            .switch("keep_cache", keep_cache, true);
             f.str("name", Some("export"))
                 .str("network", network)
                 .list("inputs", &paths)

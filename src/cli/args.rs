@@ -86,7 +86,7 @@ pub enum Command {
     /// Verify era1 and era files and export them to Parquet datasets (blocks, transactions, logs, uncles from
     /// era1; blocks, transactions, withdrawals, beacon_blocks from era).
     Export {
-        /// Output directory.
+        /// Output directory, or object-store prefix (s3://bucket/prefix, gs://…, az://…, file://…).
         #[arg(long)]
         out: PathBuf,
         /// Comma-separated datasets (default: all).
@@ -114,7 +114,16 @@ pub enum Command {
         /// of the file name), so N processes with K = 0..N-1 take every file exactly once.
         #[arg(long, value_name = "K/N")]
         shard: Option<String>,
-        /// Files, directories or glob patterns.
+        /// Folder remote inputs are fetched to (default: <system temp>/eraflow-cache).
+        #[arg(long)]
+        cache_dir: Option<PathBuf>,
+        /// The most bytes fetched inputs may take (default 8 GiB).
+        #[arg(long)]
+        cache_max_bytes: Option<u64>,
+        /// Keep fetched inputs after the run.
+        #[arg(long)]
+        keep_cache: bool,
+        /// Files, directories, glob patterns, http(s) mirrors or files, s3/gs/az prefixes.
         #[arg(required = true)]
         paths: Vec<String>,
     },

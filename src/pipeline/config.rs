@@ -24,11 +24,11 @@ pub struct PipelineConfig {
     pub name: String,
     /// Network preset name or preset `.toml`; absent: each file's network comes from its name.
     pub network: Option<String>,
-    /// Files, directories or glob patterns.
+    /// Files, directories, glob patterns or URLs.
     #[serde(default)]
     pub inputs: Vec<String>,
-    /// Output directory of the datasets and the run report.
-    pub out: Option<PathBuf>,
+    /// Output location of the datasets and the run report: a local path or a URL (see [`crate::store::url`]).
+    pub out: Option<String>,
     /// Worker threads; 0 = all cores.
     pub threads: usize,
     /// `"K/N"`: only the inputs of shard K of N ([`super::shard`]).
@@ -40,6 +40,12 @@ pub struct PipelineConfig {
     /// The secp256k1 implementation senders are recovered with (`libsecp256k1` or `k256`).
     #[serde(deserialize_with = "parsed")]
     pub signer_backend: SignerBackend,
+    /// Where remote inputs are fetched to; empty: `<system temp>/eraflow-cache`.
+    pub cache_dir: String,
+    /// The most bytes remote inputs may take in the cache (one file, and all of a run's together).
+    pub cache_max_bytes: u64,
+    /// Keep fetched files after the run.
+    pub keep_cache: bool,
     /// `[synth]`: create the inputs first.
     pub synth: Option<SynthStage>,
     /// `[verify]`: verify every input, and chains across files.
@@ -426,6 +432,8 @@ mod tests {
             "verify-archive.toml",
             "prune-premerge.toml",
             "sample-era.toml",
+            "export-to-bucket.toml",
+            "mirror-to-bucket.toml",
         ] {
             file(&root.join(name), &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
         }
@@ -444,7 +452,7 @@ mod tests {
             (Compression::Snappy, 3, true)
         );
         assert_eq!(c.synth.unwrap().files, 3);
-        assert_eq!(c.out, Some(PathBuf::from("/x")));
+        assert_eq!(c.out.as_deref(), Some("/x"));
         assert!(file(&root.join("sample.toml"), &["export.nope=1".into()]).is_err());
         assert!(file(&root.join("sample.toml"), &["justakey".into()]).is_err());
         assert!(file(

@@ -12,9 +12,12 @@ use crate::crypto::signer::{Signer, SignerBackend, SignerError};
 use crate::datasets::{Dataset, DatasetBuilder, DatasetError, ExportContext};
 use crate::formats::{Archive, ArchiveKind};
 use crate::network::Network;
-use crate::sink::manifest::{self, Manifest, OutputEntry, SourceEntry};
+use crate::sink::manifest::{self, CompletionRecord, OutputEntry};
 use crate::sink::names::{era_output_path, era_slot_range, output_path};
 use crate::sink::parquet::{FileLayout, ParquetOptions, ParquetSink, SinkError};
+use crate::store::output::{OutputDir, OutputStore, StoreError};
+use crate::store::remote::RemoteOutput;
+use crate::store::url::RemoteUrl;
 use crate::verify::era::{BeaconVisitor, VerifiedBeaconBlock};
 use crate::verify::era1::{verify_file_with, BlockVisitor, VerifiedBlock, VerifyOptions};
 use crate::verify::report::FileReport;
@@ -64,15 +67,18 @@ pub enum ExportError {
     /// The signature algorithm cannot be set up for senders.
     #[error("recovering senders")]
     Signer(#[from] SignerError),
+    /// The output store could not be opened, or its manifest not rebuilt from the completion records.
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 impl ExportOptions {
-    /// A fingerprint of everything that changes output bytes: a rerun with other options redoes the files.
-    fn fingerprint(&self) -> String {
-        let names: Vec<&str> = self.datasets.iter().map(|d| d.name()).collect();
+    /// A fingerprint of everything that changes a dataset's output bytes: a rerun with other options redoes
+    /// that dataset's files (and only the datasets it changes: adding a dataset leaves the others complete).
+    fn fingerprint(&self, dataset: &dyn Dataset) -> String {
         format!(
-            "datasets={};senders={};compression={}:{};row_group={};schema={}",
-            names.join(","),
+            "dataset={};senders={};compression={}:{};row_group={};schema={}",
+            dataset.name(),
             self.senders,
             self.parquet.compression.name(),
             self.parquet.compression_level,
@@ -139,35 +145,21 @@ impl BeaconVisitor for ExportVisitor<'_> {
     }
 }
 
-/// Removes temporary files a killed run left behind (`.<name>.<pid>.tmp`), in each dataset folder, its
-/// `network=<name>` partitions and `_eraflow`.
-fn clean_stale_temporaries(out: &Path, datasets: &[&'static dyn Dataset]) {
-    fn clean(dir: &Path, partitions: bool) {
-        let Ok(rd) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in rd.flatten() {
-            let n = e.file_name();
-            let n = n.to_string_lossy();
-            if n.starts_with('.') && n.ends_with(".tmp") {
-                if super::runlock::writer_alive(&n) {
-                    continue; // another export writing into this output now
-                }
-                let _ = std::fs::remove_file(e.path());
-            } else if partitions && n.starts_with("network=") {
-                clean(&e.path(), false);
-            }
-        }
-    }
-    for d in datasets.iter().map(|d| d.name()).chain(["_eraflow"]) {
-        clean(&out.join(d), true);
-    }
-}
-
-/// Exports every file; returns one outcome per file, in input order.
+/// Exports every file into the local directory `opts.out`; returns one outcome per file, in input order.
 pub fn export(
     paths: &[PathBuf],
     opts: &ExportOptions,
+    progress: &Progress,
+) -> Result<Vec<FileOutcome>, ExportError> {
+    export_to(paths, opts, None, progress)
+}
+
+/// Exports every file into `remote` when given (`opts.out` is then the local staging directory outputs are
+/// written to before they are uploaded), else into the local directory `opts.out`.
+pub fn export_to(
+    paths: &[PathBuf],
+    opts: &ExportOptions,
+    remote: Option<&RemoteUrl>,
     progress: &Progress,
 ) -> Result<Vec<FileOutcome>, ExportError> {
     if opts.datasets.is_empty() {
@@ -182,26 +174,27 @@ pub fn export(
         // One algorithm per process, chosen before any worker starts.
         super::job::init_signer(None, opts.signer_backend, opts.network.as_ref(), paths)?;
     }
-    clean_stale_temporaries(&opts.out, &opts.datasets);
-    let mut manifest = Manifest::load(&opts.out);
-    let fingerprint = opts.fingerprint();
+    let store = match remote {
+        None => {
+            let dir = OutputDir::new(&opts.out);
+            // Only temporaries of writers no longer running: other exports may be writing here now.
+            dir.clean_stale_temporaries(opts.datasets.iter().map(|d| d.name()));
+            OutputStore::Local(dir)
+        }
+        Some(u) => OutputStore::Remote(RemoteOutput::open(u).map_err(StoreError::from)?),
+    };
     let needs_receipts = opts.datasets.iter().any(|d| d.needs_receipts());
     let mut outcomes = Vec::with_capacity(paths.len());
     for path in paths {
         if super::interrupt::requested().is_some() {
             break; // a signal asked the run to stop: no new file
         }
-        let outcome = export_one(
-            path,
-            opts,
-            &fingerprint,
-            needs_receipts,
-            &mut manifest,
-            progress,
-        );
+        let outcome = export_one(path, opts, needs_receipts, &store, progress);
         progress.file_done(&outcome);
         outcomes.push(outcome);
     }
+    // The aggregate of every record, including those of writers that ran beside this one.
+    store.rebuild_manifest()?;
     Ok(outcomes)
 }
 
@@ -217,9 +210,8 @@ pub(crate) fn network_of(path: &Path, explicit: Option<&Network>) -> Option<Netw
 fn export_one(
     path: &Path,
     opts: &ExportOptions,
-    fingerprint: &str,
     needs_receipts: bool,
-    manifest: &mut Manifest,
+    store: &OutputStore,
     progress: &Progress,
 ) -> FileOutcome {
     let started = Instant::now();
@@ -239,13 +231,28 @@ fn export_one(
         }
     };
     let sha = hex::encode(crate::crypto::sha256::sha256(file.bytes()));
-    if !opts.overwrite && manifest.is_complete(&opts.out, &source, &sha, fingerprint) {
+    // Completeness is per dataset: only the datasets without a record proving their output are made.
+    let mut pending: Vec<&'static dyn Dataset> = Vec::new();
+    let mut done: Vec<CompletionRecord> = Vec::new();
+    for &d in &opts.datasets {
+        match store.complete(&source, d.name(), &sha, &opts.fingerprint(d)) {
+            Ok(Some(r)) if !opts.overwrite => done.push(r),
+            Ok(_) => pending.push(d),
+            Err(e) => {
+                outcome.errors.push(e.into());
+                return outcome;
+            }
+        }
+    }
+    if pending.is_empty() {
         outcome.skipped = true;
         outcome.ok = true;
         outcome.blocks = file.block_count();
-        if let Some(e) = manifest.sources.get(&source) {
-            outcome.outputs = e.outputs.iter().map(|o| o.path.clone()).collect();
-        }
+        outcome.outputs = done
+            .into_iter()
+            .filter_map(|r| r.output)
+            .map(|o| o.path)
+            .collect();
         return outcome;
     }
     let Some(network) = network_of(path, opts.network.as_ref()) else {
@@ -256,8 +263,7 @@ fn export_one(
     };
     // Only datasets this kind of archive can fill get a file (no era1 withdrawals, no era logs).
     let kind = file.kind();
-    let datasets: Vec<&'static dyn Dataset> = opts
-        .datasets
+    let datasets: Vec<&'static dyn Dataset> = pending
         .iter()
         .copied()
         .filter(|d| d.sources().contains(&kind))
@@ -373,14 +379,15 @@ fn export_one(
             last,
             slots,
             kind,
-            fingerprint,
         },
         report,
         sink_error,
         sinks,
         &datasets,
+        &pending,
+        done,
         opts,
-        manifest,
+        store,
         outcome,
         started,
     )
@@ -402,7 +409,7 @@ fn write_chunk(
     Ok(())
 }
 
-/// What a source's manifest entry records besides its outputs.
+/// What a source's completion records hold besides their outputs.
 struct FinishArgs<'a> {
     source: String,
     sha: String,
@@ -411,10 +418,11 @@ struct FinishArgs<'a> {
     last: u64,
     slots: Option<(u64, u64)>,
     kind: ArchiveKind,
-    fingerprint: &'a str,
 }
 
-/// Commits the outputs of a verified source and records them in the manifest; discards them otherwise.
+/// Commits the outputs of a verified source and writes one completion record per pending dataset, under the
+/// source's lock, then puts them into the manifest; discards the outputs otherwise. A dataset another writer
+/// completed meanwhile (checked again under the lock) keeps that writer's output and record.
 #[allow(clippy::too_many_arguments)]
 fn finish_source(
     args: FinishArgs<'_>,
@@ -422,8 +430,10 @@ fn finish_source(
     sink_error: Option<OutcomeError>,
     sinks: Vec<(String, ParquetSink)>,
     datasets: &[&'static dyn Dataset],
+    pending: &[&'static dyn Dataset],
+    done: Vec<CompletionRecord>,
     opts: &ExportOptions,
-    manifest: &mut Manifest,
+    store: &OutputStore,
     mut outcome: FileOutcome,
     started: Instant,
 ) -> FileOutcome {
@@ -439,56 +449,103 @@ fn finish_source(
         outcome.errors.extend(sink_error);
         return outcome;
     }
-    let mut entries = Vec::new();
-    for ((rel, sink), d) in sinks.into_iter().zip(datasets) {
-        // No 0-row files (a source with no transactions has no transactions file): dropping the sink discards
-        // its temporary file, and the manifest still records the source complete.
-        if sink.rows() == 0 {
-            outcome.rows.insert(d.name().to_string(), 0);
-            continue;
-        }
-        match sink.commit() {
-            Ok((p, rows)) => {
-                let bytes = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
-                let sha256 = manifest::file_sha256(&p).unwrap_or_default();
-                outcome.rows.insert(d.name().to_string(), rows);
-                outcome.outputs.push(rel.clone());
-                entries.push(OutputEntry {
-                    dataset: d.name().into(),
-                    path: rel,
-                    rows,
-                    bytes,
-                    sha256,
-                });
-            }
+    let mut sinks: Vec<Option<(String, ParquetSink)>> = sinks.into_iter().map(Some).collect();
+    let mut records = done;
+    {
+        let _lock = match store.lock_source(&args.source) {
+            Ok(l) => l,
             Err(e) => {
                 outcome.errors.push(e.into());
                 return outcome;
             }
+        };
+        for &d in pending {
+            let options = opts.fingerprint(d);
+            let slot = datasets.iter().position(|x| x.name() == d.name());
+            if !opts.overwrite {
+                match store.complete(&args.source, d.name(), &args.sha, &options) {
+                    Ok(Some(r)) => {
+                        // Another writer finished it while this one worked: its output stands (ours is
+                        // discarded).
+                        drop(slot.and_then(|i| sinks[i].take()));
+                        records.push(r);
+                        continue;
+                    }
+                    Ok(None) => {}
+                    Err(e) => {
+                        outcome.errors.push(e.into());
+                        return outcome;
+                    }
+                }
+            }
+            let output = match slot.and_then(|i| sinks[i].take()) {
+                None => None,
+                // No 0-row files (a source with no transactions has no transactions file): dropping the sink
+                // discards its temporary file, and the record still says the dataset is complete, with no
+                // output.
+                Some((_, sink)) if sink.rows() == 0 => {
+                    outcome.rows.insert(d.name().to_string(), 0);
+                    None
+                }
+                Some((rel, sink)) => match sink.commit() {
+                    Ok((p, rows)) => {
+                        let bytes = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
+                        let sha256 = manifest::file_sha256(&p).unwrap_or_default();
+                        if let Err(e) = store.publish(&rel, &p) {
+                            outcome.errors.push(e.into());
+                            return outcome;
+                        }
+                        outcome.rows.insert(d.name().to_string(), rows);
+                        Some(OutputEntry {
+                            dataset: d.name().into(),
+                            path: rel,
+                            rows,
+                            bytes,
+                            sha256,
+                        })
+                    }
+                    Err(e) => {
+                        outcome.errors.push(e.into());
+                        return outcome;
+                    }
+                },
+            };
+            let record = CompletionRecord {
+                source: args.source.clone(),
+                dataset: d.name().into(),
+                sha256: args.sha.clone(),
+                options,
+                schema_version: crate::datasets::SCHEMA_VERSION,
+                network: args.network.name.clone(),
+                kind: args.kind.extension().into(),
+                first_block: args.first,
+                last_block: args.last,
+                slots: args.slots,
+                state_root: report.beacon.as_ref().map(|b| b.state_root.clone()),
+                accumulator_root: report.accumulator_root.clone().unwrap_or_default(),
+                output,
+            };
+            if let Err(e) = store.write_record(&record) {
+                outcome.errors.push(e.into());
+                return outcome;
+            }
+            records.push(record);
         }
     }
-    let era = args.kind == ArchiveKind::Era;
-    let name = args.source.clone();
-    manifest.sources.insert(
-        args.source,
-        SourceEntry {
-            sha256: args.sha,
-            accumulator_root: report.accumulator_root.unwrap_or_default(),
-            network: args.network.name.clone(),
-            first_block: args.first,
-            last_block: args.last,
-            options: args.fingerprint.to_string(),
-            outputs: entries,
-            kind: if era { "era".into() } else { String::new() },
-            slots: args.slots,
-            state_root: report.beacon.map(|b| b.state_root),
-        },
-    );
-    if let Err(e) = super::runlock::save_manifest_entry(manifest, &name, &opts.out) {
-        outcome.errors.push(OutcomeError::Manifest {
-            path: manifest::path(&opts.out),
-            source: std::sync::Arc::new(e),
-        });
+    let order = |r: &CompletionRecord| {
+        opts.datasets
+            .iter()
+            .position(|d| d.name() == r.dataset)
+            .unwrap_or(usize::MAX)
+    };
+    records.sort_by_key(order);
+    outcome.outputs = records
+        .into_iter()
+        .filter_map(|r| r.output)
+        .map(|o| o.path)
+        .collect();
+    if let Err(e) = store.update_manifest(&args.source) {
+        outcome.errors.push(e.into());
         return outcome;
     }
     outcome.ok = true;

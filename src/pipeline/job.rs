@@ -10,6 +10,7 @@ use crate::formats::{ArchiveKind, ArchiveName};
 use crate::network::{Network, NetworkError};
 use crate::prune::{OutputFormat, PruneOptions};
 use crate::sink::parquet::{ParquetOptions, SinkError};
+use crate::store::url::{Location, LocationError, RemoteUrl, Scheme};
 use crate::synth::era::EraSynthOptions;
 use crate::synth::era1::{SynthError, SynthOptions};
 use crate::verify::VerifyOptions;
@@ -31,8 +32,11 @@ pub struct Job {
     pub network: Option<Network>,
     /// Files, directories or glob patterns, expanded when the job runs (a synth stage may create them).
     pub inputs: Vec<String>,
-    /// Output directory of the datasets and the run report.
+    /// Output directory of the datasets and the run report (with `remote_out`: the local staging directory
+    /// outputs are written to before they are uploaded).
     pub out: Option<PathBuf>,
+    /// The object-store prefix outputs are published to, when `out` names one (`s3://`, `gs://`, `az://`).
+    pub remote_out: Option<RemoteUrl>,
     /// Worker threads; 0 = all cores.
     pub threads: usize,
     /// Only this shard of the inputs ([`super::shard`]); `None`: all of them.
@@ -41,6 +45,8 @@ pub struct Job {
     pub lock: super::runlock::LockMode,
     /// The secp256k1 implementation the process signer is built with when senders are recovered.
     pub signer_backend: SignerBackend,
+    /// How remote inputs are fetched.
+    pub fetch: FetchOptions,
     /// Create the inputs first.
     pub synth: Option<SynthJob>,
     /// Verify every input.
@@ -49,6 +55,17 @@ pub struct Job {
     pub export: Option<ExportOptions>,
     /// Build a prune manifest.
     pub prune: Option<PruneJob>,
+}
+
+/// How remote inputs are fetched into the local cache.
+#[derive(Debug, Clone)]
+pub struct FetchOptions {
+    /// The cache folder.
+    pub cache_dir: PathBuf,
+    /// The most bytes fetched files may take (one file, and a run's together).
+    pub max_bytes: u64,
+    /// Keep fetched files after the run.
+    pub keep: bool,
 }
 
 /// The `[synth]` stage: where, and what.
@@ -109,6 +126,21 @@ pub enum JobError {
     /// The network preset cannot be had.
     #[error(transparent)]
     Network(#[from] NetworkError),
+    /// The output store could not be used.
+    #[error(transparent)]
+    Store(#[from] crate::store::output::StoreError),
+    /// A location (`out`, an input, a stage's `out`) is neither a local path nor a URL of a known scheme.
+    #[error("{key}")]
+    Location {
+        /// The config key or flag.
+        key: &'static str,
+        /// Why.
+        #[source]
+        source: LocationError,
+    },
+    /// Remote inputs cannot be listed.
+    #[error(transparent)]
+    Fetch(crate::store::fetch::FetchError),
     /// The inputs cannot be listed.
     #[error(transparent)]
     Inputs(#[from] crate::inputs::InputError),
@@ -249,6 +281,18 @@ impl JobError {
     }
 }
 
+/// A location that must be a local path: `file://` URLs become their path; an object-store URL is refused,
+/// and so is anything that is neither.
+fn local_location(key: &'static str, s: &str) -> Result<PathBuf, JobError> {
+    match Location::parse(s).map_err(|source| JobError::Location { key, source })? {
+        Location::Local(p) => Ok(p),
+        Location::Remote(u) => Err(invalid(
+            key,
+            format!("{u}: must be a local path ({} is not)", u.scheme().name()),
+        )),
+    }
+}
+
 fn invalid(key: &'static str, message: impl std::fmt::Display) -> JobError {
     JobError::Invalid {
         key,
@@ -271,6 +315,39 @@ impl Job {
             ));
         }
         let network = cfg.network.as_deref().map(Network::resolve).transpose()?;
+        let (out, remote_out) = match cfg.out.as_deref().map(Location::parse).transpose() {
+            Err(source) => return Err(JobError::Location { key: "out", source }),
+            Ok(None) => (None, None),
+            Ok(Some(Location::Local(p))) => (Some(p), None),
+            Ok(Some(Location::Remote(u))) => match u.scheme() {
+                Scheme::Http | Scheme::Https => {
+                    return Err(invalid(
+                        "out",
+                        format!("{u}: http(s) locations are inputs only"),
+                    ))
+                }
+                // Outputs are staged locally, then uploaded.
+                _ => (Some(crate::store::output::staging_dir()), Some(u)),
+            },
+        };
+        let inputs = cfg
+            .inputs
+            .iter()
+            .map(|i| {
+                match Location::parse(i).map_err(|source| JobError::Location {
+                    key: "inputs",
+                    source,
+                })? {
+                    // As given (a glob stays a glob), unless it was a file:// URL.
+                    Location::Local(p) => Ok(match p.to_str() {
+                        Some(s) if s == i => i.clone(),
+                        _ => p.to_string_lossy().into_owned(),
+                    }),
+                    // Listed and fetched when the job runs.
+                    Location::Remote(_) => Ok(i.clone()),
+                }
+            })
+            .collect::<Result<Vec<String>, JobError>>()?;
         let synth = cfg
             .synth
             .map(|s| -> Result<SynthJob, JobError> {
@@ -303,7 +380,7 @@ impl Job {
                     }),
                 };
                 Ok(SynthJob {
-                    out: s.out,
+                    out: local_location("synth.out", &s.out.to_string_lossy())?,
                     archives,
                 })
             })
@@ -329,8 +406,7 @@ impl Job {
                     row_group_size: e.row_group_size,
                 };
                 parquet.validate().map_err(JobError::Parquet)?;
-                let out = cfg
-                    .out
+                let out = out
                     .clone()
                     .ok_or_else(|| invalid("out", "an export needs an output directory"))?;
                 Ok(ExportOptions {
@@ -359,7 +435,7 @@ impl Job {
                     ));
                 }
                 Ok(PruneJob {
-                    out: p.out,
+                    out: local_location("prune.out", &p.out.to_string_lossy())?,
                     options: PruneOptions {
                         network: network.clone(),
                         from_block: p.from_block,
@@ -375,12 +451,21 @@ impl Job {
         Ok(Job {
             name: cfg.name,
             network,
-            inputs: cfg.inputs,
-            out: cfg.out,
+            inputs,
+            out,
+            remote_out,
             threads: cfg.threads,
             shard: cfg.shard,
             lock: cfg.lock,
             signer_backend: cfg.signer_backend,
+            fetch: FetchOptions {
+                cache_dir: match cfg.cache_dir.as_str() {
+                    "" => std::env::temp_dir().join("eraflow-cache"),
+                    d => local_location("cache_dir", d)?,
+                },
+                max_bytes: cfg.cache_max_bytes,
+                keep: cfg.keep_cache,
+            },
             synth,
             verify,
             export,
@@ -391,7 +476,13 @@ impl Job {
     /// The input files: the inputs expanded (files, directories, globs), then only those of the job's shard.
     /// A shard may hold no file (more shards than files): that is an empty list, not an error.
     pub fn files(&self) -> Result<Vec<PathBuf>, JobError> {
-        let files = crate::inputs::expand(&self.inputs)?;
+        let local: Vec<String> = self
+            .inputs
+            .iter()
+            .filter(|i| !matches!(Location::parse(i), Ok(Location::Remote(_))))
+            .cloned()
+            .collect();
+        let files = crate::inputs::expand(&local)?;
         Ok(match &self.shard {
             Some(s) => s.select(files),
             None => files,

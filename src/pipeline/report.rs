@@ -1,5 +1,5 @@
 //! Progress while a job runs (a bar on a terminal, structured logs otherwise) and the JSON run report written
-//! at the end (`OUT/_eraflow/runs/<timestamp>.json`).
+//! at the end (`OUT/_eraflow/runs/<started>-<pid>.json`).
 
 use crate::crypto::signer::SignerError;
 use crate::datasets::DatasetError;
@@ -35,6 +35,12 @@ pub enum OutcomeError {
         #[source]
         source: Arc<std::io::Error>,
     },
+    /// The output store could not record or publish an output.
+    #[error(transparent)]
+    Store(Arc<crate::store::output::StoreError>),
+    /// A remote input could not be fetched, or its bytes do not match its published sha256.
+    #[error(transparent)]
+    Fetch(Arc<crate::store::fetch::FetchError>),
     /// Senders were asked for but the signer is unusable.
     #[error("{}: recovering senders", .path.display())]
     Signer {
@@ -56,10 +62,13 @@ impl OutcomeError {
         use super::job::ExitStatus;
         match self {
             OutcomeError::Verify(e) if e.is_io() => ExitStatus::Usage,
-            OutcomeError::Sink(_) | OutcomeError::Manifest { .. } | OutcomeError::Signer { .. } => {
-                ExitStatus::Usage
-            }
+            OutcomeError::Sink(_)
+            | OutcomeError::Manifest { .. }
+            | OutcomeError::Store(_)
+            | OutcomeError::Signer { .. } => ExitStatus::Usage,
+            // A remote file that could not be fetched, or whose bytes do not match: that file fails alone.
             OutcomeError::Verify(_)
+            | OutcomeError::Fetch(_)
             | OutcomeError::Dataset(_)
             | OutcomeError::UnknownNetwork(_) => ExitStatus::DataErrors,
         }
@@ -69,6 +78,12 @@ impl OutcomeError {
 impl From<SinkError> for OutcomeError {
     fn from(e: SinkError) -> Self {
         OutcomeError::Sink(Arc::new(e))
+    }
+}
+
+impl From<crate::store::output::StoreError> for OutcomeError {
+    fn from(e: crate::store::output::StoreError) -> Self {
+        OutcomeError::Store(Arc::new(e))
     }
 }
 
@@ -361,7 +376,7 @@ impl std::fmt::Display for StageReport {
         for o in self.files.iter().filter(|o| !o.ok) {
             write!(f, "\n  FAILED {}", o.file)?;
             for e in o.errors.iter().take(10) {
-                write!(f, "\n    {e}")?;
+                write!(f, "\n    {}", crate::error::render(e))?;
             }
         }
         Ok(())

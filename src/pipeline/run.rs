@@ -4,8 +4,11 @@ use super::export::{self, ExportOptions};
 use super::job::JobError;
 use super::report::{peak_rss_bytes, rfc3339, FileOutcome, Progress, RunReport, StageReport};
 use crate::formats::Archive;
+use crate::store::output::StoreError;
+use crate::store::remote::RemoteOutput;
+use crate::store::url::RemoteUrl;
 use crate::verify::{verify_archives_until, VerifyOptions};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A stage of a job.
 #[derive(Clone)]
@@ -46,10 +49,24 @@ pub fn begin_report(name: &str, shard: Option<String>, files: &[PathBuf]) -> Run
 /// Runs `stages` over `files` into `report`. Files that fail are in the report (its
 /// [`RunReport::exit_status`] says so); an error means a stage could not run at all. A stop asked for by a
 /// signal ([`super::interrupt`]) is checked before each stage and each file: the run then ends with what is
-/// done and `report.signal` set.
+/// done and `report.signal` set. With `remote`, exports are published to that object-store prefix (the
+/// export options' `out` is their local staging directory); [`finish_run`] then uploads the report.
 pub fn run_stages(
     report: &mut RunReport,
     files: &[PathBuf],
+    remote: Option<&RemoteUrl>,
+    stages: &[Stage],
+) -> Result<(), JobError> {
+    run_stages_with(report, files, &[], remote, stages)
+}
+
+/// [`run_stages`], with inputs that already failed (remote files that could not be fetched) counted as failed
+/// files of every stage.
+pub fn run_stages_with(
+    report: &mut RunReport,
+    files: &[PathBuf],
+    failed: &[FileOutcome],
+    remote: Option<&RemoteUrl>,
     stages: &[Stage],
 ) -> Result<(), JobError> {
     let t0 = std::time::Instant::now();
@@ -86,12 +103,13 @@ pub fn run_stages(
             }
             Stage::Export(opts) => {
                 let progress = Progress::new("export", files.len(), blocks);
-                let r = export::export(files, opts, &progress);
+                let r = export::export_to(files, opts, remote, &progress);
                 progress.finish();
                 ("export", (r?, progress.elapsed()))
             }
         };
-        let (outcomes, secs) = outcomes;
+        let (mut outcomes, secs) = outcomes;
+        outcomes.extend(failed.iter().cloned());
         report.stages.push(StageReport::new(name, secs, outcomes));
     }
     report.signal = super::interrupt::requested();
@@ -99,4 +117,51 @@ pub fn run_stages(
     report.peak_rss_bytes = peak_rss_bytes();
     report.ok = report.signal.is_none() && report.stages.iter().all(|s| s.failed_files == 0);
     Ok(())
+}
+
+/// Ends `report` with `status` and saves it under `out` ([`RunReport::finish`]). With `remote`, the report is
+/// uploaded beside the outputs (its `path` then names the object) and `out`, the local staging directory,
+/// is removed.
+pub fn finish_run(
+    report: &mut RunReport,
+    status: super::job::ExitStatus,
+    out: &Path,
+    remote: Option<&RemoteUrl>,
+) -> Result<PathBuf, JobError> {
+    let r = finish_into(report, status, out, remote);
+    discard_staging(out, remote);
+    r
+}
+
+/// Removes `out` when it is the local staging directory of the remote output `remote`.
+pub fn discard_staging(out: &Path, remote: Option<&RemoteUrl>) {
+    let staged = out
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with("eraflow-staging-"));
+    if remote.is_some() && staged {
+        // The staging directory holds nothing that is not uploaded, or that a failed run could still use.
+        let _ = std::fs::remove_dir_all(out);
+    }
+}
+
+fn finish_into(
+    report: &mut RunReport,
+    status: super::job::ExitStatus,
+    out: &Path,
+    remote: Option<&RemoteUrl>,
+) -> Result<PathBuf, JobError> {
+    let path = report.finish(status, out).map_err(|source| JobError::Io {
+        path: out.join("_eraflow").join("runs"),
+        source,
+    })?;
+    if let Some(u) = remote {
+        let store = RemoteOutput::open(u).map_err(StoreError::from)?;
+        store.upload_report(&path).map_err(StoreError::from)?;
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        let at =
+            PathBuf::from(store.location(&format!("_eraflow/runs/{}", name.unwrap_or_default())));
+        report.path = Some(at.clone());
+        return Ok(at);
+    }
+    Ok(path)
 }

@@ -1,7 +1,11 @@
-//! `OUT/_eraflow/manifest.json`: what a previous run wrote and from what, so a rerun skips outputs that are
-//! provably complete and redoes anything missing, damaged, or made from a different input or with other
-//! options. Written atomically after every source file, so a kill at any moment leaves a manifest that only
-//! claims outputs that exist in full.
+//! What an output directory holds and from what: one [`CompletionRecord`] per (source, dataset) under
+//! `OUT/_eraflow/sources/<source>/<dataset>.json`, written once that dataset's output is in place, and
+//! `OUT/_eraflow/manifest.json`, the readable aggregate rebuilt from the records ([`Manifest::from_records`]).
+//!
+//! The records are what a rerun trusts: a source counts as complete for a dataset only when its record exists,
+//! was made from the same source bytes with the same options, and its output is on disk with the recorded size
+//! and sha256. One small record per (source, dataset) means writers never rewrite each other's entries, so
+//! concurrent exports into one output directory lose nothing (see [`crate::store::output`]).
 
 use crate::fsutil;
 use serde::{Deserialize, Serialize};
@@ -37,8 +41,9 @@ pub struct SourceEntry {
     pub first_block: u64,
     /// Last execution block of the source (era files: of its payloads, 0 when it has none).
     pub last_block: u64,
-    /// What the outputs were made with (datasets, senders, parquet options): a change redoes them.
-    pub options: String,
+    /// The datasets recorded complete for the source (those of its kind without rows have no output).
+    #[serde(default)]
+    pub datasets: Vec<String>,
     /// Every file written from the source, one per dataset that takes rows from its kind of archive.
     pub outputs: Vec<OutputEntry>,
     /// `era` for era files; empty (and absent from the JSON) for era1, so manifests written before era export
@@ -71,13 +76,12 @@ pub fn path(out: &Path) -> PathBuf {
 }
 
 impl Manifest {
-    /// Loads the manifest of `out`, or an empty one when there is none. A manifest that does not parse is
-    /// treated as empty (everything is redone), never trusted.
-    pub fn load(out: &Path) -> Manifest {
+    /// Loads the manifest of `out`, or `None` when there is none or it does not parse (it is rebuilt from the
+    /// records then, never trusted).
+    pub fn load(out: &Path) -> Option<Manifest> {
         std::fs::read(path(out))
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())
-            .unwrap_or_default()
     }
 
     /// Writes the manifest atomically.
@@ -89,24 +93,90 @@ impl Manifest {
         fsutil::write_atomic(&path(out), &text)
     }
 
-    /// True when `source` was exported from the same bytes with the same options and every output is on
-    /// disk with the recorded size and checksum.
-    pub fn is_complete(&self, out: &Path, source: &str, sha256: &str, options: &str) -> bool {
-        let Some(e) = self.sources.get(source) else {
-            return false;
+    /// The aggregate of completion records: one entry per source, its datasets and outputs in the order of
+    /// [`crate::datasets::ALL`]. Records of a source made from other bytes than its first record's (the file
+    /// changed between runs) are left out; a rerun redoes them.
+    pub fn from_records(records: impl IntoIterator<Item = CompletionRecord>) -> Manifest {
+        let order = |d: &str| {
+            crate::datasets::ALL
+                .iter()
+                .position(|x| x.name() == d)
+                .unwrap_or(usize::MAX)
         };
-        if e.sha256 != sha256
-            || e.options != options
-            || self.schema_version != crate::datasets::SCHEMA_VERSION
-        {
-            return false;
+        let mut records: Vec<CompletionRecord> = records.into_iter().collect();
+        records.sort_by(|a, b| {
+            (a.source.as_str(), order(&a.dataset), a.dataset.as_str()).cmp(&(
+                b.source.as_str(),
+                order(&b.dataset),
+                b.dataset.as_str(),
+            ))
+        });
+        let mut m = Manifest {
+            eraflow_version: env!("CARGO_PKG_VERSION").into(),
+            schema_version: crate::datasets::SCHEMA_VERSION,
+            sources: BTreeMap::new(),
+        };
+        for r in records {
+            let e = m
+                .sources
+                .entry(r.source.clone())
+                .or_insert_with(|| SourceEntry {
+                    sha256: r.sha256.clone(),
+                    accumulator_root: r.accumulator_root.clone(),
+                    network: r.network.clone(),
+                    first_block: r.first_block,
+                    last_block: r.last_block,
+                    datasets: Vec::new(),
+                    outputs: Vec::new(),
+                    kind: if r.kind == "era" {
+                        "era".into()
+                    } else {
+                        String::new()
+                    },
+                    slots: r.slots,
+                    state_root: r.state_root.clone(),
+                });
+            if e.sha256 != r.sha256 {
+                continue;
+            }
+            e.datasets.push(r.dataset);
+            e.outputs.extend(r.output);
         }
-        e.outputs.iter().all(|o| {
-            let p = out.join(&o.path);
-            std::fs::metadata(&p).is_ok_and(|m| m.len() == o.bytes)
-                && file_sha256(&p).is_some_and(|h| h == o.sha256)
-        })
+        m
     }
+}
+
+/// That one dataset of one source is complete: `OUT/_eraflow/sources/<source>/<dataset>.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompletionRecord {
+    /// The source archive's file name.
+    pub source: String,
+    /// The dataset.
+    pub dataset: String,
+    /// Lower-case hex sha256 of the source archive's bytes: a rerun redoes the dataset when it differs.
+    pub sha256: String,
+    /// What the output was made with (dataset, senders, Parquet options, schema version): a change redoes it.
+    pub options: String,
+    /// [`crate::datasets::SCHEMA_VERSION`] of the output.
+    pub schema_version: u32,
+    /// The network the source was verified as.
+    pub network: String,
+    /// `era1` or `era`.
+    pub kind: String,
+    /// First execution block of the source (era files: of its payloads, 0 when it has none).
+    pub first_block: u64,
+    /// Last execution block of the source (era files: of its payloads, 0 when it has none).
+    pub last_block: u64,
+    /// Era files: the slot range the outputs are named by.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slots: Option<(u64, u64)>,
+    /// Era files: hash_tree_root of the era state every exported block was checked against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_root: Option<String>,
+    /// `0x`-hex accumulator root of an era1 file; empty for era files.
+    pub accumulator_root: String,
+    /// The output file; `None` when the dataset takes no rows from this kind of archive (era1 withdrawals).
+    pub output: Option<OutputEntry>,
 }
 
 /// Hex sha256 of a file, memory-mapped.

@@ -241,9 +241,10 @@ fn byte_identical_whatever_the_thread_count_and_resumable() {
     std::fs::remove_file(&victim).unwrap();
     assert!(!run(1, b.path())[0].skipped);
     assert_eq!(reference, snapshot(b.path()));
-    // A stale temporary from a killed run is cleaned, and never mistaken for output.
+    // A stale temporary from a killed run (a pid past any Linux pid) is cleaned, never mistaken for output.
     std::fs::write(
-        b.path().join("blocks/network=synthnet/.x.parquet.999.tmp"),
+        b.path()
+            .join("blocks/network=synthnet/.x.parquet.4194305-0.tmp"),
         b"junk",
     )
     .unwrap();

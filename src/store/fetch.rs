@@ -1,0 +1,351 @@
+//! Remote inputs: listing an HTTP(S) mirror (a `checksums.txt` of `<sha256>  <file name>` lines beside the
+//! files, else an HTML index page), a single file URL, or an object-store prefix (`s3://`, `gs://`, `az://`),
+//! and fetching each file into a local cache folder: ranged GETs of bounded chunks, each retried with backoff
+//! (so an interrupted download resumes where it stopped), the total capped by the listed size and by
+//! `cache_max_bytes`, the bytes hashed while they arrive and checked against the published sha256. A partial
+//! or mismatching download is never handed on: that file fails, naming the URL, expected and actual sha256.
+//!
+//! A listed name is a file name only: one with a path separator, `..`, or not an era/era1 name
+//! ([`crate::formats::ArchiveName::parse`]) is refused, so nothing is written outside the cache folder.
+
+use super::remote::RemoteError;
+use super::url::{RemoteUrl, Scheme};
+use crate::formats::ArchiveName;
+use object_store::path::Path as ObjPath;
+use object_store::{ClientOptions, ObjectStore, ObjectStoreExt};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Bytes per ranged GET.
+pub const CHUNK_BYTES: u64 = 8 << 20;
+/// Attempts per chunk before the file fails.
+pub const ATTEMPTS: u32 = 6;
+
+/// Why a remote input could not be listed or fetched.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    /// The store could not be set up or a request failed.
+    #[error(transparent)]
+    Remote(#[from] RemoteError),
+    /// A listed name that is not a plain era/era1 file name.
+    #[error("{url}: refusing listed name '{name}' (not an era or era1 file name)")]
+    BadName {
+        /// The listing, redacted.
+        url: String,
+        /// The name as listed.
+        name: String,
+    },
+    /// The listing names no archive file.
+    #[error("{0}: lists no .era1 or .era files")]
+    Empty(String),
+    /// The file is bigger than allowed (its listed size or the cache limit).
+    #[error("{url}: {size} bytes is more than the {limit} allowed")]
+    TooBig {
+        /// The file, redacted.
+        url: String,
+        /// Its size.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// The bytes do not hash to the published sha256.
+    #[error("{url}: sha256 mismatch: expected {expected}, got {actual}")]
+    Checksum {
+        /// The file, redacted.
+        url: String,
+        /// The published sha256.
+        expected: String,
+        /// What the download hashed to.
+        actual: String,
+    },
+    /// The cache folder could not be written.
+    #[error("{}", .path.display())]
+    Cache {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// One remote archive file.
+#[derive(Debug, Clone)]
+pub struct RemoteFile {
+    /// Its file name (checked).
+    pub name: String,
+    /// Its URL, redacted.
+    pub url: String,
+    /// The published sha256, when the mirror publishes one.
+    pub sha256: Option<String>,
+    key: ObjPath,
+}
+
+/// A mirror or prefix, and the client that reads it.
+pub struct Remote {
+    url: RemoteUrl,
+    store: Arc<dyn ObjectStore>,
+    rt: tokio::runtime::Runtime,
+}
+
+fn base(url: &RemoteUrl) -> String {
+    format!("{}://{}", url.scheme().name(), url.authority())
+}
+
+/// Whether `name` may be written into the cache: a plain era or era1 file name.
+pub fn acceptable_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.contains(['/', '\\', '\0'])
+        && !name.contains("..")
+        && !name.starts_with('.')
+        && ArchiveName::parse(name).is_ok()
+}
+
+impl Remote {
+    /// The client for `url`, configured from the environment (object stores) or plain (HTTP; TLS verified,
+    /// plain http only when the URL says so).
+    pub fn open(url: &RemoteUrl) -> Result<Remote, RemoteError> {
+        let open = |source| RemoteError::Open {
+            url: url.redacted(),
+            source,
+        };
+        let store: Arc<dyn ObjectStore> = match url.scheme() {
+            Scheme::Http | Scheme::Https => Arc::new(
+                object_store::http::HttpBuilder::new()
+                    .with_url(base(url))
+                    .with_client_options(
+                        ClientOptions::new().with_allow_http(url.scheme() == Scheme::Http),
+                    )
+                    .build()
+                    .map_err(open)?,
+            ),
+            Scheme::S3 => Arc::new(
+                object_store::aws::AmazonS3Builder::from_env()
+                    .with_url(base(url))
+                    .build()
+                    .map_err(open)?,
+            ),
+            Scheme::Gs => Arc::new(
+                object_store::gcp::GoogleCloudStorageBuilder::from_env()
+                    .with_url(base(url))
+                    .build()
+                    .map_err(open)?,
+            ),
+            Scheme::Az => Arc::new(
+                object_store::azure::MicrosoftAzureBuilder::from_env()
+                    .with_url(base(url))
+                    .build()
+                    .map_err(open)?,
+            ),
+        };
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| RemoteError::Local {
+                path: PathBuf::from("tokio runtime"),
+                source: e,
+            })?;
+        Ok(Remote {
+            url: url.clone(),
+            store,
+            rt,
+        })
+    }
+
+    fn shown(&self, key: &ObjPath) -> String {
+        format!("{}/{key}", base(&self.url))
+    }
+
+    fn request(&self, key: &ObjPath, source: object_store::Error) -> RemoteError {
+        RemoteError::Request {
+            location: self.shown(key),
+            source,
+        }
+    }
+
+    fn get_small(&self, key: &ObjPath) -> Result<Option<Vec<u8>>, RemoteError> {
+        self.rt.block_on(async {
+            match self.store.get(key).await {
+                Ok(r) => {
+                    if r.meta.size > 64 << 20 {
+                        return Ok(None);
+                    }
+                    Ok(Some(Vec::from(
+                        r.bytes().await.map_err(|e| self.request(key, e))?,
+                    )))
+                }
+                Err(object_store::Error::NotFound { .. }) => Ok(None),
+                Err(e) => Err(self.request(key, e)),
+            }
+        })
+    }
+
+    /// The archive files the URL names: itself when it names one, else the files its `checksums.txt` lists
+    /// (with their sha256), else those an HTML index (HTTP) or a listing (object stores) shows.
+    pub fn list(&self) -> Result<Vec<RemoteFile>, FetchError> {
+        let path = self.url.path().trim_end_matches('/');
+        let file = |name: &str, sha: Option<String>, dir: &str| -> Result<RemoteFile, FetchError> {
+            if !acceptable_name(name) {
+                return Err(FetchError::BadName {
+                    url: self.url.redacted(),
+                    name: name.into(),
+                });
+            }
+            let key = ObjPath::from(match dir.is_empty() {
+                true => name.to_string(),
+                false => format!("{dir}/{name}"),
+            });
+            Ok(RemoteFile {
+                name: name.into(),
+                url: self.shown(&key),
+                sha256: sha,
+                key,
+            })
+        };
+        let last = path.rsplit('/').next().unwrap_or("");
+        if ArchiveName::parse(last).is_ok() {
+            let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+            let sums = self.checksums(dir)?;
+            let sha = sums.and_then(|s| s.into_iter().find(|(_, n)| n == last).map(|(h, _)| h));
+            return Ok(vec![file(last, sha, dir)?]);
+        }
+        let mut out = Vec::new();
+        if let Some(sums) = self.checksums(path)? {
+            for (sha, name) in sums {
+                out.push(file(&name, Some(sha), path)?);
+            }
+        } else {
+            for name in self.index(path)? {
+                out.push(file(&name, None, path)?);
+            }
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        out.dedup_by(|a, b| a.name == b.name);
+        if out.is_empty() {
+            return Err(FetchError::Empty(self.url.redacted()));
+        }
+        Ok(out)
+    }
+
+    /// `<dir>/checksums.txt` as (sha256, name) pairs, when there is one.
+    fn checksums(&self, dir: &str) -> Result<Option<Vec<(String, String)>>, FetchError> {
+        let key = ObjPath::from(match dir.is_empty() {
+            true => "checksums.txt".to_string(),
+            false => format!("{dir}/checksums.txt"),
+        });
+        let Some(text) = self.get_small(&key)? else {
+            return Ok(None);
+        };
+        let text = String::from_utf8_lossy(&text);
+        let mut out = Vec::new();
+        for line in text.lines() {
+            let mut parts = line.split_whitespace();
+            let (Some(sha), Some(name)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            let name = name.trim_start_matches('*');
+            if sha.len() == 64 && sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+                out.push((sha.to_ascii_lowercase(), name.to_string()));
+            }
+        }
+        Ok(Some(out))
+    }
+
+    /// Archive names under `dir`: an object-store listing, or the `href`s of an HTTP index page.
+    fn index(&self, dir: &str) -> Result<Vec<String>, FetchError> {
+        let key = ObjPath::from(dir);
+        if matches!(self.url.scheme(), Scheme::Http | Scheme::Https) {
+            let page = self.get_small(&key)?.unwrap_or_default();
+            let page = String::from_utf8_lossy(&page);
+            return Ok(page
+                .split("href=\"")
+                .skip(1)
+                .filter_map(|s| s.split('"').next())
+                .filter(|h| h.ends_with(".era1") || h.ends_with(".era"))
+                .map(str::to_string)
+                .collect());
+        }
+        let l = self
+            .rt
+            .block_on(self.store.list_with_delimiter(Some(&key)))
+            .map_err(|e| self.request(&key, e))?;
+        Ok(l.objects
+            .iter()
+            .filter_map(|o| o.location.filename())
+            .filter(|n| n.ends_with(".era1") || n.ends_with(".era"))
+            .map(str::to_string)
+            .collect())
+    }
+
+    /// Fetches `f` into `cache_dir/<name>` (ranged chunks, each retried with backoff), checks its size against
+    /// `max_bytes` and its sha256 against the published one, and returns the local path. A failed or
+    /// mismatching download leaves nothing under the final name.
+    pub fn fetch(
+        &self,
+        f: &RemoteFile,
+        cache_dir: &Path,
+        max_bytes: u64,
+    ) -> Result<PathBuf, FetchError> {
+        let cache = |path: &Path, source| FetchError::Cache {
+            path: path.to_path_buf(),
+            source,
+        };
+        std::fs::create_dir_all(cache_dir).map_err(|e| cache(cache_dir, e))?;
+        let meta = self
+            .rt
+            .block_on(self.store.head(&f.key))
+            .map_err(|e| self.request(&f.key, e))?;
+        if meta.size > max_bytes {
+            return Err(FetchError::TooBig {
+                url: f.url.clone(),
+                size: meta.size,
+                limit: max_bytes,
+            });
+        }
+        let dest = cache_dir.join(&f.name);
+        let mut file = crate::fsutil::AtomicFile::create(&dest).map_err(|e| cache(&dest, e))?;
+        let mut hasher = <sha2::Sha256 as sha2::Digest>::new();
+        let mut at = 0u64;
+        while at < meta.size {
+            let end = (at + CHUNK_BYTES).min(meta.size);
+            let mut attempt = 0;
+            let bytes = loop {
+                match self.rt.block_on(self.store.get_range(&f.key, at..end)) {
+                    Ok(b) if b.len() as u64 == end - at => break b,
+                    Ok(b) => {
+                        if b.len() as u64 > end - at {
+                            return Err(FetchError::TooBig {
+                                url: f.url.clone(),
+                                size: at + b.len() as u64,
+                                limit: meta.size,
+                            });
+                        }
+                    }
+                    Err(e) if attempt + 1 >= ATTEMPTS => {
+                        return Err(self.request(&f.key, e).into())
+                    }
+                    Err(_) => {}
+                }
+                attempt += 1;
+                std::thread::sleep(Duration::from_millis(100 << attempt.min(6)));
+            };
+            sha2::Digest::update(&mut hasher, &bytes);
+            file.write_all(&bytes).map_err(|e| cache(&dest, e))?;
+            at = end;
+        }
+        let actual = hex::encode(sha2::Digest::finalize(hasher));
+        if let Some(expected) = &f.sha256 {
+            if *expected != actual {
+                return Err(FetchError::Checksum {
+                    url: f.url.clone(),
+                    expected: expected.clone(),
+                    actual,
+                });
+            }
+        }
+        file.commit().map_err(|e| cache(&dest, e))?;
+        Ok(dest)
+    }
+}

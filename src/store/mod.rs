@@ -1,0 +1,11 @@
+//! Where data lives: a local path or an object-store URL ([`url`]), and the output store that many writers
+//! share safely ([`output`]: per-(source, dataset) completion records, locks, the manifest aggregate, stale
+//! temporaries).
+//!
+//! The core (verification, datasets, the Parquet sink) stays on `&Path` and memory maps; this layer decides
+//! what a location is and how finished work is recorded.
+
+pub mod fetch;
+pub mod output;
+pub mod remote;
+pub mod url;

@@ -1,0 +1,414 @@
+//! An output directory many writers share: the processes of one export or of several, on one machine.
+//!
+//! - **Completion records**: one small file per (source, dataset), `_eraflow/sources/<source>/<dataset>.json`
+//!   ([`CompletionRecord`]), written atomically after that dataset's output is in place. A writer only ever
+//!   writes its own sources' records, so none can lose another's entries.
+//! - **Locks**: committing a source's outputs and records happens under an exclusive `flock` on
+//!   `_eraflow/locks/source=<source>.lock`, and completeness is checked again under it, so two writers of the
+//!   same source do it once or twice, identically, and a record always describes the output committed with it.
+//!   `manifest.json` is updated under `_eraflow/locks/manifest.lock`.
+//! - **The manifest**: `_eraflow/manifest.json` is the readable aggregate of the records, updated per source
+//!   and rebuilt from all records at the end of every export.
+//! - **Temporaries**: a temporary file names its writer's process (`.<name>.<pid>-<n>.tmp`); only those of
+//!   processes no longer running are removed, never a live writer's.
+
+use super::remote::{RemoteError, RemoteOutput};
+use crate::fsutil::{self, FileLock};
+use crate::sink::manifest::{self, CompletionRecord, Manifest};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Why the output store could not record or publish something.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A local file (record, lock, manifest) could not be read or written.
+    #[error("{}", .path.display())]
+    Local {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: io::Error,
+    },
+    /// The object store refused or failed.
+    #[error(transparent)]
+    Remote(#[from] RemoteError),
+}
+
+/// Where a job's outputs go: a local directory, or an object-store prefix (outputs staged locally first).
+#[derive(Debug)]
+pub enum OutputStore {
+    /// A local directory; outputs are written in place.
+    Local(OutputDir),
+    /// An object-store prefix; outputs are staged in a local directory and uploaded when complete.
+    Remote(RemoteOutput),
+}
+
+/// A fresh local staging directory for the outputs of a remote output (unique per process and call).
+pub fn staging_dir() -> PathBuf {
+    static N: AtomicU64 = AtomicU64::new(0);
+    std::env::temp_dir().join(format!(
+        "eraflow-staging-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ))
+}
+
+impl OutputStore {
+    /// The record of (`source`, `dataset`) when it proves the dataset complete.
+    pub fn complete(
+        &self,
+        source: &str,
+        dataset: &str,
+        sha256: &str,
+        options: &str,
+    ) -> Result<Option<CompletionRecord>, StoreError> {
+        match self {
+            OutputStore::Local(d) => Ok(d.complete(source, dataset, sha256, options)),
+            OutputStore::Remote(r) => Ok(r.complete(source, dataset, sha256, options)?),
+        }
+    }
+
+    /// The source's lock on a local disk (an object store relies on conditional puts instead).
+    pub fn lock_source(&self, source: &str) -> Result<Option<FileLock>, StoreError> {
+        match self {
+            OutputStore::Local(d) => {
+                d.lock_source(source)
+                    .map(Some)
+                    .map_err(|source_err| StoreError::Local {
+                        path: d.source_lock_path(source),
+                        source: source_err,
+                    })
+            }
+            OutputStore::Remote(_) => Ok(None),
+        }
+    }
+
+    /// Makes a committed output visible at `rel`: in place already for a local directory; uploaded (and the
+    /// staged file removed) for an object store.
+    pub fn publish(&self, rel: &str, staged: &Path) -> Result<(), StoreError> {
+        match self {
+            OutputStore::Local(_) => Ok(()),
+            OutputStore::Remote(r) => {
+                r.upload(rel, staged)?;
+                let _ = std::fs::remove_file(staged);
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes a completion record.
+    pub fn write_record(&self, rec: &CompletionRecord) -> Result<(), StoreError> {
+        match self {
+            OutputStore::Local(d) => d.write_record(rec).map_err(|source| StoreError::Local {
+                path: d.record_path(&rec.source, &rec.dataset),
+                source,
+            }),
+            OutputStore::Remote(r) => Ok(r.write_record(rec)?),
+        }
+    }
+
+    /// Puts `source`'s records into `manifest.json`.
+    pub fn update_manifest(&self, source: &str) -> Result<(), StoreError> {
+        match self {
+            OutputStore::Local(d) => d.update_manifest(source).map_err(|e| StoreError::Local {
+                path: manifest::path(d.root()),
+                source: e,
+            }),
+            OutputStore::Remote(r) => Ok(r.update_manifest(Some(source))?),
+        }
+    }
+
+    /// Rebuilds `manifest.json` from every record.
+    pub fn rebuild_manifest(&self) -> Result<(), StoreError> {
+        match self {
+            OutputStore::Local(d) => {
+                d.rebuild_manifest()
+                    .map(|_| ())
+                    .map_err(|e| StoreError::Local {
+                        path: manifest::path(d.root()),
+                        source: e,
+                    })
+            }
+            OutputStore::Remote(r) => Ok(r.update_manifest(None)?),
+        }
+    }
+}
+
+/// The directory under the output root where eraflow keeps its own files.
+pub const META_DIR: &str = "_eraflow";
+
+/// A local output directory shared by concurrent writers.
+#[derive(Debug, Clone)]
+pub struct OutputDir {
+    root: PathBuf,
+}
+
+/// Why a source name cannot key a record: it would leave `_eraflow/sources/`.
+fn check_name(name: &str) -> io::Result<()> {
+    if name.is_empty()
+        || name == "."
+        || name == ".."
+        || name.contains(['/', '\\', '\0'])
+        || name.starts_with('.')
+    {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("'{name}' is not a plain file name"),
+        ));
+    }
+    Ok(())
+}
+
+impl OutputDir {
+    /// The output directory at `root`.
+    pub fn new(root: &Path) -> OutputDir {
+        OutputDir {
+            root: root.to_path_buf(),
+        }
+    }
+
+    /// The root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn sources_dir(&self) -> PathBuf {
+        self.root.join(META_DIR).join("sources")
+    }
+
+    /// Where the record of (`source`, `dataset`) lives.
+    pub fn record_path(&self, source: &str, dataset: &str) -> PathBuf {
+        self.sources_dir()
+            .join(source)
+            .join(format!("{dataset}.json"))
+    }
+
+    /// The record of (`source`, `dataset`), when one exists and parses and names what its path says.
+    pub fn read_record(&self, source: &str, dataset: &str) -> Option<CompletionRecord> {
+        check_name(source).ok()?;
+        let bytes = std::fs::read(self.record_path(source, dataset)).ok()?;
+        let r: CompletionRecord = serde_json::from_slice(&bytes).ok()?;
+        (r.source == source && r.dataset == dataset).then_some(r)
+    }
+
+    /// Writes a record atomically (replacing an older one of the same source and dataset).
+    pub fn write_record(&self, r: &CompletionRecord) -> io::Result<()> {
+        check_name(&r.source)?;
+        check_name(&r.dataset)?;
+        let text = serde_json::to_vec_pretty(r).map_err(io::Error::other)?;
+        fsutil::write_atomic(&self.record_path(&r.source, &r.dataset), &text)
+    }
+
+    /// Every record of `source`.
+    pub fn source_records(&self, source: &str) -> Vec<CompletionRecord> {
+        if check_name(source).is_err() {
+            return Vec::new();
+        }
+        let Ok(rd) = std::fs::read_dir(self.sources_dir().join(source)) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for e in rd.flatten() {
+            let name = e.file_name();
+            let Some(dataset) = name.to_str().and_then(|n| n.strip_suffix(".json")) else {
+                continue;
+            };
+            if dataset.starts_with('.') {
+                continue;
+            }
+            out.extend(self.read_record(source, dataset));
+        }
+        out
+    }
+
+    /// Every record in the directory.
+    pub fn records(&self) -> Vec<CompletionRecord> {
+        let Ok(rd) = std::fs::read_dir(self.sources_dir()) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for e in rd.flatten() {
+            if let Some(source) = e.file_name().to_str() {
+                out.extend(self.source_records(source));
+            }
+        }
+        out
+    }
+
+    /// The record of (`source`, `dataset`) when it proves the dataset complete: made from source bytes with
+    /// sha256 `sha256`, with `options`, at this schema version, and its output (if any) on disk with the
+    /// recorded size and sha256.
+    pub fn complete(
+        &self,
+        source: &str,
+        dataset: &str,
+        sha256: &str,
+        options: &str,
+    ) -> Option<CompletionRecord> {
+        let r = self.read_record(source, dataset)?;
+        if r.sha256 != sha256
+            || r.options != options
+            || r.schema_version != crate::datasets::SCHEMA_VERSION
+        {
+            return None;
+        }
+        if let Some(o) = &r.output {
+            let p = self.root.join(&o.path);
+            let ok = std::fs::metadata(&p).is_ok_and(|m| m.len() == o.bytes)
+                && manifest::file_sha256(&p).is_some_and(|h| h == o.sha256);
+            if !ok {
+                return None;
+            }
+        }
+        Some(r)
+    }
+
+    /// The lock file of a source.
+    pub fn source_lock_path(&self, source: &str) -> PathBuf {
+        self.root
+            .join(META_DIR)
+            .join("locks")
+            .join(format!("source={source}.lock"))
+    }
+
+    /// Holds `source`'s lock until dropped: committing its outputs and records happens under it.
+    pub fn lock_source(&self, source: &str) -> io::Result<FileLock> {
+        check_name(source)?;
+        FileLock::acquire(&self.source_lock_path(source))
+    }
+
+    fn lock_manifest(&self) -> io::Result<FileLock> {
+        FileLock::acquire(&self.root.join(META_DIR).join("locks").join("manifest.lock"))
+    }
+
+    /// Puts `source`'s records into `manifest.json` (under the manifest lock; a manifest that is missing or
+    /// does not parse is rebuilt from all records).
+    pub fn update_manifest(&self, source: &str) -> io::Result<()> {
+        let _lock = self.lock_manifest()?;
+        let Some(mut m) = Manifest::load(&self.root) else {
+            return Manifest::from_records(self.records()).save(&self.root);
+        };
+        let fresh = Manifest::from_records(self.source_records(source));
+        m.sources.remove(source);
+        m.sources.extend(fresh.sources);
+        m.save(&self.root)
+    }
+
+    /// Rebuilds `manifest.json` from every record (under the manifest lock) and returns it.
+    pub fn rebuild_manifest(&self) -> io::Result<Manifest> {
+        let _lock = self.lock_manifest()?;
+        let m = Manifest::from_records(self.records());
+        m.save(&self.root)?;
+        Ok(m)
+    }
+
+    /// Removes temporary files (`.<name>.<pid>-<n>.tmp`) of writers that are no longer running, under the
+    /// given top-level directories (dataset folders, recursively) and `_eraflow/`. A live writer's are kept.
+    pub fn clean_stale_temporaries<'a>(&self, dirs: impl IntoIterator<Item = &'a str>) {
+        for d in dirs.into_iter().chain([META_DIR]) {
+            if check_name(d).is_ok() {
+                clean_dir(&self.root.join(d), 0);
+            }
+        }
+    }
+}
+
+/// The stale temporaries of one directory and its subdirectories (real ones only: symlinks are not followed).
+fn clean_dir(dir: &Path, depth: usize) {
+    if depth > 8 {
+        return;
+    }
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let Ok(t) = e.file_type() else { continue };
+        if t.is_dir() {
+            clean_dir(&e.path(), depth + 1);
+        } else if t.is_file() {
+            let name = e.file_name();
+            let owner = name.to_str().and_then(fsutil::temporary_owner);
+            if owner.is_some_and(|pid| !fsutil::process_alive(pid)) {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sink::manifest::OutputEntry;
+
+    fn record(source: &str, dataset: &str, out: Option<(&str, &[u8])>) -> CompletionRecord {
+        CompletionRecord {
+            source: source.into(),
+            dataset: dataset.into(),
+            sha256: "ab".into(),
+            options: "o".into(),
+            schema_version: crate::datasets::SCHEMA_VERSION,
+            network: "synthnet".into(),
+            kind: "era1".into(),
+            first_block: 0,
+            last_block: 9,
+            slots: None,
+            state_root: None,
+            accumulator_root: String::new(),
+            output: out.map(|(p, b)| OutputEntry {
+                dataset: dataset.into(),
+                path: p.into(),
+                rows: 1,
+                bytes: b.len() as u64,
+                sha256: hex::encode(crate::crypto::sha256::sha256(b)),
+            }),
+        }
+    }
+
+    #[test]
+    fn records_prove_completeness_per_dataset() {
+        let dir = tempfile::tempdir().unwrap();
+        let o = OutputDir::new(dir.path());
+        std::fs::create_dir_all(dir.path().join("blocks")).unwrap();
+        std::fs::write(dir.path().join("blocks/a.parquet"), b"abc").unwrap();
+        o.write_record(&record(
+            "s.era1",
+            "blocks",
+            Some(("blocks/a.parquet", b"abc")),
+        ))
+        .unwrap();
+        o.write_record(&record("s.era1", "withdrawals", None))
+            .unwrap();
+        assert!(o.complete("s.era1", "blocks", "ab", "o").is_some());
+        assert!(o.complete("s.era1", "withdrawals", "ab", "o").is_some());
+        assert!(o.complete("s.era1", "blocks", "cd", "o").is_none());
+        assert!(o.complete("s.era1", "blocks", "ab", "other").is_none());
+        assert!(o.complete("s.era1", "logs", "ab", "o").is_none());
+        std::fs::write(dir.path().join("blocks/a.parquet"), b"abd").unwrap();
+        assert!(o.complete("s.era1", "blocks", "ab", "o").is_none());
+        let m = o.rebuild_manifest().unwrap();
+        assert_eq!(m.sources["s.era1"].datasets, ["blocks", "withdrawals"]);
+        assert_eq!(m.sources["s.era1"].outputs.len(), 1);
+        assert!(o.write_record(&record("../x", "blocks", None)).is_err());
+        assert!(o.write_record(&record("a/b", "blocks", None)).is_err());
+        assert!(o.read_record("..", "blocks").is_none());
+    }
+
+    #[test]
+    fn only_dead_writers_temporaries_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let o = OutputDir::new(dir.path());
+        let nested = dir.path().join("blocks/network=x");
+        std::fs::create_dir_all(&nested).unwrap();
+        let mine = nested.join(format!(".a.parquet.{}-0.tmp", std::process::id()));
+        let dead = nested.join(".a.parquet.4194305-0.tmp");
+        let not_temp = nested.join("a.parquet");
+        for p in [&mine, &dead, &not_temp] {
+            std::fs::write(p, b"x").unwrap();
+        }
+        o.clean_stale_temporaries(["blocks"]);
+        assert!(mine.exists() && not_temp.exists());
+        assert_eq!(dead.exists(), !Path::new("/proc/self").exists());
+    }
+}

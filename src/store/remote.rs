@@ -1,0 +1,415 @@
+//! An output store in an object store (`s3://bucket/prefix`, `gs://…`, `az://…`) through the `object_store`
+//! crate, with exactly the layout of a local output directory. Outputs are written to a local staging
+//! directory first, as for a local run, then uploaded: a single PUT, or a multipart upload completed only when
+//! every part is in, so an object appears only when complete. Completion records are written with a
+//! conditional put (put-if-absent, then replace-if-unchanged by ETag), and `manifest.json` is updated by ETag
+//! too, so concurrent writers never lose each other's entries.
+//!
+//! Credentials, region and endpoint come from the environment variables `object_store` reads
+//! (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT_URL`, `AWS_ALLOW_HTTP`,
+//! `GOOGLE_SERVICE_ACCOUNT`, `AZURE_STORAGE_ACCOUNT_NAME`, ...). object_store is async: a current-thread
+//! tokio runtime lives here and is only entered between files, never on the workers' hot path.
+
+use super::url::{RemoteUrl, Scheme};
+use crate::sink::manifest::{CompletionRecord, Manifest};
+use object_store::path::Path as ObjPath;
+use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Files at most this big are uploaded with one PUT; bigger ones as a multipart upload of parts this size.
+pub const PART_BYTES: usize = 16 << 20;
+
+/// Why the object store could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum RemoteError {
+    /// The store could not be set up from the URL and the environment.
+    #[error("{url}")]
+    Open {
+        /// The URL, redacted.
+        url: String,
+        /// The cause.
+        #[source]
+        source: object_store::Error,
+    },
+    /// The scheme cannot hold outputs.
+    #[error("{url}: {} locations are inputs only", .scheme.name())]
+    ReadOnly {
+        /// The URL, redacted.
+        url: String,
+        /// Its scheme.
+        scheme: Scheme,
+    },
+    /// A request failed.
+    #[error("{location}")]
+    Request {
+        /// The object's URL, redacted.
+        location: String,
+        /// The cause.
+        #[source]
+        source: object_store::Error,
+    },
+    /// A staged file could not be read.
+    #[error("{}", .path.display())]
+    Local {
+        /// The staged file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Another writer kept changing an object this one tried to update.
+    #[error("{location}: changed by other writers on every one of {attempts} attempts")]
+    Contended {
+        /// The object's URL, redacted.
+        location: String,
+        /// Attempts made.
+        attempts: usize,
+    },
+}
+
+/// An output prefix in an object store.
+pub struct RemoteOutput {
+    url: RemoteUrl,
+    store: Arc<dyn ObjectStore>,
+    prefix: String,
+    rt: tokio::runtime::Runtime,
+}
+
+impl std::fmt::Debug for RemoteOutput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RemoteOutput({})", self.url)
+    }
+}
+
+/// How often a conditional update is retried when another writer got in between.
+const ATTEMPTS: usize = 50;
+
+impl RemoteOutput {
+    /// The store of `url`, configured from the environment.
+    pub fn open(url: &RemoteUrl) -> Result<RemoteOutput, RemoteError> {
+        let open = |source| RemoteError::Open {
+            url: url.redacted(),
+            source,
+        };
+        let base = format!("{}://{}", url.scheme().name(), url.authority());
+        let store: Arc<dyn ObjectStore> = match url.scheme() {
+            Scheme::S3 => Arc::new(
+                object_store::aws::AmazonS3Builder::from_env()
+                    .with_url(base)
+                    .build()
+                    .map_err(open)?,
+            ),
+            Scheme::Gs => Arc::new(
+                object_store::gcp::GoogleCloudStorageBuilder::from_env()
+                    .with_url(base)
+                    .build()
+                    .map_err(open)?,
+            ),
+            Scheme::Az => Arc::new(
+                object_store::azure::MicrosoftAzureBuilder::from_env()
+                    .with_url(base)
+                    .build()
+                    .map_err(open)?,
+            ),
+            scheme @ (Scheme::Http | Scheme::Https) => {
+                return Err(RemoteError::ReadOnly {
+                    url: url.redacted(),
+                    scheme,
+                })
+            }
+        };
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| RemoteError::Local {
+                path: PathBuf::from("tokio runtime"),
+                source: e,
+            })?;
+        Ok(RemoteOutput {
+            url: url.clone(),
+            store,
+            prefix: url.path().trim_matches('/').to_string(),
+            rt,
+        })
+    }
+
+    /// The output's URL, redacted.
+    pub fn url(&self) -> &RemoteUrl {
+        &self.url
+    }
+
+    fn key(&self, rel: &str) -> ObjPath {
+        match self.prefix.is_empty() {
+            true => ObjPath::from(rel),
+            false => ObjPath::from(format!("{}/{rel}", self.prefix)),
+        }
+    }
+
+    /// The redacted URL of the object at `rel`.
+    pub fn location(&self, rel: &str) -> String {
+        format!(
+            "{}://{}/{}",
+            self.url.scheme().name(),
+            self.url.authority(),
+            self.key(rel)
+        )
+    }
+
+    fn request(&self, rel: &str, source: object_store::Error) -> RemoteError {
+        RemoteError::Request {
+            location: self.location(rel),
+            source,
+        }
+    }
+
+    /// The bytes and version of the object at `rel`, `None` when there is none.
+    fn get(&self, rel: &str) -> Result<Option<(Vec<u8>, UpdateVersion)>, RemoteError> {
+        let key = self.key(rel);
+        self.rt.block_on(async {
+            match self.store.get(&key).await {
+                Ok(r) => {
+                    let version = UpdateVersion {
+                        e_tag: r.meta.e_tag.clone(),
+                        version: r.meta.version.clone(),
+                    };
+                    let b = r.bytes().await.map_err(|e| self.request(rel, e))?;
+                    Ok(Some((Vec::from(b), version)))
+                }
+                Err(object_store::Error::NotFound { .. }) => Ok(None),
+                Err(e) => Err(self.request(rel, e)),
+            }
+        })
+    }
+
+    /// Uploads the staged file `local` to `rel`: one PUT, or a multipart upload completed only when whole.
+    pub fn upload(&self, rel: &str, local: &Path) -> Result<(), RemoteError> {
+        let io = |source| RemoteError::Local {
+            path: local.to_path_buf(),
+            source,
+        };
+        let mut f = std::fs::File::open(local).map_err(io)?;
+        let size = f.metadata().map_err(io)?.len();
+        let key = self.key(rel);
+        let part = move |f: &mut std::fs::File| -> Result<Vec<u8>, RemoteError> {
+            let mut buf = Vec::with_capacity(PART_BYTES);
+            f.by_ref()
+                .take(PART_BYTES as u64)
+                .read_to_end(&mut buf)
+                .map_err(io)?;
+            Ok(buf)
+        };
+        if size <= PART_BYTES as u64 {
+            let buf = part(&mut f)?;
+            return self.rt.block_on(async {
+                self.store
+                    .put(&key, PutPayload::from(buf))
+                    .await
+                    .map(|_| ())
+                    .map_err(|e| self.request(rel, e))
+            });
+        }
+        self.rt.block_on(async {
+            let mut up = self
+                .store
+                .put_multipart(&key)
+                .await
+                .map_err(|e| self.request(rel, e))?;
+            let result: Result<(), RemoteError> = async {
+                loop {
+                    let buf = part(&mut f)?;
+                    if buf.is_empty() {
+                        break;
+                    }
+                    up.put_part(PutPayload::from(buf))
+                        .await
+                        .map_err(|e| self.request(rel, e))?;
+                }
+                up.complete().await.map_err(|e| self.request(rel, e))?;
+                Ok(())
+            }
+            .await;
+            if result.is_err() {
+                // Nothing appears under the key; the parts are dropped.
+                let _ = up.abort().await;
+            }
+            result
+        })
+    }
+
+    /// Puts `bytes` at `rel` if nothing is there, else replaces what is there when it is still the version
+    /// read (`keep` decides, from the current bytes, that nothing needs writing).
+    fn put_conditional(
+        &self,
+        rel: &str,
+        mut bytes: impl FnMut(Option<&[u8]>) -> Option<Vec<u8>>,
+    ) -> Result<(), RemoteError> {
+        let key = self.key(rel);
+        for _ in 0..ATTEMPTS {
+            let current = self.get(rel)?;
+            let Some(new) = bytes(current.as_ref().map(|(b, _)| b.as_slice())) else {
+                return Ok(());
+            };
+            let mode = match current {
+                None => PutMode::Create,
+                Some((_, v)) => PutMode::Update(v),
+            };
+            let r = self.rt.block_on(self.store.put_opts(
+                &key,
+                PutPayload::from(new),
+                PutOptions::from(mode),
+            ));
+            match r {
+                Ok(_) => return Ok(()),
+                Err(
+                    object_store::Error::AlreadyExists { .. }
+                    | object_store::Error::Precondition { .. },
+                ) => continue,
+                Err(e) => return Err(self.request(rel, e)),
+            }
+        }
+        Err(RemoteError::Contended {
+            location: self.location(rel),
+            attempts: ATTEMPTS,
+        })
+    }
+
+    fn record_rel(source: &str, dataset: &str) -> String {
+        format!(
+            "{}/sources/{source}/{dataset}.json",
+            super::output::META_DIR
+        )
+    }
+
+    /// The record of (`source`, `dataset`), when one exists, parses and names what its key says.
+    pub fn read_record(
+        &self,
+        source: &str,
+        dataset: &str,
+    ) -> Result<Option<CompletionRecord>, RemoteError> {
+        Ok(self
+            .get(&Self::record_rel(source, dataset))?
+            .and_then(|(b, _)| serde_json::from_slice::<CompletionRecord>(&b).ok())
+            .filter(|r| r.source == source && r.dataset == dataset))
+    }
+
+    /// The record when it proves the dataset complete (see [`super::output::OutputDir::complete`]); the output
+    /// object is read back and hashed.
+    pub fn complete(
+        &self,
+        source: &str,
+        dataset: &str,
+        sha256: &str,
+        options: &str,
+    ) -> Result<Option<CompletionRecord>, RemoteError> {
+        let Some(r) = self.read_record(source, dataset)? else {
+            return Ok(None);
+        };
+        if r.sha256 != sha256
+            || r.options != options
+            || r.schema_version != crate::datasets::SCHEMA_VERSION
+        {
+            return Ok(None);
+        }
+        if let Some(o) = &r.output {
+            let ok = self.get(&o.path)?.is_some_and(|(b, _)| {
+                b.len() as u64 == o.bytes
+                    && hex::encode(crate::crypto::sha256::sha256(&b)) == o.sha256
+            });
+            if !ok {
+                return Ok(None);
+            }
+        }
+        Ok(Some(r))
+    }
+
+    /// Writes a record: put-if-absent, or a replace of an older record by ETag.
+    pub fn write_record(&self, r: &CompletionRecord) -> Result<(), RemoteError> {
+        let text = serde_json::to_vec_pretty(r).expect("a record serialises");
+        self.put_conditional(&Self::record_rel(&r.source, &r.dataset), |cur| {
+            (cur != Some(text.as_slice())).then(|| text.clone())
+        })
+    }
+
+    /// Every record of `source`, or of every source when `None`.
+    pub fn records(&self, source: Option<&str>) -> Result<Vec<CompletionRecord>, RemoteError> {
+        let base = format!("{}/sources", super::output::META_DIR);
+        let sources: Vec<String> = match source {
+            Some(s) => vec![s.to_string()],
+            None => {
+                let dir = self.key(&base);
+                let l = self
+                    .rt
+                    .block_on(self.store.list_with_delimiter(Some(&dir)))
+                    .map_err(|e| self.request(&base, e))?;
+                l.common_prefixes
+                    .iter()
+                    .filter_map(|p| p.filename().map(str::to_string))
+                    .collect()
+            }
+        };
+        let mut out = Vec::new();
+        for s in sources {
+            let rel = format!("{base}/{s}");
+            let dir = self.key(&rel);
+            let l = self
+                .rt
+                .block_on(self.store.list_with_delimiter(Some(&dir)))
+                .map_err(|e| self.request(&rel, e))?;
+            for o in l.objects {
+                let Some(dataset) = o.location.filename().and_then(|n| n.strip_suffix(".json"))
+                else {
+                    continue;
+                };
+                out.extend(self.read_record(&s, dataset)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Puts `source`'s records into `manifest.json` (or rebuilds it from every record when `source` is `None`
+    /// or there is no manifest), by ETag so that no writer's update is lost.
+    pub fn update_manifest(&self, source: Option<&str>) -> Result<(), RemoteError> {
+        let rel = format!("{}/manifest.json", super::output::META_DIR);
+        let fresh = match source {
+            Some(s) => Some(Manifest::from_records(self.records(Some(s))?)),
+            None => None,
+        };
+        let mut err = None;
+        let r = self.put_conditional(&rel, |cur| {
+            let current = cur.and_then(|b| serde_json::from_slice::<Manifest>(b).ok());
+            let m = match (&fresh, current, source) {
+                (Some(f), Some(mut m), Some(s)) => {
+                    m.sources.remove(s);
+                    m.sources.extend(f.sources.clone());
+                    m
+                }
+                _ => {
+                    // A whole rebuild lists the records after reading the version it replaces.
+                    match self.records(None) {
+                        Ok(r) => Manifest::from_records(r),
+                        Err(e) => {
+                            err = Some(e);
+                            return None;
+                        }
+                    }
+                }
+            };
+            Some(serde_json::to_vec_pretty(&m).expect("a manifest serialises"))
+        });
+        if let Some(e) = err {
+            return Err(e);
+        }
+        r
+    }
+
+    /// Uploads a run report saved locally to `_eraflow/runs/<its file name>`.
+    pub fn upload_report(&self, local: &Path) -> Result<(), RemoteError> {
+        let name = local
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        self.upload(&format!("{}/runs/{name}", super::output::META_DIR), local)
+    }
+}
