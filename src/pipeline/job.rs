@@ -270,7 +270,9 @@ impl JobError {
         use crate::prune::check::CheckError;
         match self {
             JobError::Prune(e) if e.is_data_error() => ExitStatus::DataErrors,
-            JobError::PruneCheck(CheckError::Manifest { .. }) => ExitStatus::Usage,
+            JobError::PruneCheck(CheckError::Directory { .. } | CheckError::Unreadable { .. }) => {
+                ExitStatus::Usage
+            }
             JobError::PruneCheck(_)
             | JobError::Format(_)
             | JobError::Ssz { .. }

@@ -42,12 +42,31 @@ impl std::fmt::Display for CheckIssue {
 /// Why the check could not run or failed.
 #[derive(Debug, thiserror::Error)]
 pub enum CheckError {
-    /// The manifest is missing or unreadable.
+    /// The directory to check does not exist or cannot be read (a usage or I/O error, exit 2).
+    #[error("prune check: {}", .path.display())]
+    Directory {
+        /// The directory.
+        path: std::path::PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The manifest exists but cannot be read (permissions, I/O: exit 2).
+    #[error("prune check: {}", .path.display())]
+    Unreadable {
+        /// The manifest path.
+        path: std::path::PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The manifest is missing from its directory, garbled or truncated: the check fails (exit 1), as for any
+    /// other inconsistency.
     #[error("prune check: {path}: {message}")]
     Manifest {
         /// The manifest path.
         path: String,
-        /// What went wrong.
+        /// What is wrong with it.
         message: String,
     },
     /// The directory holds inconsistencies (all of them are listed, up to a bound).
@@ -84,10 +103,20 @@ impl Issues {
 
 /// Checks the manifest directory `dir`; `Ok` only when everything is consistent.
 pub fn check(dir: &Path) -> Result<CheckSummary, CheckError> {
+    fs::read_dir(dir).map_err(|source| CheckError::Directory {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     let mpath = dir.join(manifest::MANIFEST);
-    let text = fs::read(&mpath).map_err(|e| CheckError::Manifest {
-        path: mpath.display().to_string(),
-        message: e.to_string(),
+    let text = fs::read(&mpath).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => CheckError::Manifest {
+            path: mpath.display().to_string(),
+            message: format!("expected a prune manifest, found no {}", manifest::MANIFEST),
+        },
+        _ => CheckError::Unreadable {
+            path: mpath.clone(),
+            source: e,
+        },
     })?;
     let m: Manifest = serde_json::from_slice(&text).map_err(|e| CheckError::Manifest {
         path: mpath.display().to_string(),

@@ -288,3 +288,27 @@ fn an_index_starting_near_2_pow_64_is_refused() {
     assert_eq!(c, Some(1), "{msg}");
     assert!(!msg.contains("panicked"), "{msg}");
 }
+
+#[test]
+fn prune_check_of_a_missing_garbled_or_truncated_manifest_fails_the_check() {
+    let d = tempfile::tempdir().unwrap();
+    let input = synth_era1(&d.path().join("in"), 20, 1);
+    let out = d.path().join("prune");
+    expect(&["prune", "--out", s(&out), s(&input)], 0, "");
+    expect(&["prune", "check", s(&out)], 0, "");
+    let manifest = out.join("manifest.json");
+    let good = std::fs::read(&manifest).unwrap();
+    // Truncated: a data fault, exit 1, naming the manifest.
+    std::fs::write(&manifest, &good[..good.len() / 2]).unwrap();
+    expect(&["prune", "check", s(&out)], 1, "manifest.json");
+    std::fs::write(&manifest, b"garbage").unwrap();
+    expect(&["prune", "check", s(&out)], 1, "not a prune manifest");
+    std::fs::remove_file(&manifest).unwrap();
+    expect(&["prune", "check", s(&out)], 1, "found no manifest.json");
+    // A directory that is not there is a usage error.
+    expect(
+        &["prune", "check", s(&d.path().join("nowhere"))],
+        2,
+        "nowhere",
+    );
+}
