@@ -186,6 +186,7 @@ fn bench(c: &mut Criterion) {
             senders: false,
             network: None,
             signer: None,
+            trusted_states: None,
         };
         g.bench_function("verify_light_mb", |b| {
             b.iter(|| {

@@ -72,10 +72,12 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             checksum,
             senders,
             signature_algorithm,
+            trusted_states,
             shard,
             paths,
         } => {
             f.str("shard", shard);
+            f.str("verify.trusted_states", trusted_states);
             f.str("name", Some("verify"))
                 .str("network", network)
                 .list("inputs", &paths);

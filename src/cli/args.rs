@@ -41,6 +41,10 @@ pub enum Command {
         /// Signature algorithm for --senders: secp256k1 or secp256r1 (default: the network's).
         #[arg(long)]
         signature_algorithm: Option<String>,
+        /// Compare era states with trusted roots: a file of `<slot> <state root>` lines, or a beacon node's
+        /// URL (http://host:5052), asked for the state root at each era file's state slot.
+        #[arg(long, value_name = "FILE|URL")]
+        trusted_states: Option<String>,
         /// Only shard K of N of the inputs (e.g. 0/4): a file's shard is its era modulo N (other names: a hash
         /// of the file name), so N processes with K = 0..N-1 take every file exactly once.
         #[arg(long, value_name = "K/N")]

@@ -1,7 +1,9 @@
 //! One library call per command. The command line, the Python package and a Ray worker all call these with a
 //! [`Job`] and get a typed report back; rendering it (text, JSON) is the caller's business.
 
-use super::job::{init_signer, set_threads, ExitStatus, Job, JobError, SynthArchives, SynthJob};
+use super::job::{
+    init_signer, set_threads, ExitStatus, Job, JobError, SynthArchives, SynthJob, VerifyJob,
+};
 use super::report::RunReport;
 use super::report::{FileOutcome, OutcomeError};
 use super::run::{begin_report, finish_run, run_stages_with, Stage};
@@ -11,6 +13,7 @@ use crate::formats::{ArchiveKind, ArchiveName, FormatError, FormatErrorKind};
 use crate::network::Network;
 use crate::prune::check::CheckSummary;
 use crate::prune::PruneSummary;
+use crate::store::url::Scheme;
 use crate::verify::report::FileReport;
 use crate::verify::VerifyOptions;
 use std::path::{Path, PathBuf};
@@ -34,7 +37,7 @@ pub fn verify(job: &Job) -> Result<Vec<FileReport>, JobError> {
     set_threads(job.threads)?;
     let files = job.files()?;
     let (opts, algorithm) = match &job.verify {
-        Some(v) => (v.options.clone(), v.signature_algorithm),
+        Some(v) => (with_trusted_states(v, &files)?, v.signature_algorithm),
         None => (
             VerifyOptions {
                 network: job.network.clone(),
@@ -42,6 +45,7 @@ pub fn verify(job: &Job) -> Result<Vec<FileReport>, JobError> {
                 senders: false,
                 skip_receipts: false,
                 signer: None,
+                trusted_states: None,
             },
             None,
         ),
@@ -50,6 +54,63 @@ pub fn verify(job: &Job) -> Result<Vec<FileReport>, JobError> {
         init_signer(algorithm, job.signer_backend, opts.network.as_ref(), &files)?;
     }
     Ok(crate::verify::verify_archives(&files, &opts))
+}
+
+/// The verify options of `v` with its trusted state roots loaded: from a file of `<slot> <root>` lines, or from
+/// a beacon node (`http(s)://`), asked for the state slot of each era file among `files` (from its name).
+fn with_trusted_states(v: &VerifyJob, files: &[PathBuf]) -> Result<VerifyOptions, JobError> {
+    use crate::store::url::Location;
+    use crate::verify::anchor::TrustedStates;
+    let mut opts = v.options.clone();
+    let Some(location) = &v.trusted_states else {
+        return Ok(opts);
+    };
+    let bad = |message: String| JobError::Invalid {
+        key: "verify.trusted_states",
+        message,
+    };
+    let trusted = match Location::parse(location).map_err(|e| bad(e.to_string()))? {
+        Location::Local(path) => {
+            let text = std::fs::read_to_string(&path).map_err(|source| JobError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            TrustedStates::parse(&path.display().to_string(), &text)
+                .map_err(|e| bad(e.to_string()))?
+        }
+        Location::Remote(url) if matches!(url.scheme(), Scheme::Http | Scheme::Https) => {
+            let mut wanted: Vec<_> = files
+                .iter()
+                .filter_map(|p| ArchiveName::of_path(p))
+                .filter(|n| n.kind == ArchiveKind::Era)
+                .map(|n| {
+                    let slot = n.era.saturating_mul(crate::formats::era::SLOTS_PER_ERA);
+                    // The job's network when it forces one, else the file name's preset.
+                    let net = match &v.options.network {
+                        Some(forced) => Some(forced.clone()),
+                        None => Network::by_name(&n.network).ok(),
+                    };
+                    let name = net.as_ref().map_or(n.network, |x| x.name.clone());
+                    let gvr = net.and_then(|x| {
+                        crate::verify::anchor::parse_root(&x.consensus.genesis_validators_root)
+                    });
+                    (name, gvr, slot)
+                })
+                .collect();
+            wanted.sort_unstable();
+            wanted.dedup();
+            crate::store::beacon::state_roots(&url, &wanted)
+                .map_err(|e| JobError::Fetch(e.into()))?
+        }
+        Location::Remote(url) => {
+            return Err(bad(format!(
+                "{url}: a file or a beacon node's http(s):// URL, not {}",
+                url.scheme().name()
+            )))
+        }
+    };
+    opts.trusted_states = Some(std::sync::Arc::new(trusted));
+    Ok(opts)
 }
 
 /// `eraflow inspect`: one file verified with its sha256, for a human summary.
@@ -73,6 +134,7 @@ pub fn inspect(file: &Path, network: Option<&Network>) -> Result<FileReport, Job
         network: network.cloned(),
         checksum: true,
         signer: None,
+        trusted_states: None,
     };
     Ok(match ArchiveKind::of(file) {
         Some(ArchiveKind::Era) => crate::verify::era::verify_file(file, &opts),
@@ -327,7 +389,7 @@ pub fn run(job: &Job) -> Result<RunOutcome, JobError> {
                 &files,
             )?;
         }
-        stages.push(Stage::Verify(v.options.clone()));
+        stages.push(Stage::Verify(with_trusted_states(v, &files)?));
     }
     if let Some(e) = &job.export {
         stages.push(Stage::Export(e.clone()));

@@ -99,6 +99,9 @@ pub struct VerifyStage {
     /// The curve senders are recovered on; absent: the network's.
     #[serde(default, deserialize_with = "parsed_opt")]
     pub signature_algorithm: Option<SignatureAlgorithm>,
+    /// Trusted `(slot, state root)` pairs era states are compared with: a file, or a beacon node's URL.
+    #[serde(default)]
+    pub trusted_states: Option<String>,
 }
 
 /// `[export]`.
@@ -198,11 +201,12 @@ pub enum ConfigError {
 const LIST_KEYS: [&str; 2] = ["inputs", "export.datasets"];
 
 /// Keys of a pipeline file that hold local paths, resolved against the file's own folder.
-const PATH_KEYS: [(&str, &str); 4] = [
+const PATH_KEYS: [(&str, &str); 5] = [
     ("", "inputs"),
     ("", "out"),
     ("synth", "out"),
     ("prune", "out"),
+    ("verify", "trusted_states"),
 ];
 
 /// Replaces every `${VAR}` in the file's strings by the environment's value; an unset variable is an error.

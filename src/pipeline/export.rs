@@ -331,6 +331,7 @@ fn export_one(
         senders: opts.senders,
         skip_receipts: !needs_receipts,
         signer,
+        trusted_states: None,
     };
     let mut sink_error: Option<OutcomeError> = None;
     // Empty chunks of an era file (runs of empty slots) add nothing; skipping them keeps files independent of

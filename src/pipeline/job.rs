@@ -93,6 +93,9 @@ pub struct VerifyJob {
     pub options: VerifyOptions,
     /// The curve to recover senders on; `None`: the network's (or the first file's network's).
     pub signature_algorithm: Option<SignatureAlgorithm>,
+    /// Where trusted era state roots come from (a file, or a beacon node's `http(s)://` URL); loaded by
+    /// [`crate::pipeline::commands`] once the files are known, into `options.trusted_states`.
+    pub trusted_states: Option<String>,
 }
 
 /// The `[prune]` stage.
@@ -394,8 +397,10 @@ impl Job {
                 senders: v.senders,
                 skip_receipts: false,
                 signer: None,
+                trusted_states: None,
             },
             signature_algorithm: v.signature_algorithm,
+            trusted_states: v.trusted_states,
         });
         let export = cfg
             .export

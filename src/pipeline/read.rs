@@ -75,6 +75,7 @@ pub fn read(
         senders,
         skip_receipts: !dataset.needs_receipts(),
         signer: None,
+        trusted_states: None,
     };
     let mut batches = Vec::new();
     let mut dataset_error = None;

@@ -212,6 +212,7 @@ fn build(
         senders: false,
         skip_receipts: true,
         signer: None,
+        trusted_states: None,
     };
     let (sources, lists) = std::thread::scope(|s| -> Result<_, PruneError> {
         let (send, recv) = std::sync::mpsc::sync_channel::<ChunkOut>(WRITE_QUEUE);

@@ -46,19 +46,19 @@ pub enum CheckError {
     #[error("prune check: {}", .path.display())]
     Directory {
         /// The directory.
-        path: std::path::PathBuf,
+        path: PathBuf,
         /// The cause.
         #[source]
-        source: std::io::Error,
+        source: io::Error,
     },
     /// The manifest exists but cannot be read (permissions, I/O: exit 2).
     #[error("prune check: {}", .path.display())]
     Unreadable {
         /// The manifest path.
-        path: std::path::PathBuf,
+        path: PathBuf,
         /// The cause.
         #[source]
-        source: std::io::Error,
+        source: io::Error,
     },
     /// The manifest is missing from its directory, garbled or truncated: the check fails (exit 1), as for any
     /// other inconsistency.
@@ -109,7 +109,7 @@ pub fn check(dir: &Path) -> Result<CheckSummary, CheckError> {
     })?;
     let mpath = dir.join(manifest::MANIFEST);
     let text = fs::read(&mpath).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => CheckError::Manifest {
+        io::ErrorKind::NotFound => CheckError::Manifest {
             path: mpath.display().to_string(),
             message: format!("expected a prune manifest, found no {}", manifest::MANIFEST),
         },

@@ -1014,6 +1014,7 @@ pub fn verify_files_until(
             }
         }
     }
+    super::anchor::apply(&mut reports, opts.trusted_states.as_deref());
     reports
 }
 

@@ -44,6 +44,8 @@ pub struct VerifyOptions {
     ///
     /// [`signer::global`]: crate::crypto::signer::global
     pub signer: Option<&'static Signer>,
+    /// Trusted `(slot, state root)` pairs era states are compared with (see [`crate::verify::anchor`]).
+    pub trusted_states: Option<std::sync::Arc<crate::verify::anchor::TrustedStates>>,
 }
 
 /// One block that passed every per-block check, as handed to a [`BlockVisitor`].

@@ -1,5 +1,6 @@
 //! Verification: everything in an archive that can be checked against something else is checked here.
 
+pub mod anchor;
 pub mod era;
 pub mod era1;
 pub mod payload;

@@ -19,6 +19,22 @@ fn map(m: &BTreeMap<String, u64>) -> String {
         .join(", ")
 }
 
+/// Whether an era state is tied to the chain, in words: what the report's `state_anchor` says.
+fn anchor_text(a: &crate::verify::anchor::StateAnchor) -> String {
+    use crate::verify::anchor::AnchorKind;
+    match a.by {
+        Some(AnchorKind::Trusted) => format!("anchored: its root equals the trusted one ({})", a.source),
+        Some(AnchorKind::Linked) => format!(
+            "anchored: {} (anchored) records its root in state_roots",
+            a.source
+        ),
+        None => format!(
+            "not anchored: {}; its root is checked against its own blocks and the next era's state only",
+            a.source
+        ),
+    }
+}
+
 /// `OK  file  range …` (or `FAIL …`), then one line per error and warning.
 pub fn verify_lines(r: &FileReport) -> String {
     let status = if r.ok { "OK  " } else { "FAIL" };
@@ -41,7 +57,7 @@ pub fn verify_lines(r: &FileReport) -> String {
                 b.empty_slots,
                 r.transactions,
                 b.state_root
-            )
+            ) + &format!("\n     state: {}", anchor_text(&b.state_anchor))
         }
         None => format!(
             "{status} {}  blocks {}..={}  txs {}{senders}  accumulator {}",
@@ -102,6 +118,7 @@ pub fn inspect_text(r: &FileReport) -> String {
                 b.state_slot, b.state_fork, b.validators
             ),
             format!("state root:        {}", b.state_root),
+            format!("state anchored:    {}", anchor_text(&b.state_anchor)),
             format!("historical root:   {}", opt(&b.historical_root)),
             format!(
                 "beacon blocks:     {} ({}), {} empty slots",

@@ -133,6 +133,8 @@ pub struct BeaconReport {
     pub withdrawals: u64,
     /// Hex root of the state's last historical entry (absent in era 0).
     pub historical_root: Option<String>,
+    /// Whether the state's root is tied to a root from outside the file (see [`crate::verify::anchor`]).
+    pub state_anchor: crate::verify::anchor::StateAnchor,
     /// Links to the neighbouring era files, checked by [`crate::verify::era::verify_files`].
     #[serde(skip)]
     pub links: EraLinks,

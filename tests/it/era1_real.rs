@@ -32,6 +32,7 @@ fn real_files_verify_and_match_expected_summaries() {
             senders: false,
             skip_receipts: false,
             signer: None,
+            trusted_states: None,
         },
     );
     assert_eq!(reports.len(), 4);

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 /// `tests/python/range_server.py` (http.server with Range support) on 127.0.0.1 serving `dir`, killed when
 /// dropped.
-struct Mirror {
+pub struct Mirror {
     child: Child,
     port: u16,
 }
@@ -25,7 +25,7 @@ impl Drop for Mirror {
 }
 
 impl Mirror {
-    fn start(dir: &Path, cut: Option<&str>) -> Option<Mirror> {
+    pub fn start(dir: &Path, cut: Option<&str>) -> Option<Mirror> {
         let port = free_port();
         let child = Command::new("python3")
             .arg(concat!(
@@ -57,7 +57,7 @@ impl Mirror {
         Some(m)
     }
 
-    fn url(&self) -> String {
+    pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}/", self.port)
     }
 }

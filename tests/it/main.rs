@@ -41,6 +41,7 @@ mod signer_k256;
 mod signer_sepolia;
 mod ssz_crosscheck;
 mod ssz_real;
+mod state_anchor;
 mod synth_era;
 mod synth_era1;
 mod truncated;
