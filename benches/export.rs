@@ -36,6 +36,7 @@ fn bench(c: &mut Criterion) {
             signer: None,
             network: None,
             overwrite: true,
+            clean_stale: false,
             parquet: ParquetOptions::default(),
         };
         pool.install(|| {

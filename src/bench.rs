@@ -490,6 +490,7 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
             signer,
             network: None,
             overwrite: true,
+            clean_stale: false,
             parquet: ParquetOptions::default(),
         };
         let input = input.clone();

@@ -139,6 +139,7 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             no_senders,
             network,
             overwrite,
+            clean_stale,
             compression,
             compression_level,
             row_group_size,
@@ -162,6 +163,7 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             f.stage("export")
                 .switch("export.senders", no_senders, false);
             f.switch("export.overwrite", overwrite, true);
+            f.switch("export.clean_stale", clean_stale, true);
             if let Some(d) = &datasets {
                 f.list("export.datasets", d);
             }

@@ -105,6 +105,10 @@ pub enum Command {
         /// Redo outputs even if the manifest proves them complete.
         #[arg(long)]
         overwrite: bool,
+        /// Remove Parquet files no completion record lists (left by a narrower rerun or an option change);
+        /// without it they are named in the run report.
+        #[arg(long)]
+        clean_stale: bool,
         /// Parquet compression: zstd (default), snappy, lz4, gzip, none.
         #[arg(long)]
         compression: Option<String>,

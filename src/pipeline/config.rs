@@ -114,6 +114,8 @@ pub struct ExportStage {
     pub senders: bool,
     /// Redo outputs even when the manifest proves them complete.
     pub overwrite: bool,
+    /// Remove Parquet files no completion record lists (else only named in the run report).
+    pub clean_stale: bool,
     /// Parquet codec.
     #[serde(deserialize_with = "parsed")]
     pub compression: Compression,

@@ -42,6 +42,9 @@ pub struct ExportOptions {
     pub network: Option<Network>,
     /// Redo outputs even when the manifest proves them complete.
     pub overwrite: bool,
+    /// After the export, remove the Parquet files under the dataset folders that no completion record lists
+    /// (local outputs); without it they are only named in the run report.
+    pub clean_stale: bool,
     /// How the Parquet files are encoded.
     pub parquet: ParquetOptions,
 }
@@ -196,6 +199,25 @@ pub fn export_to(
     // The aggregate of every record, including those of writers that ran beside this one.
     store.rebuild_manifest()?;
     Ok(outcomes)
+}
+
+/// Parquet files of a local output that no completion record lists, found after an export that began at
+/// `started` (every dataset folder, not only the selected ones: a narrower rerun leaves the others' files), and
+/// whether they were removed (`clean_stale`). Files another writer is publishing now are never among them.
+pub fn stale_outputs(opts: &ExportOptions, started: std::time::SystemTime) -> (Vec<String>, bool) {
+    let dir = OutputDir::new(&opts.out);
+    let stale = dir.unlisted_outputs(crate::datasets::ALL.iter().map(|d| d.name()), started);
+    if !opts.clean_stale || stale.is_empty() {
+        return (stale, false);
+    }
+    let mut all = true;
+    for rel in &stale {
+        if let Err(e) = std::fs::remove_file(opts.out.join(rel)) {
+            tracing::warn!(file = %opts.out.join(rel).display(), error = %e, "could not remove a stale output");
+            all = false;
+        }
+    }
+    (stale, all)
 }
 
 /// The network of a file: the explicit one, else the one its name names.

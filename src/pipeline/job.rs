@@ -424,6 +424,7 @@ impl Job {
                     signer: None,
                     network: network.clone(),
                     overwrite: e.overwrite,
+                    clean_stale: e.clean_stale,
                     parquet,
                 })
             })

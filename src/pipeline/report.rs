@@ -263,6 +263,13 @@ pub struct StageReport {
     pub megabytes_per_second: f64,
     /// Files that failed.
     pub failed_files: usize,
+    /// Export into a local directory: Parquet files under the dataset folders that no completion record lists
+    /// once the stage is done (relative paths); removed when the export's `clean_stale` is set.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stale_outputs: Vec<String>,
+    /// Whether `stale_outputs` were removed.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub stale_removed: bool,
 }
 
 impl StageReport {
@@ -280,6 +287,8 @@ impl StageReport {
             megabytes_per_second: bytes as f64 / 1e6 / seconds.max(1e-9),
             failed_files: files.iter().filter(|f| !f.ok).count(),
             files,
+            stale_outputs: Vec::new(),
+            stale_removed: false,
         }
     }
 }
@@ -373,6 +382,23 @@ impl std::fmt::Display for StageReport {
             self.blocks_per_second,
             self.megabytes_per_second
         )?;
+        if !self.stale_outputs.is_empty() {
+            let what = match self.stale_removed {
+                true => "removed",
+                false => "kept (--clean-stale removes them)",
+            };
+            write!(
+                f,
+                "\n  {} outputs no completion record lists, {what}:",
+                self.stale_outputs.len()
+            )?;
+            for p in self.stale_outputs.iter().take(10) {
+                write!(f, "\n    {p}")?;
+            }
+            if self.stale_outputs.len() > 10 {
+                write!(f, "\n    ... and {} more", self.stale_outputs.len() - 10)?;
+            }
+        }
         for o in self.files.iter().filter(|o| !o.ok) {
             write!(f, "\n  FAILED {}", o.file)?;
             for e in o.errors.iter().take(10) {

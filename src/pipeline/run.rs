@@ -75,6 +75,7 @@ pub fn run_stages_with(
         if super::interrupt::requested().is_some() {
             break;
         }
+        let mut stale = None;
         let (name, outcomes) = match stage {
             Stage::Verify(opts) => {
                 let progress = Progress::new("verify", files.len(), blocks);
@@ -103,14 +104,22 @@ pub fn run_stages_with(
             }
             Stage::Export(opts) => {
                 let progress = Progress::new("export", files.len(), blocks);
+                let started = std::time::SystemTime::now();
                 let r = export::export_to(files, opts, remote, &progress);
                 progress.finish();
+                if r.is_ok() && remote.is_none() {
+                    stale = Some(export::stale_outputs(opts, started));
+                }
                 ("export", (r?, progress.elapsed()))
             }
         };
         let (mut outcomes, secs) = outcomes;
         outcomes.extend(failed.iter().cloned());
-        report.stages.push(StageReport::new(name, secs, outcomes));
+        let mut stage = StageReport::new(name, secs, outcomes);
+        if let Some((paths, removed)) = stale.take() {
+            (stage.stale_outputs, stage.stale_removed) = (paths, removed);
+        }
+        report.stages.push(stage);
     }
     report.signal = super::interrupt::requested();
     report.seconds = t0.elapsed().as_secs_f64();

@@ -223,6 +223,50 @@ impl OutputDir {
         out
     }
 
+    /// Parquet files under the dataset folders `datasets` that no completion record lists (relative paths,
+    /// sorted): left by a narrower rerun, an option change, or a record deleted by hand. Only files last
+    /// written before `before` count, so an output another writer has just moved into place, whose record is
+    /// written right after, is never taken for stale.
+    pub fn unlisted_outputs<'a>(
+        &self,
+        datasets: impl IntoIterator<Item = &'a str>,
+        before: std::time::SystemTime,
+    ) -> Vec<String> {
+        let listed: std::collections::BTreeSet<String> = self
+            .records()
+            .into_iter()
+            .filter_map(|r| r.output.map(|o| o.path))
+            .collect();
+        let mut out = Vec::new();
+        let mut stack: Vec<PathBuf> = datasets.into_iter().map(|d| self.root.join(d)).collect();
+        while let Some(dir) = stack.pop() {
+            let Ok(rd) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                let Ok(ft) = e.file_type() else { continue };
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                if ft.is_dir() {
+                    stack.push(e.path()); // a real folder (symlinks are not followed)
+                } else if ft.is_file() && !name.starts_with('.') && name.ends_with(".parquet") {
+                    let old = e
+                        .metadata()
+                        .and_then(|m| m.modified())
+                        .is_ok_and(|t| t < before);
+                    let rel = e.path();
+                    let rel = rel.strip_prefix(&self.root).unwrap_or(&rel);
+                    let rel = rel.to_string_lossy().replace('\\', "/");
+                    if old && !listed.contains(&rel) {
+                        out.push(rel);
+                    }
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
     /// Every record in the directory.
     pub fn records(&self) -> Vec<CompletionRecord> {
         let Ok(rd) = std::fs::read_dir(self.sources_dir()) else {

@@ -174,3 +174,65 @@ fn concurrent_writers_into_one_directory_lose_nothing() {
         );
     }
 }
+
+/// The `stale_outputs` of the export stage of the newest run report under `out`, and whether they were removed.
+fn stale_in_report(out: &Path) -> (Vec<String>, bool) {
+    let mut reports: Vec<PathBuf> = std::fs::read_dir(out.join("_eraflow/runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    reports.sort();
+    let r: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(reports.last().unwrap()).unwrap()).unwrap();
+    let stage = &r["stages"][0];
+    let paths = stage["stale_outputs"]
+        .as_array()
+        .map(|a| a.iter().map(|v| v.as_str().unwrap().to_string()).collect())
+        .unwrap_or_default();
+    (paths, stage["stale_removed"].as_bool().unwrap_or(false))
+}
+
+#[test]
+fn outputs_no_record_lists_are_named_and_removed_by_clean_stale() {
+    let d = tempfile::tempdir().unwrap();
+    let input = crate::util::synth_era1(&d.path().join("in"), 64, 2);
+    let out = d.path().join("out");
+    let export = |extra: &[&str]| {
+        let (c, stdout, err) = crate::util::run(
+            crate::util::eraflow()
+                .args(["export", "--no-senders", "--out", out.to_str().unwrap()])
+                .args(extra)
+                .arg(&input),
+        );
+        assert_eq!(c, Some(0), "{err}");
+        stdout
+    };
+    export(&["--datasets", "blocks,transactions,logs"]);
+    assert_eq!(stale_in_report(&out), (vec![], false));
+    // The logs record is lost (deleted by hand): its Parquet file is listed by nothing any more.
+    let source = input.file_name().unwrap().to_string_lossy().into_owned();
+    std::fs::remove_file(out.join("_eraflow/sources").join(&source).join("logs.json")).unwrap();
+    let logs = files_in(&out.join("logs"));
+    assert_eq!(logs.len(), 1);
+    let rel = logs[0]
+        .strip_prefix(&out)
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    // A narrower rerun names it and keeps it.
+    let text = export(&["--datasets", "blocks,transactions"]);
+    assert_eq!(stale_in_report(&out), (vec![rel.clone()], false));
+    assert!(
+        text.contains("1 outputs no completion record lists") && text.contains(&rel),
+        "{text}"
+    );
+    assert!(logs[0].exists());
+    // --clean-stale removes it; the listed outputs stay.
+    let before = snapshot(&out.join("blocks"));
+    export(&["--datasets", "blocks,transactions", "--clean-stale"]);
+    assert_eq!(stale_in_report(&out), (vec![rel], true));
+    assert!(!logs[0].exists());
+    assert_eq!(snapshot(&out.join("blocks")), before);
+    export(&["--datasets", "blocks,transactions"]);
+    assert_eq!(stale_in_report(&out), (vec![], false));
+}

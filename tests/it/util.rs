@@ -18,6 +18,7 @@ pub fn export_opts(out: &Path, senders: bool) -> ExportOptions {
         signer: None,
         network: None,
         overwrite: false,
+        clean_stale: false,
         parquet: ParquetOptions::default(),
     }
 }
