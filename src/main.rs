@@ -25,15 +25,7 @@ fn main() -> ExitCode {
             return ExitCode::from(status.code());
         }
     };
-    // Structured logs on stderr (RUST_LOG overrides the level); progress bars replace them on a terminal.
-    let _ = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_ansi(false)
-        .try_init();
+    cli::output::init_logs(cli.quiet, cli.log_format);
     // SIGTERM / SIGINT stop a run or an export between files (pipeline::interrupt).
     if matches!(cli.command, Command::Run { .. } | Command::Export { .. }) {
         if let Err(e) = pipeline::interrupt::install() {
@@ -147,6 +139,7 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             cache_max_bytes,
             keep_cache,
             shard,
+            json,
             paths,
         } => {
             f.str("shard", shard);
@@ -171,7 +164,10 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
                 .int("export.compression_level", compression_level);
             f.int("export.row_group_size", row_group_size);
             let report = pipeline::export(&f.job(threads, None, &[])?)?;
-            print_run_report(stdout, &report);
+            match json {
+                true => stdout.line(serde_json::to_string(&report).unwrap_or_default()),
+                false => print_run_report(stdout, &report),
+            }
             Ok(report.exit_status())
         }
         Command::Run {
@@ -193,11 +189,9 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             let outcome = pipeline::run(&job)?;
             if json {
                 let r = outcome.report.as_ref();
-                println!(
-                    "{}",
-                    r.map_or("{}".into(), |r| serde_json::to_string(r)
-                        .unwrap_or_default())
-                );
+                stdout.line(r.map_or("{}".into(), |r| {
+                    serde_json::to_string(r).unwrap_or_default()
+                }));
                 return Ok(outcome.exit_status());
             }
             if let Some(paths) = &outcome.synthesized {
@@ -223,11 +217,8 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             f.str("shard", shard);
             let p = pipeline::plan(&f.job(threads, Some(&file), &sets)?)?;
             match json {
-                true => println!("{}", serde_json::to_string_pretty(&p).unwrap_or_default()),
-                false => p
-                    .files
-                    .iter()
-                    .for_each(|f| println!("{}", f.path.display())),
+                true => stdout.line(serde_json::to_string_pretty(&p).unwrap_or_default()),
+                false => p.files.iter().for_each(|f| stdout.line(f.path.display())),
             }
             Ok(ExitStatus::Ok)
         }

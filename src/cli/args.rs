@@ -17,8 +17,23 @@ pub struct Cli {
     /// secp256k1 implementation for senders: libsecp256k1 (default) or k256 (pure Rust); identical answers.
     #[arg(long, global = true)]
     pub signer_backend: Option<String>,
+    /// No progress bars and no log lines below warnings (RUST_LOG still overrides the level).
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+    /// Log lines on stderr as text (default) or one JSON object per line, for a log collector.
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// How log lines are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// `2026-12-01T10:00:00Z  INFO target: message key=value`.
+    Text,
+    /// One JSON object per line (`timestamp`, `level`, `fields`, `target`).
+    Json,
 }
 
 #[derive(Subcommand)]
@@ -131,6 +146,9 @@ pub enum Command {
         /// Keep fetched inputs after the run.
         #[arg(long)]
         keep_cache: bool,
+        /// Print the run report as JSON on stdout instead of the summary.
+        #[arg(long)]
+        json: bool,
         /// Files, directories, glob patterns, http(s) mirrors or files, s3/gs/az prefixes.
         #[arg(required = true)]
         paths: Vec<String>,

@@ -82,3 +82,44 @@ impl Output {
         }
     }
 }
+
+/// Sets up logging on stderr: text or JSON lines, at `info` (`warn` with `quiet`, which also hides progress
+/// bars); `RUST_LOG` overrides the level. Each line is written whole between progress-bar redraws.
+pub fn init_logs(quiet: bool, format: super::args::LogFormat) {
+    use tracing_subscriber::EnvFilter;
+    eraflow::pipeline::report::show_progress_bars(!quiet);
+    let level = if quiet { "warn" } else { "info" };
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level));
+    let fmt = tracing_subscriber::fmt()
+        .with_writer(|| LogLine(Vec::new()))
+        .with_env_filter(filter)
+        .with_ansi(false);
+    let _ = match format {
+        super::args::LogFormat::Text => fmt.try_init(),
+        super::args::LogFormat::Json => fmt.json().flatten_event(true).try_init(),
+    };
+}
+
+/// One log line, buffered so that it reaches stderr in one write, with the bars suspended.
+struct LogLine(Vec<u8>);
+
+impl Write for LogLine {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for LogLine {
+    fn drop(&mut self) {
+        if !self.0.is_empty() {
+            // Best effort, like every stderr message (see the module's comment).
+            eraflow::pipeline::report::suspend_bars(|| {
+                let _ = io::stderr().write_all(&self.0);
+            });
+        }
+    }
+}

@@ -143,6 +143,24 @@ impl FileOutcome {
     }
 }
 
+/// Every live bar, drawn together; log lines are written between redraws ([`suspend_bars`]) so a bar never
+/// freezes under a log line or breaks one.
+static BARS: std::sync::LazyLock<indicatif::MultiProgress> =
+    std::sync::LazyLock::new(indicatif::MultiProgress::new);
+
+/// Whether [`Progress::new`] may draw bars (on a terminal): off with `--quiet`.
+static SHOW_BARS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Turns progress bars on or off for the whole process.
+pub fn show_progress_bars(on: bool) {
+    SHOW_BARS.store(on, Ordering::Relaxed);
+}
+
+/// Runs `f` (which writes to stderr) with the progress bars cleared, then redraws them.
+pub fn suspend_bars<R>(f: impl FnOnce() -> R) -> R {
+    BARS.suspend(f)
+}
+
 /// Live progress: an indicatif bar when stderr is a terminal, `tracing` events otherwise.
 pub struct Progress {
     bar: Option<indicatif::ProgressBar>,
@@ -156,8 +174,9 @@ pub struct Progress {
 impl Progress {
     /// Progress over `total_blocks` blocks in `files` files.
     pub fn new(stage: &str, files: usize, total_blocks: u64) -> Progress {
-        let bar = std::io::stderr().is_terminal().then(|| {
-            let b = indicatif::ProgressBar::new(total_blocks);
+        let show = SHOW_BARS.load(Ordering::Relaxed) && std::io::stderr().is_terminal();
+        let bar = show.then(|| {
+            let b = BARS.add(indicatif::ProgressBar::new(total_blocks));
             b.set_style(
                 indicatif::ProgressStyle::with_template(
                     "{prefix} [{bar:30}] {pos}/{len} blocks {msg} ({per_sec}, eta {eta})",
@@ -227,6 +246,7 @@ impl Progress {
     pub fn finish(&self) {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
+            BARS.remove(b);
         }
     }
 

@@ -100,3 +100,62 @@ fn a_full_stdout_is_an_io_error_and_the_work_is_kept() {
     );
     assert!(out.join("_eraflow/manifest.json").exists());
 }
+
+/// Logs for a log collector (`--log-format json`: one JSON object per line), `--quiet` (warnings only), and a
+/// machine-readable summary on stdout (`export --json`); `run --json` and `plan` into a closed pipe end
+/// without a panic.
+#[test]
+fn logs_and_summaries_for_terminals_and_collectors() {
+    let d = tempfile::tempdir().unwrap();
+    let input = synth_era1(&d.path().join("in"), 32, 1);
+    let export = |extra: &[&str], out: &str| {
+        let (c, stdout, stderr) = crate::util::run(
+            eraflow()
+                .arg("export")
+                .args(extra)
+                .args(["--no-senders", "--out"])
+                .arg(d.path().join(out))
+                .arg(&input),
+        );
+        assert_eq!(c, Some(0), "{stderr}");
+        (stdout, stderr)
+    };
+    let (_, logs) = export(&["--log-format", "json"], "a");
+    let events: Vec<serde_json::Value> = logs
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert!(
+        events
+            .iter()
+            .any(|e| e["level"] == "INFO" && e["message"] == "file done" && e["blocks"] == 32),
+        "{logs}"
+    );
+    let (_, logs) = export(&["--quiet"], "b");
+    assert!(!logs.contains("INFO"), "{logs}");
+    let (summary, _) = export(&[], "c");
+    assert!(summary.starts_with("export: 1 files"), "{summary}");
+    let (json, _) = export(&["--json"], "d");
+    let r: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
+    assert_eq!(
+        (r["status"].as_str(), r["exit_code"].as_u64()),
+        (Some("ok"), Some(0))
+    );
+    assert_eq!(r["stages"][0]["files"][0]["blocks"], 32);
+
+    let pipeline = d.path().join("p.toml");
+    std::fs::write(
+        &pipeline,
+        format!(
+            "name = \"p\"\ninputs = [{:?}]\nout = {:?}\n[export]\nsenders = false\n",
+            input.to_str().unwrap(),
+            d.path().join("e").to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    for args in [vec!["run", "--json"], vec!["plan"], vec!["plan", "--json"]] {
+        let (c, err) = with_closed_stdout(eraflow().args(&args).arg(&pipeline));
+        assert_eq!(c, Some(0), "{args:?}: {err}");
+    }
+}
