@@ -389,7 +389,12 @@ pub fn run(job: &Job) -> Result<RunOutcome, JobError> {
                 &files,
             )?;
         }
-        stages.push(Stage::Verify(with_trusted_states(v, &files)?));
+        // Results are kept in a local output (a remote one's local folder is only staging).
+        let cache = match &job.remote_out {
+            None => job.out.clone(),
+            Some(_) => None,
+        };
+        stages.push(Stage::Verify(with_trusted_states(v, &files)?, cache));
     }
     if let Some(e) = &job.export {
         stages.push(Stage::Export(e.clone()));

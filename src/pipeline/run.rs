@@ -13,8 +13,9 @@ use std::path::{Path, PathBuf};
 /// A stage of a job.
 #[derive(Clone)]
 pub enum Stage {
-    /// Verify every file (and chains across files).
-    Verify(VerifyOptions),
+    /// Verify every file (and chains across files); with a cache folder (an output directory), files whose
+    /// bytes passed these checks before are not verified again ([`super::verify_cache`]).
+    Verify(VerifyOptions, Option<PathBuf>),
     /// Verify and export to Parquet.
     Export(ExportOptions),
 }
@@ -77,10 +78,16 @@ pub fn run_stages_with(
         }
         let mut stale = None;
         let (name, outcomes) = match stage {
-            Stage::Verify(opts) => {
+            Stage::Verify(opts, cache) => {
                 let progress = Progress::new("verify", files.len(), blocks);
                 let stop = || super::interrupt::requested().is_some();
-                let reports = verify_archives_until(files, opts, &stop);
+                let reports = match cache {
+                    Some(out) => {
+                        let cache = super::verify_cache::VerifyCache::new(out, opts);
+                        crate::verify::verify_archives_cached(files, opts, &stop, &cache)
+                    }
+                    None => verify_archives_until(files, opts, &stop),
+                };
                 let outcomes: Vec<FileOutcome> = reports
                     .into_iter()
                     .map(|r| {
@@ -92,6 +99,7 @@ pub fn run_stages_with(
                             transactions: r.transactions,
                             logs: r.logs,
                             bytes_in: r.file_size,
+                            skipped: r.from_cache,
                             errors: r.errors.into_iter().map(Into::into).collect(),
                             ..Default::default()
                         };

@@ -13,7 +13,7 @@
 
 use super::hex0x;
 use super::report::{EraLinks, FileReport};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Trusted `(slot, state root)` pairs, and where they came from.
@@ -103,7 +103,7 @@ impl TrustedStates {
 }
 
 /// How an era state was anchored.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AnchorKind {
     /// Its root equals the trusted root for its slot.
@@ -113,7 +113,7 @@ pub enum AnchorKind {
 }
 
 /// Whether and how an era file's state is tied to a root from outside the file.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StateAnchor {
     /// True when the state's root equals a trusted one, directly or through the next era's state.
     pub anchored: bool,

@@ -954,67 +954,7 @@ pub fn verify_files_until(
         .filter(|_| !stop())
         .map(|p| verify_file(p, opts))
         .collect();
-    let mut order: Vec<usize> = (0..reports.len())
-        .filter(|&i| reports[i].era.is_some() && reports[i].beacon.is_some())
-        .collect();
-    order.sort_by_key(|&i| (reports[i].network.clone(), reports[i].era));
-    for w in order.windows(2) {
-        let (a, b) = (w[0], w[1]);
-        if reports[a].network != reports[b].network
-            || reports[a].era.map(|e| e + 1) != reports[b].era
-        {
-            continue;
-        }
-        let prev = reports[a]
-            .beacon
-            .as_ref()
-            .map(|x| x.links.clone())
-            .unwrap_or_default();
-        let prev_file = reports[a].file.clone();
-        let rb = &mut reports[b];
-        let next = rb
-            .beacon
-            .as_ref()
-            .map(|x| x.links.clone())
-            .unwrap_or_default();
-        if let (Some(want), Some(found)) = (prev.last_root, next.previous_root) {
-            if want != found && rb.era != Some(1) {
-                rb.error(format!(
-                    "{}: boundary block root: expected {} (last slot of {prev_file}), found {}",
-                    rb.file,
-                    hex0x(&want),
-                    hex0x(&found)
-                ));
-            }
-        }
-        // The state of era N is the state at slot N * 8192 with no block applied. When that slot is empty,
-        // the slot processing that leaves it (phase0 `process_slot`) records exactly that state's root in
-        // `state_roots[N * 8192 % 8192]`, which era N + 1's state still holds: the one link from a state to
-        // the next that needs no state transition.
-        if let (Some(want), Some(found)) = (prev.state_root, next.first_slot_state_root) {
-            if want != found {
-                rb.error(format!(
-                    "{}: state_roots entry of slot {} (an empty slot): expected {} (hash_tree_root of the state of {prev_file}), found {}",
-                    rb.file,
-                    rb.beacon.as_ref().map_or(0, |b| b.state_slot.saturating_sub(SLOTS_PER_ERA)),
-                    hex0x(&want),
-                    hex0x(&found)
-                ));
-            }
-        }
-        if let (Some((n, h)), Some((first, parent))) = (prev.execution_head, next.first_payload) {
-            if first != n + 1 || parent != h {
-                rb.error(format!(
-                    "{}: execution chain: expected block {} with parent {} (head of {prev_file}), found block {first} with parent {}",
-                    rb.file,
-                    n + 1,
-                    hex0x(&h),
-                    hex0x(&parent)
-                ));
-            }
-        }
-    }
-    super::anchor::apply(&mut reports, opts.trusted_states.as_deref());
+    super::links::link_era(&mut reports, opts);
     reports
 }
 

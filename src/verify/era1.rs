@@ -898,49 +898,6 @@ pub fn verify_files_until(
         .filter(|_| !stop())
         .map(|p| verify_file(p, opts))
         .collect();
-    let mut order: Vec<usize> = (0..reports.len())
-        .filter(|&i| reports[i].first_block.is_some())
-        .collect();
-    order.sort_by_key(|&i| (reports[i].network.clone(), reports[i].first_block));
-    for w in order.windows(2) {
-        let (a, b) = (w[0], w[1]);
-        let (ra, rb) = (&reports[a], &reports[b]);
-        if ra.network != rb.network || ra.last_block.map(|l| l + 1) != rb.first_block {
-            continue;
-        }
-        // The first block's parent is only known from the file; re-read it cheaply.
-        let parent = first_parent_hash(Path::new(&rb.file));
-        let (last_hash, final_td, initial_td) = (
-            ra.last_block_hash.clone(),
-            ra.final_total_difficulty.clone(),
-            rb.initial_total_difficulty.clone(),
-        );
-        let prev_file = ra.file.clone();
-        let rb = &mut reports[b];
-        if let (Some(p), Some(h)) = (parent, last_hash) {
-            if p != h {
-                rb.error(format!(
-                    "{}: block {}: parent hash: expected {h} (last block of {}), found {p}",
-                    rb.file,
-                    rb.first_block.unwrap_or(0),
-                    prev_file
-                ));
-            }
-        }
-        let rb = &mut reports[b];
-        if let (Some(f), Some(i)) = (final_td, initial_td) {
-            if f != i {
-                rb.error(format!("{}: total difficulty before block {}: expected {f} (end of previous file), found {i}", rb.file, rb.first_block.unwrap_or(0)));
-            }
-        }
-    }
+    super::links::link_era1(&mut reports);
     reports
-}
-
-fn first_parent_hash(path: &Path) -> Option<String> {
-    let file = Era1File::open(path).ok()?;
-    let t = file.block(0).ok()?;
-    let mut dec = BlockDecoders::default();
-    let raw = dec.header.decompress(t.header.data).ok()?;
-    Some(hex0x(HeaderView::decode(raw).ok()?.parent_hash()))
 }

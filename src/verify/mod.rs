@@ -3,6 +3,7 @@
 pub mod anchor;
 pub mod era;
 pub mod era1;
+pub mod links;
 pub mod payload;
 pub mod render;
 pub mod report;
@@ -124,6 +125,17 @@ pub(crate) fn pipelined_windows<C: Sync, R: Send>(
     }
 }
 
+/// Per-file reports kept from earlier runs, by file content: a file whose bytes passed the same checks before
+/// is not verified again (the checks between files always run). Implemented over an output store by
+/// [`crate::pipeline::verify_cache`]; the verifier only asks and tells.
+pub trait ReportCache: Sync {
+    /// The passing report kept for the file at `path` (its bytes, these checks, this eraflow version), with
+    /// `file` set to `path` and `from_cache` set.
+    fn get(&self, path: &Path) -> Option<FileReport>;
+    /// Keeps the passing report `report` of the file at `path` (called before the checks between files).
+    fn put(&self, path: &Path, report: &FileReport);
+}
+
 /// Verifies a mixed list of archives: era1 files (in parallel, chained by parent hash and total difficulty)
 /// and era files (chained by boundary block root and execution head). Reports come era1 first, then era, each
 /// in input order.
@@ -145,5 +157,45 @@ pub fn verify_archives_until(
         .partition(|p| ArchiveKind::of(p) == Some(ArchiveKind::Era));
     let mut reports = era1::verify_files_until(&era1, opts, stop);
     reports.extend(era::verify_files_until(&era, opts, stop));
+    reports
+}
+
+/// [`verify_archives_until`], taking each file's own report from `cache` when it has one and keeping every
+/// new passing one there; the checks between files run over all the reports, as without a cache.
+pub fn verify_archives_cached(
+    paths: &[std::path::PathBuf],
+    opts: &VerifyOptions,
+    stop: &(dyn Fn() -> bool + Sync),
+    cache: &dyn ReportCache,
+) -> Vec<FileReport> {
+    use crate::formats::ArchiveKind;
+    use rayon::prelude::*;
+    let (era, era1): (Vec<_>, Vec<_>) = paths
+        .iter()
+        .cloned()
+        .partition(|p| ArchiveKind::of(p) == Some(ArchiveKind::Era));
+    let one = |p: &std::path::PathBuf, verify: fn(&Path, &VerifyOptions) -> FileReport| {
+        cache.get(p).unwrap_or_else(|| {
+            let r = verify(p, opts);
+            if r.ok {
+                cache.put(p, &r);
+            }
+            r
+        })
+    };
+    // era1 files in parallel, era files one at a time (each uses every thread), as without a cache.
+    let mut reports: Vec<FileReport> = era1
+        .par_iter()
+        .filter(|_| !stop())
+        .map(|p| one(p, era1::verify_file))
+        .collect();
+    links::link_era1(&mut reports);
+    let mut era_reports: Vec<FileReport> = era
+        .iter()
+        .filter(|_| !stop())
+        .map(|p| one(p, era::verify_file))
+        .collect();
+    links::link_era(&mut era_reports, opts);
+    reports.extend(era_reports);
     reports
 }

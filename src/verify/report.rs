@@ -2,7 +2,7 @@
 //! human summary. Field names are a stable interface for scripts.
 
 use crate::formats::{FormatError, FormatErrorKind};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// One reason a file failed verification.
@@ -45,8 +45,9 @@ impl Serialize for ReportError {
     }
 }
 
-/// The verification result of one archive file.
-#[derive(Debug, Clone, Default, Serialize)]
+/// The verification result of one archive file. It reads back (for reports kept by content, see
+/// [`super::ReportCache`]) without its errors: only passing reports are kept.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct FileReport {
     /// Path as given on the command line.
     pub file: String,
@@ -103,6 +104,7 @@ pub struct FileReport {
     pub ok: bool,
     /// Why the file failed, typed; each renders (and serialises, for `verify --json`) as one line naming the
     /// file, offset, block and what was expected against what was found.
+    #[serde(skip_deserializing)]
     pub errors: Vec<ReportError>,
     /// Errors beyond the first `MAX_ERRORS` are counted, not listed.
     pub errors_omitted: u64,
@@ -111,11 +113,15 @@ pub struct FileReport {
     /// Beacon-chain facts of an era file (absent for era1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub beacon: Option<BeaconReport>,
+    /// The per-file checks were not run again: this file's bytes passed them before, with the same checks and
+    /// eraflow version ([`super::ReportCache`]); the checks between files ran as usual.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub from_cache: bool,
 }
 
 /// What `verify` reports about an era file's beacon chain. For era files, the report's `blocks` counts beacon
 /// blocks and `first_block`/`last_block` are the execution block numbers of its post-merge payloads.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct BeaconReport {
     /// Slot of the era state (`era * 8192`).
     pub state_slot: u64,
@@ -142,7 +148,7 @@ pub struct BeaconReport {
 
 /// What consecutive era files must agree on: the beacon block root at the era boundary and the execution
 /// chain head.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct EraLinks {
     /// The root the previous era's last slot must hold: the parent of a block in this era's first slot, or the
     /// root this era's state records for that slot when it is empty.

@@ -330,3 +330,153 @@ fn sigterm_stops_the_verify_stage_between_files() {
         .map_or(0, |s| s["files"].as_array().unwrap().len());
     assert!(verified < 6, "verified every file after SIGTERM");
 }
+
+/// `eraflow run PIPELINE --json` with `sets`: (exit code, the verify stage's files as (file name, skipped, ok)).
+fn verify_run(pipeline: &Path, sets: &[&str]) -> (Option<i32>, Vec<(String, bool, bool)>) {
+    let mut cmd = eraflow();
+    cmd.args(["run", "--json"]).arg(pipeline);
+    for s in sets {
+        cmd.args(["--set", s]);
+    }
+    let (c, out, err) = crate::util::run(&mut cmd);
+    let r: serde_json::Value =
+        serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    let files = r["stages"][0]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let name = Path::new(f["file"].as_str().unwrap());
+            (
+                name.file_name().unwrap().to_string_lossy().into_owned(),
+                f["skipped"].as_bool().unwrap(),
+                f["ok"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    (c, files)
+}
+
+/// A scheduled run does not verify unchanged archives again: results are kept by file sha256, eraflow version
+/// and checks in `OUT/_eraflow/verified/`; a changed file, other checks or a new file are verified; the checks
+/// between files (era1 chain, era links and the state anchors they carry) still run over kept reports.
+#[test]
+fn verification_results_are_kept_by_content_and_checks() {
+    let d = tempfile::tempdir().unwrap();
+    let inputs = d.path().join("in");
+    // Whole eras (8192 blocks), so the two era1 files are consecutive and chained.
+    let (c, _, err) = crate::util::run(
+        eraflow()
+            .args([
+                "synth",
+                "--files",
+                "2",
+                "--blocks",
+                "8192",
+                "--txs-per-block",
+                "0",
+            ])
+            .arg("--out")
+            .arg(&inputs),
+    );
+    assert_eq!(c, Some(0), "{err}");
+    let era1 = files_in(&inputs);
+    let (c, _, err) = crate::util::run(
+        eraflow()
+            .args(["synth", "--kind", "era", "--files", "2"])
+            .args([
+                "--blocks",
+                "4",
+                "--validators",
+                "4",
+                "--out",
+                inputs.to_str().unwrap(),
+            ]),
+    );
+    assert_eq!(c, Some(0), "{err}");
+    let out = d.path().join("out");
+    let p = d.path().join("verify.toml");
+    std::fs::write(
+        &p,
+        format!(
+            "name = \"nightly\"\ninputs = [{inputs:?}]\nout = {out:?}\n\n[verify]\nsenders = false\n"
+        ),
+    )
+    .unwrap();
+    let (c, first) = verify_run(&p, &[]);
+    assert_eq!(c, Some(0));
+    assert_eq!(first.len(), 4);
+    assert!(first.iter().all(|f| !f.1 && f.2), "{first:?}");
+    assert_eq!(files_in(&out.join("_eraflow/verified")).len(), 4);
+    let (c, second) = verify_run(&p, &[]);
+    assert_eq!(c, Some(0));
+    assert!(second.iter().all(|f| f.1 && f.2), "{second:?}");
+
+    // Kept era reports still carry their links: a trusted root for the second era's state anchors the first
+    // through the empty-slot link, both reports taken from the kept results.
+    let era: Vec<PathBuf> = files_in(&inputs)
+        .into_iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "era"))
+        .collect();
+    let mut opts = eraflow::verify::VerifyOptions::default();
+    let cache = eraflow::pipeline::verify_cache::VerifyCache::new(&out, &opts);
+    let fresh = eraflow::verify::verify_archives(&era, &opts);
+    let last = fresh[1].beacon.as_ref().unwrap();
+    let trusted = eraflow::verify::anchor::TrustedStates::parse(
+        "t",
+        &format!("{} {}", last.state_slot, last.state_root),
+    )
+    .unwrap();
+    opts.trusted_states = Some(std::sync::Arc::new(trusted));
+    let kept = eraflow::verify::verify_archives_cached(&era, &opts, &|| false, &cache);
+    assert!(kept.iter().all(|r| r.from_cache && r.ok), "{kept:?}");
+    let by: Vec<_> = kept
+        .iter()
+        .map(|r| r.beacon.as_ref().unwrap().state_anchor.by.clone())
+        .collect();
+    use eraflow::verify::anchor::AnchorKind;
+    assert_eq!(by, [Some(AnchorKind::Linked), Some(AnchorKind::Trusted)]);
+
+    // Other checks: verified again (and kept under their own key).
+    let (c, senders) = verify_run(&p, &["verify.senders=true"]);
+    assert_eq!(c, Some(0));
+    assert!(senders.iter().all(|f| !f.1 && f.2), "{senders:?}");
+
+    // A changed file is verified again (and fails); the others stay kept.
+    let victim = &era1[1];
+    let original = std::fs::read(victim).unwrap();
+    let mut bytes = original.clone();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0x40;
+    std::fs::write(victim, &bytes).unwrap();
+    let (c, changed) = verify_run(&p, &[]);
+    assert_eq!(c, Some(1));
+    let name = victim.file_name().unwrap().to_string_lossy().into_owned();
+    for (f, skipped, ok) in &changed {
+        assert_eq!((*skipped, *ok), (f != &name, f != &name), "{changed:?}");
+    }
+    std::fs::write(victim, &original).unwrap();
+    assert_eq!(verify_run(&p, &[]).0, Some(0));
+
+    // Kept reports that no longer link fail the check between them: era 0 of another chain (a transaction a
+    // block), verified alone and kept, beside the kept era 1 of this chain.
+    let other = d.path().join("other");
+    let (c, _, err) = crate::util::run(
+        eraflow()
+            .args(["synth", "--blocks", "8192", "--txs-per-block", "1", "--out"])
+            .arg(&other),
+    );
+    assert_eq!(c, Some(0), "{err}");
+    let stranger = files_in(&other).remove(0);
+    std::fs::remove_file(&era1[0]).unwrap();
+    std::fs::rename(&stranger, inputs.join(stranger.file_name().unwrap())).unwrap();
+    let (c, _) = verify_run(&p, &[]);
+    assert_eq!(c, Some(1));
+    let (c, linked) = verify_run(&p, &[]);
+    assert_eq!(c, Some(1), "{linked:?}");
+    assert!(linked.iter().all(|(_, skipped, _)| *skipped), "{linked:?}");
+    assert!(
+        linked.iter().any(|(f, _, ok)| f == &name && !*ok),
+        "{linked:?}"
+    );
+}
