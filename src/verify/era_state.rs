@@ -1,0 +1,358 @@
+//! What an era's blocks are checked against in its own state: the state facts (block and state roots), the
+//! historical accumulator and the file name's hash8, and the checks that need the blocks in slot order (parent
+//! roots, empty slots, the payload chain, the latest block and execution payload headers).
+
+use crate::consensus::merkle;
+use crate::consensus::ssz;
+use crate::consensus::types::ROOTS_VECTOR;
+use crate::consensus::{BeaconState, Fork};
+use crate::formats::era::{EraFile, SLOTS_PER_ERA};
+use crate::formats::ArchiveName;
+use crate::formats::{FormatError, FormatErrorKind};
+use crate::verify::report::{BeaconReport, EraLinks, FileReport};
+use crate::verify::{hex0x, mismatch};
+
+/// What one block contributed, for the sequential checks.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct SlotFacts {
+    pub(super) slot: u64,
+    pub(super) record_offset: u64,
+    pub(super) root: [u8; 32],
+    pub(super) parent_root: [u8; 32],
+    /// `(number, hash, parent_hash)` of a post-merge payload.
+    pub(super) payload: Option<(u64, [u8; 32], [u8; 32])>,
+    /// hash_tree_root of the payload and its fork, for the state's `latest_execution_payload_header`.
+    pub(super) payload_root: Option<([u8; 32], Fork)>,
+    pub(super) proposer: u64,
+    pub(super) state_root: [u8; 32],
+    pub(super) body_root: [u8; 32],
+}
+
+/// The state facts every block is checked against.
+pub(super) struct StateFacts {
+    pub(super) block_roots: Vec<u8>,
+    pub(super) state_roots: Vec<u8>,
+    pub(super) genesis_time: u64,
+}
+
+impl StateFacts {
+    pub(super) fn block_root(&self, slot: u64) -> [u8; 32] {
+        root_at(&self.block_roots, slot)
+    }
+    pub(super) fn state_root(&self, slot: u64) -> [u8; 32] {
+        root_at(&self.state_roots, slot)
+    }
+}
+
+pub(super) fn root_at(v: &[u8], slot: u64) -> [u8; 32] {
+    let i = (slot % SLOTS_PER_ERA) as usize * 32;
+    v.get(i..i + 32)
+        .and_then(|b| b.try_into().ok())
+        .unwrap_or_default()
+}
+
+/// Checks the name's hash8 and the historical accumulator against the state's own vectors.
+pub(super) fn check_history(
+    file: &EraFile,
+    state: &BeaconState<'_>,
+    offset: u64,
+    name: Option<&ArchiveName>,
+    beacon: &mut BeaconReport,
+    report: &mut FileReport,
+) {
+    let path = file.path();
+    let era = file.era();
+    let (roots, summaries) = match (state.historical_roots(), state.historical_summaries()) {
+        (Ok(r), Ok(s)) => (r, s),
+        (Err(e), _) | (_, Err(e)) => {
+            report.error(
+                FormatError::at(offset, FormatErrorKind::Index(format!("BeaconState: {e}")))
+                    .in_file(path),
+            );
+            return;
+        }
+    };
+    let entries = (roots.len() + summaries.len()) as u64;
+    let expected_short: [u8; 32] = if era == 0 {
+        state.genesis_validators_root()
+    } else {
+        if entries != era {
+            report.error(
+                mismatch(
+                    offset,
+                    "historical entries (historical_roots + historical_summaries)",
+                    format!("{era} (one per completed era)"),
+                    entries,
+                )
+                .in_file(path),
+            );
+        }
+        // The entry this era's epoch transition appended, computed from the state's own vectors.
+        let own = (
+            ssz::hash_tree_root(&ROOTS_VECTOR, state.block_roots()).unwrap_or_default(),
+            ssz::hash_tree_root(&ROOTS_VECTOR, state.state_roots()).unwrap_or_default(),
+        );
+        let mut two = [0u8; 64];
+        two[..32].copy_from_slice(&own.0);
+        two[32..].copy_from_slice(&own.1);
+        let own_root = merkle::merkleize(&two, 2);
+        let last = match summaries.last() {
+            Some(s) => {
+                if *s != own {
+                    report.error(
+                        mismatch(
+                            offset,
+                            "last historical summary (block_roots, state_roots roots)",
+                            format!("({}, {})", hex0x(&own.0), hex0x(&own.1)),
+                            format!("({}, {})", hex0x(&s.0), hex0x(&s.1)),
+                        )
+                        .in_file(path),
+                    );
+                }
+                let mut two = [0u8; 64];
+                two[..32].copy_from_slice(&s.0);
+                two[32..].copy_from_slice(&s.1);
+                merkle::merkleize(&two, 2)
+            }
+            None => {
+                let last = roots.last().copied().unwrap_or_default();
+                if last != own_root {
+                    report.error(
+                        mismatch(
+                            offset,
+                            "last historical root (HistoricalBatch of the state's block_roots and state_roots)",
+                            hex0x(&own_root),
+                            hex0x(&last),
+                        )
+                        .in_file(path),
+                    );
+                }
+                last
+            }
+        };
+        beacon.historical_root = Some(hex0x(&last));
+        last
+    };
+    if let Some(n) = name {
+        if n.short_root != expected_short[..4] {
+            report.error(
+                mismatch(
+                    0,
+                    if era == 0 {
+                        "file name hash (genesis_validators_root)"
+                    } else {
+                        "file name hash (last historical root)"
+                    },
+                    hex::encode(&expected_short[..4]),
+                    hex::encode(n.short_root),
+                )
+                .in_file(path),
+            );
+        }
+    }
+}
+
+/// Checks that need blocks in order: parent roots, empty slots, the payload chain, the latest header.
+pub(super) fn sequential_checks(
+    file: &EraFile,
+    state: &BeaconState<'_>,
+    sf: &StateFacts,
+    blocks: &[SlotFacts],
+    beacon: &mut BeaconReport,
+    report: &mut FileReport,
+) {
+    let path = file.path();
+    let Some(index) = file.block_index() else {
+        return;
+    };
+    let start = index.start_slot;
+    let mut next = blocks.iter().peekable();
+    let mut empty = 0u64;
+    let mut prev_payload: Option<&(u64, [u8; 32], [u8; 32])> = None;
+    for (i, entry) in index.offsets.iter().enumerate() {
+        let slot = start + i as u64;
+        let prev_root = (i > 0).then(|| sf.block_root(slot - 1));
+        if entry.is_none() {
+            empty += 1;
+            if let Some(p) = prev_root {
+                if sf.block_root(slot) != p {
+                    report.error(
+                        mismatch(
+                            index.record_offset,
+                            "block root of an empty slot (the previous slot's root)",
+                            hex0x(&p),
+                            hex0x(&sf.block_root(slot)),
+                        )
+                        .in_file(path)
+                        .in_slot(slot),
+                    );
+                }
+            }
+            continue;
+        }
+        let Some(b) = next.next_if(|b| b.slot == slot) else {
+            // Failed its own checks (already reported): the payload chain restarts after it.
+            prev_payload = None;
+            continue;
+        };
+        if let Some(p) = prev_root {
+            if b.parent_root != p {
+                report.error(
+                    mismatch(
+                        b.record_offset,
+                        "parent_root (the previous slot's block root)",
+                        hex0x(&p),
+                        hex0x(&b.parent_root),
+                    )
+                    .in_file(path)
+                    .in_slot(slot),
+                );
+            }
+        }
+        if let Some(p) = &b.payload {
+            if let Some(q) = prev_payload {
+                if p.0 != q.0 + 1 || p.2 != q.1 {
+                    report.error(
+                        mismatch(
+                            b.record_offset,
+                            "execution parent (previous payload's number + 1 and hash)",
+                            format!("{} {}", q.0 + 1, hex0x(&q.1)),
+                            format!("{} {}", p.0, hex0x(&p.2)),
+                        )
+                        .in_file(path)
+                        .in_slot(slot),
+                    );
+                }
+            }
+            prev_payload = Some(p);
+        }
+    }
+    beacon.empty_slots = empty;
+    beacon.links = EraLinks {
+        previous_root: match (index.offsets.first(), blocks.first()) {
+            (Some(None), _) => Some(sf.block_root(start)),
+            (Some(Some(_)), Some(b)) if b.slot == start => Some(b.parent_root),
+            _ => None,
+        },
+        last_root: Some(sf.block_root(start + SLOTS_PER_ERA - 1)),
+        first_payload: blocks.iter().find_map(|b| b.payload).map(|p| (p.0, p.2)),
+        execution_head: execution_head(state),
+        state_root: None,
+        first_slot_state_root: matches!(index.offsets.first(), Some(None))
+            .then(|| sf.state_root(start)),
+    };
+    let h = state.latest_block_header();
+    let (_, state_at) = (0, index.record_offset);
+    match blocks.last() {
+        Some(last) if blocks.len() as u64 + empty == index.offsets.len() as u64 => {
+            let found = (
+                h.slot,
+                h.proposer_index,
+                h.parent_root,
+                h.state_root,
+                h.body_root,
+            );
+            let want = (
+                last.slot,
+                last.proposer,
+                last.parent_root,
+                last.state_root,
+                last.body_root,
+            );
+            if found != want || h.root() != last.root {
+                report.error(
+                    mismatch(
+                        state_at,
+                        "state.latest_block_header (the era's last block)",
+                        format!("slot {} root {}", last.slot, hex0x(&last.root)),
+                        format!("slot {} root {}", h.slot, hex0x(&h.root())),
+                    )
+                    .in_file(path),
+                );
+            }
+            if let Some((root, fork)) = last.payload_root {
+                check_payload_header(file, state, root, fork, state_at, report);
+            }
+        }
+        Some(_) => {}
+        None => {
+            if h.slot >= start {
+                report.error(
+                    mismatch(
+                        state_at,
+                        "state.latest_block_header slot (no block in this era)",
+                        format!("< {start}"),
+                        h.slot,
+                    )
+                    .in_file(path),
+                );
+            }
+        }
+    }
+}
+
+/// The state's `latest_execution_payload_header` commits to the era's last payload: same root when the
+/// forks agree (the header's lists are the payload's list roots), else the same block hash.
+pub(super) fn check_payload_header(
+    file: &EraFile,
+    state: &BeaconState<'_>,
+    payload_root: [u8; 32],
+    payload_fork: Fork,
+    offset: u64,
+    report: &mut FileReport,
+) {
+    let Some(bytes) = state.field("latest_execution_payload_header") else {
+        return;
+    };
+    let Some(c) = ssz::field_container(
+        state.fork().state_schema(),
+        "latest_execution_payload_header",
+    ) else {
+        return;
+    };
+    let same_schema = match (
+        payload_container(payload_fork),
+        payload_container(state.fork()),
+    ) {
+        (Some(a), Some(b)) => std::ptr::eq(a, b),
+        _ => false,
+    };
+    if same_schema {
+        match ssz::container_root(c, bytes) {
+            Ok(r) if r == payload_root => {}
+            Ok(r) => report.error(
+                mismatch(
+                    offset,
+                    "state.latest_execution_payload_header root (the last payload's root)",
+                    hex0x(&payload_root),
+                    hex0x(&r),
+                )
+                .in_file(file.path()),
+            ),
+            Err(e) => report.error(
+                FormatError::at(offset, FormatErrorKind::Index(format!("BeaconState: {e}")))
+                    .in_file(file.path()),
+            ),
+        }
+    }
+}
+
+/// The execution chain head a state records: `latest_execution_payload_header` (number, hash), `None` before
+/// bellatrix and before the merge (zero hash).
+pub(super) fn execution_head(state: &BeaconState<'_>) -> Option<(u64, [u8; 32])> {
+    let c = ssz::field_container(
+        state.fork().state_schema(),
+        "latest_execution_payload_header",
+    )?;
+    let v = ssz::View::new(c, state.field("latest_execution_payload_header")?).ok()?;
+    let hash = v.bytes32("block_hash")?;
+    (hash != [0u8; 32]).then_some((v.u64("block_number")?, hash))
+}
+
+/// The `ExecutionPayload` container of `fork` (`None` before bellatrix).
+pub(super) fn payload_container(fork: Fork) -> Option<&'static ssz::Container> {
+    ssz::field_container(
+        ssz::field_container(fork.block_schema(), "body")?,
+        "execution_payload",
+    )
+}
