@@ -130,11 +130,16 @@ class RunLock:
     a Ray run and a scheduled ``eraflow run`` over the same output never interleave."""
 
     def __init__(self, out: str, wait: bool = True):
-        self.path = os.path.join(out, "_eraflow", "run.lock")
+        # An object store has no lock to take: there the per-(source, dataset) completion records keep
+        # concurrent writers apart, and a second run does the same work identically (see the README).
+        self.remote = is_remote(out)
+        self.path = os.path.join(local_path(out), "_eraflow", "run.lock")
         self.wait = wait
         self.fd: Optional[int] = None
 
     def __enter__(self) -> "RunLock":
+        if self.remote:
+            return self
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
         self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         flags = fcntl.LOCK_EX | (0 if self.wait else fcntl.LOCK_NB)
@@ -197,9 +202,28 @@ def merge_reports(
     }
 
 
+def is_remote(out: str) -> bool:
+    """Whether ``out`` is an object-store URL (``s3://``, ``gs://``, ``az://``) rather than a local folder."""
+    return "://" in out and not out.startswith("file://")
+
+
+def local_path(out: str) -> str:
+    """The folder a local ``out`` names (a path, or a ``file://`` URL)."""
+    return out[len("file://"):] if out.startswith("file://") else out
+
+
 def write_report(out: str, report: Dict) -> str:
-    """Writes ``report`` to ``OUT/_eraflow/runs/<started>-ray-<pid>.json`` (atomically) and returns the path."""
-    d = os.path.join(out, "_eraflow", "runs")
+    """Writes ``report`` to ``OUT/_eraflow/runs/<started>-ray-<pid>.json`` (atomically: a local rename, or an
+    object that appears whole) and returns its path or URL."""
+    if is_remote(out):
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="eraflow-report-") as d:
+            path = os.path.join(d, f"{report['started']}-ray-{os.getpid()}.json")
+            with open(path, "w") as f:
+                json.dump(report, f, indent=2)
+            return _load_native().upload_report(out, path)
+    d = os.path.join(local_path(out), "_eraflow", "runs")
     os.makedirs(d, exist_ok=True)
     path = os.path.join(d, f"{report['started']}-ray-{os.getpid()}.json")
     tmp = os.path.join(d, f".{os.path.basename(path)}.tmp")

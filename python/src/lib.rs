@@ -133,12 +133,43 @@ fn export(
     Ok(serde_json::to_string(&report).unwrap_or_default())
 }
 
+/// Uploads the run report saved at `local` to `<out>/_eraflow/runs/<its file name>` in the object store `out`
+/// (`s3://…`, `gs://…`, `az://…`; credentials and endpoint from the environment, as for `eraflow`); returns the
+/// object's URL, redacted. The Ray driver's merged report of a run into an object store goes there.
+#[pyfunction]
+fn upload_report(py: Python<'_>, out: String, local: String) -> PyResult<String> {
+    use eraflow::store::remote::RemoteOutput;
+    use eraflow::store::url::Location;
+    let bad = |message: String| {
+        to_py(JobError::Invalid {
+            key: "out",
+            message,
+        })
+    };
+    let url = match Location::parse(&out).map_err(|e| bad(e.to_string()))? {
+        Location::Remote(u) => u,
+        Location::Local(p) => return Err(bad(format!("{}: not an object-store URL", p.display()))),
+    };
+    let local = std::path::PathBuf::from(local);
+    py.detach(|| {
+        let store = RemoteOutput::open(&url)?;
+        store.upload_report(&local)?;
+        let name = local
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Ok(store.location(&format!("_eraflow/runs/{name}")))
+    })
+    .map_err(|e: eraflow::store::remote::RemoteError| bad(eraflow::error::render(&e)))
+}
+
 /// The module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read, m)?)?;
     m.add_function(wrap_pyfunction!(verify, m)?)?;
     m.add_function(wrap_pyfunction!(export, m)?)?;
+    m.add_function(wrap_pyfunction!(upload_report, m)?)?;
     m.add("EraflowError", m.py().get_type::<EraflowError>())?;
     m.add("SCHEMA_VERSION", eraflow::datasets::SCHEMA_VERSION)?;
     Ok(())

@@ -189,3 +189,85 @@ def test_ray_driver_sigterm_stops_between_tasks_and_a_rerun_completes(tmp_path):
     # Names first, then the files whose bytes differ: a readable failure, not two dicts of Parquet bytes.
     assert sorted(got) == sorted(want), f"only in the Ray run: {sorted(set(got) - set(want))}; only in the reference: {sorted(set(want) - set(got))}"
     assert [k for k in want if got[k] != want[k]] == []
+
+
+def moto_server():
+    """A loopback S3-compatible server (moto), its endpoint and the environment that reaches it; skipped loudly
+    (failed under ERAFLOW_REQUIRE_S3=1, as .ci/run sets) when moto is not installed."""
+    import shutil
+    import socket
+
+    exe = shutil.which("moto_server")
+    if exe is None:
+        msg = "SKIPPED LOUDLY: moto_server not found (pip install 'moto[server]'); Ray into S3 is untested here"
+        if os.environ.get("ERAFLOW_REQUIRE_S3") == "1":
+            pytest.fail("ERAFLOW_REQUIRE_S3=1 but " + msg)
+        pytest.skip(msg)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([exe, "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            assert time.time() < deadline, "moto did not start"
+            time.sleep(0.1)
+    endpoint = f"http://127.0.0.1:{port}"
+    env = {"AWS_ENDPOINT_URL": endpoint, "AWS_ALLOW_HTTP": "true", "AWS_ACCESS_KEY_ID": "testing",
+           "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1"}
+    return proc, endpoint, env
+
+
+def s3_objects(endpoint: str, bucket: str, prefix: str):
+    """Every object under ``prefix/`` (not run reports), key relative to the prefix -> bytes."""
+    import boto3
+
+    s3 = boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="testing",
+                      aws_secret_access_key="testing", region_name="us-east-1")
+    got = {}
+    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix + "/"):
+        for o in page.get("Contents", []):
+            rel = o["Key"][len(prefix) + 1:]
+            if not rel.startswith("_eraflow/runs/") and not rel.endswith(".lock"):
+                got[rel] = s3.get_object(Bucket=bucket, Key=o["Key"])["Body"].read()
+    return got, s3
+
+
+def test_ray_run_into_s3_matches_one_machine(tmp_path):
+    need_ray()
+    proc, endpoint, env = moto_server()
+    try:
+        synth(tmp_path / "in", 6, 256)
+        ref = pipeline(tmp_path, tmp_path / "in", tmp_path / "ref", "ref.toml")
+        subprocess.run([BIN, "run", str(ref)], check=True, capture_output=True)
+        import boto3
+
+        boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="testing", aws_secret_access_key="testing",
+                     region_name="us-east-1").create_bucket(Bucket="lake")
+        p = tmp_path / "s3.toml"
+        p.write_text(pipeline(tmp_path, tmp_path / "in", tmp_path / "unused").read_text().replace(
+            json.dumps(str(tmp_path / "unused")), json.dumps("s3://lake/eth")))
+        # The installed package: the merged report goes up through its native extension.
+        run_env = dict(os.environ, RAY_ADDRESS="", **env)
+        driver = subprocess.run([sys.executable, "-m", "eraflow.ray", "run", str(p), "--workers", "2"],
+                                env=run_env, capture_output=True, text=True, timeout=300)
+        assert driver.returncode == 0, f"{driver.stdout}\n{driver.stderr}"
+        assert not (tmp_path / "s3:").exists() and not Path("s3:").exists()
+        got, s3 = s3_objects(endpoint, "lake", "eth")
+        want = outputs(tmp_path / "ref")
+        assert sorted(got) == sorted(want), f"only in S3: {sorted(set(got) - set(want))}; " \
+                                            f"only local: {sorted(set(want) - set(got))}"
+        assert [k for k in want if got[k] != want[k]] == []
+        # The merged report is an object beside the outputs.
+        keys = [o["Key"] for o in s3.list_objects_v2(Bucket="lake", Prefix="eth/_eraflow/runs/")["Contents"]]
+        ray_reports = [k for k in keys if "-ray-" in k]
+        assert len(ray_reports) == 1, keys
+        r = json.loads(s3.get_object(Bucket="lake", Key=ray_reports[0])["Body"].read())
+        assert (r["status"], r["exit_code"]) == ("ok", 0)
+    finally:
+        proc.kill()
+        proc.wait()
