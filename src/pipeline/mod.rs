@@ -12,6 +12,7 @@ pub mod report;
 pub mod run;
 pub mod runlock;
 pub mod shard;
+pub mod stream;
 
 pub use commands::{
     export, inspect, plan, prune, prune_check, run, state_root, synth, verify, Plan, PlannedFile,

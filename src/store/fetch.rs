@@ -15,6 +15,7 @@ use object_store::path::Path as ObjPath;
 use object_store::{ClientOptions, ObjectStore, ObjectStoreExt};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -40,7 +41,7 @@ pub enum FetchError {
     /// The listing names no archive file.
     #[error("{0}: lists no .era1 or .era files")]
     Empty(String),
-    /// The file is bigger than allowed (its listed size or the cache limit).
+    /// The file is bigger than allowed (its declared size, or the whole cache limit).
     #[error("{url}: {size} bytes is more than the {limit} allowed")]
     TooBig {
         /// The file, redacted.
@@ -59,6 +60,12 @@ pub enum FetchError {
         expected: String,
         /// What the download hashed to.
         actual: String,
+    },
+    /// The run ended while the file was being fetched.
+    #[error("{url}: fetch stopped: the run is ending")]
+    Stopped {
+        /// The file, redacted.
+        url: String,
     },
     /// The cache folder could not be written.
     #[error("{}", .path.display())]
@@ -279,37 +286,40 @@ impl Remote {
             .collect())
     }
 
-    /// Fetches `f` into `cache_dir/<name>` (ranged chunks, each retried with backoff), checks its size against
-    /// `max_bytes` and its sha256 against the published one, and returns the local path. A failed or
-    /// mismatching download leaves nothing under the final name.
+    /// The size of `f` as the store declares it (a HEAD request): what the cache reserves for it.
+    pub fn size(&self, f: &RemoteFile) -> Result<u64, FetchError> {
+        let meta = self
+            .rt
+            .block_on(self.store.head(&f.key))
+            .map_err(|e| self.request(&f.key, e))?;
+        Ok(meta.size)
+    }
+
+    /// Fetches the `size` bytes of `f` into `cache_dir/<name>` (ranged chunks, each retried with backoff),
+    /// checks their sha256 against the published one, and returns the local path. A failed, stopped or
+    /// mismatching download leaves nothing under the final name. `stop` is checked between chunks, so a run
+    /// that ends does not wait for a whole file.
     pub fn fetch(
         &self,
         f: &RemoteFile,
+        size: u64,
         cache_dir: &Path,
-        max_bytes: u64,
+        stop: &AtomicBool,
     ) -> Result<PathBuf, FetchError> {
         let cache = |path: &Path, source| FetchError::Cache {
             path: path.to_path_buf(),
             source,
         };
         std::fs::create_dir_all(cache_dir).map_err(|e| cache(cache_dir, e))?;
-        let meta = self
-            .rt
-            .block_on(self.store.head(&f.key))
-            .map_err(|e| self.request(&f.key, e))?;
-        if meta.size > max_bytes {
-            return Err(FetchError::TooBig {
-                url: f.url.clone(),
-                size: meta.size,
-                limit: max_bytes,
-            });
-        }
         let dest = cache_dir.join(&f.name);
         let mut file = crate::fsutil::AtomicFile::create(&dest).map_err(|e| cache(&dest, e))?;
         let mut hasher = <sha2::Sha256 as sha2::Digest>::new();
         let mut at = 0u64;
-        while at < meta.size {
-            let end = (at + CHUNK_BYTES).min(meta.size);
+        while at < size {
+            if stop.load(Ordering::Relaxed) {
+                return Err(FetchError::Stopped { url: f.url.clone() });
+            }
+            let end = (at + CHUNK_BYTES).min(size);
             let mut attempt = 0;
             let bytes = loop {
                 match self.rt.block_on(self.store.get_range(&f.key, at..end)) {
@@ -319,7 +329,7 @@ impl Remote {
                             return Err(FetchError::TooBig {
                                 url: f.url.clone(),
                                 size: at + b.len() as u64,
-                                limit: meta.size,
+                                limit: size,
                             });
                         }
                     }

@@ -5,6 +5,7 @@
 //! The core (verification, datasets, the Parquet sink) stays on `&Path` and memory maps; this layer decides
 //! what a location is and how finished work is recorded.
 
+pub mod cache;
 pub mod fetch;
 pub mod output;
 pub mod remote;

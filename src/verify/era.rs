@@ -954,6 +954,13 @@ pub fn verify_files_until(
         .filter(|_| !stop())
         .map(|p| verify_file(p, opts))
         .collect();
+    link_files(&mut reports);
+    reports
+}
+
+/// The checks across files, from the reports alone: where era N + 1 follows era N (same network), the
+/// boundary block root, the state root link and the execution chain must carry over.
+pub fn link_files(reports: &mut [FileReport]) {
     let mut order: Vec<usize> = (0..reports.len())
         .filter(|&i| reports[i].era.is_some() && reports[i].beacon.is_some())
         .collect();
@@ -1014,7 +1021,6 @@ pub fn verify_files_until(
             }
         }
     }
-    reports
 }
 
 /// The `ExecutionPayload` container of `fork` (`None` before bellatrix).

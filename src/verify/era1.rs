@@ -896,6 +896,14 @@ pub fn verify_files_until(
         .filter(|_| !stop())
         .map(|p| verify_file(p, opts))
         .collect();
+    link_files(&mut reports, |r| first_parent_hash(Path::new(&r.file)));
+    reports
+}
+
+/// The checks across files: where one report's blocks continue another's (same network), the first block's
+/// parent hash (`parent_of`, read from the file) must be the previous file's last block hash, and the total
+/// difficulty must carry over.
+pub fn link_files(reports: &mut [FileReport], parent_of: impl Fn(&FileReport) -> Option<String>) {
     let mut order: Vec<usize> = (0..reports.len())
         .filter(|&i| reports[i].first_block.is_some())
         .collect();
@@ -907,7 +915,7 @@ pub fn verify_files_until(
             continue;
         }
         // The first block's parent is only known from the file; re-read it cheaply.
-        let parent = first_parent_hash(Path::new(&rb.file));
+        let parent = parent_of(rb);
         let (last_hash, final_td, initial_td) = (
             ra.last_block_hash.clone(),
             ra.final_total_difficulty.clone(),
@@ -932,10 +940,10 @@ pub fn verify_files_until(
             }
         }
     }
-    reports
 }
 
-fn first_parent_hash(path: &Path) -> Option<String> {
+/// The parent hash of a file's first block, `0x`-hex (what [`link_files`] checks against the file before).
+pub fn first_parent_hash(path: &Path) -> Option<String> {
     let file = Era1File::open(path).ok()?;
     let t = file.block(0).ok()?;
     let mut dec = BlockDecoders::default();

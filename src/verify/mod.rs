@@ -146,3 +146,36 @@ pub fn verify_archives_until(
     reports.extend(era::verify_files_until(&era, opts, stop));
     reports
 }
+
+/// Verifies one file of a stream whose files do not stay on disk (remote inputs, removed from the cache after
+/// use): its report, and what the checks across files later need from the file itself (an era1 file's first
+/// parent hash), read while it is there. [`link_streamed`] runs those checks at the end.
+pub fn verify_one(path: &Path, opts: &VerifyOptions) -> (FileReport, Option<String>) {
+    use crate::formats::ArchiveKind;
+    match ArchiveKind::of(path) {
+        Some(ArchiveKind::Era) => (era::verify_file(path, opts), None),
+        _ => (era1::verify_file(path, opts), era1::first_parent_hash(path)),
+    }
+}
+
+/// The checks across files of [`verify_archives`] over reports made one at a time by [`verify_one`]. Reports
+/// come era1 first, then era, each in the order given (as from [`verify_archives`]).
+pub fn link_streamed(reports: Vec<(FileReport, Option<String>)>) -> Vec<FileReport> {
+    use crate::formats::ArchiveKind;
+    use std::collections::HashMap;
+    let mut parents: HashMap<String, String> = HashMap::new();
+    let (mut era_reports, mut era1_reports) = (Vec::new(), Vec::new());
+    for (r, parent) in reports {
+        if let Some(p) = parent {
+            parents.insert(r.file.clone(), p);
+        }
+        match ArchiveKind::of(Path::new(&r.file)) {
+            Some(ArchiveKind::Era) => era_reports.push(r),
+            _ => era1_reports.push(r),
+        }
+    }
+    era1::link_files(&mut era1_reports, |r| parents.get(&r.file).cloned());
+    era::link_files(&mut era_reports);
+    era1_reports.extend(era_reports);
+    era1_reports
+}

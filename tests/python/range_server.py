@@ -2,6 +2,7 @@
 
 Usage: range_server.py PORT DIR [CUT_NAME]. With CUT_NAME, the first response carrying bytes of that file stops
 halfway and drops the connection (a download cut off), so the client must retry and resume with a Range.
+Every HEAD and GET of a file is appended to DIR/.requests ("GET name"), so a test can tell what was fetched.
 """
 import http.server
 import os
@@ -19,11 +20,16 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *a):
         pass
 
+    def note(self, method):
+        with open(os.path.join(ROOT, ".requests"), "a") as f:
+            f.write(f"{method} {os.path.basename(self.path)}\n")
+
     def do_GET(self):
         path = self.translate_path(self.path)
         rng = self.headers.get("Range")
         if os.path.isdir(path) or not os.path.exists(path):
             return super().do_GET()
+        self.note("GET")
         data = open(path, "rb").read()
         start, end = 0, len(data) - 1
         if rng and rng.startswith("bytes="):
@@ -53,6 +59,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         path = self.translate_path(self.path)
         if os.path.isdir(path) or not os.path.exists(path):
             return super().do_HEAD()
+        self.note("HEAD")
         self.send_response(200)
         self.send_header("Content-Length", str(os.path.getsize(path)))
         self.send_header("Accept-Ranges", "bytes")
