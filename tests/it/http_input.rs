@@ -26,8 +26,14 @@ impl Drop for Mirror {
 
 impl Mirror {
     fn start(dir: &Path, cut: Option<&str>) -> Option<Mirror> {
+        Mirror::start_hostile(dir, cut, "")
+    }
+
+    /// With `hostile` ("name=mode,..."): the named files misbehave as `range_server.py` describes.
+    fn start_hostile(dir: &Path, cut: Option<&str>, hostile: &str) -> Option<Mirror> {
         let port = free_port();
         let child = Command::new("python3")
+            .env("HOSTILE", hostile)
             .arg(concat!(
                 env!("CARGO_MANIFEST_DIR"),
                 "/tests/python/range_server.py"
@@ -500,4 +506,117 @@ fn a_run_verifies_and_exports_each_fetched_file_once() {
     }
     assert_eq!(manifest_sources(&out).len(), files.len());
     assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn a_hostile_mirror_fails_each_bad_file_alone() {
+    let work = tempfile::tempdir().unwrap();
+    let src = work.path().join("mirror");
+    let net = eraflow::network::Network::by_name("synthnet").unwrap();
+    let mut o = eraflow::synth::era1::SynthOptions::new(net);
+    o.blocks = 40;
+    o.txs_per_block = 1;
+    o.files = 7;
+    let files = eraflow::synth::era1::write(&src, &o).unwrap();
+    let mut sums = String::new();
+    for f in &files {
+        let sha = hex::encode(eraflow::crypto::sha256::sha256(&std::fs::read(f).unwrap()));
+        sums.push_str(&format!(
+            "{sha}  {}\n",
+            f.file_name().unwrap().to_string_lossy()
+        ));
+    }
+    std::fs::write(src.join("checksums.txt"), sums).unwrap();
+    let names: Vec<String> = files
+        .iter()
+        .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let modes = [
+        "long",
+        "endless",
+        "endless200",
+        "short",
+        "head-lies",
+        "redirect",
+    ];
+    let hostile: Vec<String> = modes
+        .iter()
+        .zip(&names)
+        .map(|(m, n)| format!("{n}={m}"))
+        .collect();
+    let Some(mirror) = Mirror::start_hostile(&src, None, &hostile.join(",")) else {
+        return;
+    };
+    let (out, cache) = (work.path().join("out"), work.path().join("cache"));
+    let r = export(&out, &cache, &[mirror.url()]);
+    let t = text(&r);
+    assert_eq!(r.status.code(), Some(1), "{t}");
+    let size = |i: usize| std::fs::metadata(&files[i]).unwrap().len();
+    let url = |i: usize| format!("{}{}", mirror.url(), names[i]);
+    // Each failure names the file's URL and what was expected against what came.
+    for (i, want) in [
+        (
+            0,
+            format!(
+                "bytes 0..{}: the server sent more than the {} bytes asked for; cut off",
+                size(0),
+                size(0)
+            ),
+        ),
+        (
+            1,
+            format!(
+                "bytes 0..{}: the server sent more than the {} bytes asked for; cut off",
+                size(1),
+                size(1)
+            ),
+        ),
+        (2, "range request not supported".to_string()),
+        (3, format!("..{}: expected ", size(3))),
+        (
+            4,
+            format!(
+                "declared size {} bytes, but a ranged response says {}",
+                size(4) / 2,
+                size(4)
+            ),
+        ),
+        (
+            5,
+            format!(
+                "redirect to another host refused: http://127.0.0.2:{}/{}",
+                mirror.port, names[5]
+            ),
+        ),
+    ] {
+        assert!(
+            t.lines().any(|l| l.contains(&format!("{}: ", url(i)))
+                && l.to_lowercase().contains(&want.to_lowercase())),
+            "{}: want '{want}' in: {t}",
+            modes[i]
+        );
+    }
+    assert!(!src.join(".followed").exists(), "a redirect was followed");
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("_eraflow/manifest.json")).unwrap())
+            .unwrap();
+    let sources: Vec<&String> = m["sources"].as_object().unwrap().keys().collect();
+    assert_eq!(sources, [&names[6]], "the good file is done");
+    // Nothing left in the cache, nothing written beside it.
+    assert_eq!(std::fs::read_dir(&cache).unwrap().count(), 0);
+    let mut beside: Vec<String> = std::fs::read_dir(work.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    beside.sort();
+    assert_eq!(beside, ["cache", "mirror", "out"]);
+    // An endless body was cut off, not buffered.
+    let runs: Vec<_> = std::fs::read_dir(out.join("_eraflow/runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&runs[0]).unwrap()).unwrap();
+    let rss = report["peak_rss_bytes"].as_u64().unwrap_or(0);
+    assert!(rss < 512 << 20, "peak RSS {rss}");
 }
