@@ -8,10 +8,11 @@
 //! whose completion records prove every dataset complete are skipped without fetching them (an export-only
 //! job without `--overwrite`; a verify stage must read every file).
 
-use super::export::Exporter;
+use super::export::{ExportOptions, Exporter};
 use super::job::{Job, JobError};
 use super::report::{peak_rss_bytes, FileOutcome, OutcomeError, Progress, RunReport, StageReport};
 use super::run::{outcome_of, run_stages_with, Stage};
+use super::shard::Shard;
 use crate::formats::Archive;
 use crate::store::cache::{CacheOptions, Prefetcher};
 use crate::store::fetch::{FetchError, Remote, RemoteFile};
@@ -35,19 +36,33 @@ impl Inputs {
     /// Expands and lists the job's inputs. A location that cannot be listed, or that lists a name that is not
     /// a plain era/era1 file name, fails the job; nothing is fetched yet.
     pub fn list(job: &Job) -> Result<Inputs, JobError> {
-        let remote_urls: Vec<RemoteUrl> = job
-            .inputs
+        Inputs::of(&job.inputs, job.shard)
+    }
+
+    /// [`Inputs::list`] for inputs given as strings (paths, directories, globs, URLs) and a shard.
+    pub fn of(given: &[String], shard: Option<Shard>) -> Result<Inputs, JobError> {
+        let remote_urls: Vec<RemoteUrl> = given
             .iter()
             .filter_map(|i| match Location::parse(i) {
                 Ok(Location::Remote(u)) => Some(u),
                 _ => None,
             })
             .collect();
-        let has_local = remote_urls.len() < job.inputs.len();
+        let local: Vec<String> = given
+            .iter()
+            .filter(|i| !matches!(Location::parse(i), Ok(Location::Remote(_))))
+            .cloned()
+            .collect();
         let mut inputs = Inputs {
             // No local inputs must not mean "expand nothing" (an error for an empty input list).
-            local: match has_local || remote_urls.is_empty() {
-                true => job.files()?,
+            local: match !local.is_empty() || remote_urls.is_empty() {
+                true => {
+                    let files = crate::inputs::expand(&local)?;
+                    match shard {
+                        Some(s) => s.select(files),
+                        None => files,
+                    }
+                }
                 false => Vec::new(),
             },
             remotes: Vec::new(),
@@ -57,7 +72,7 @@ impl Inputs {
             let store = Remote::open(&u).map_err(|e| JobError::Fetch(FetchError::from(e)))?;
             let i = inputs.remotes.len();
             for f in store.list().map_err(JobError::Fetch)? {
-                if job.shard.is_some_and(|s| !s.contains(Path::new(&f.name))) {
+                if shard.is_some_and(|s| !s.contains(Path::new(&f.name))) {
                     continue;
                 }
                 inputs.remote.push((i, f));
@@ -95,7 +110,29 @@ pub fn run_inputs(
     if inputs.all_local() {
         return run_stages_with(report, &inputs.local, &[], remote_out, stages);
     }
-    Streamed::new(&inputs, remote_out, stages)?.run(report, inputs, cache, stages)
+    Streamed::new(&inputs, remote_out, stages, true)?.run(report, inputs, cache, stages)
+}
+
+/// Exports `inputs` (local paths and remote URLs) into `opts.out` as `eraflow export` does, remote files
+/// streamed through the cache, with no progress shown: for library callers (`eraflow bench`). One outcome
+/// per input file.
+pub fn export_inputs(
+    inputs: &[String],
+    opts: &ExportOptions,
+    cache: &CacheOptions,
+) -> Result<Vec<FileOutcome>, JobError> {
+    let inputs = Inputs::of(inputs, None)?;
+    if inputs.all_local() {
+        return Ok(super::export::export(
+            &inputs.local,
+            opts,
+            &Progress::hidden(),
+        )?);
+    }
+    let stages = [Stage::Export(opts.clone())];
+    let mut report = RunReport::default();
+    Streamed::new(&inputs, None, &stages, false)?.run(&mut report, inputs, cache, &stages)?;
+    Ok(report.stages.pop().map(|s| s.files).unwrap_or_default())
 }
 
 /// The stages of a streamed run, and what they produced so far.
@@ -119,6 +156,7 @@ impl<'a> Streamed<'a> {
         inputs: &Inputs,
         remote_out: Option<&RemoteUrl>,
         stages: &'a [Stage],
+        show: bool,
     ) -> Result<Streamed<'a>, JobError> {
         let verify = stages.iter().find_map(|s| match s {
             Stage::Verify(o) => Some(o),
@@ -140,7 +178,7 @@ impl<'a> Streamed<'a> {
             .iter()
             .map(|p| Archive::open(p).map_or(0, |a| a.block_count()))
             .sum();
-        let bar = |stage: &str, shown: bool| match shown {
+        let bar = |stage: &str, shown: bool| match shown && show {
             true => Progress::new(stage, files, local_blocks),
             false => Progress::hidden(),
         };
