@@ -6,8 +6,10 @@
 //! export; floors: snappy, keccak, raw libsecp256k1 and raw k256 recovery, Parquet encoding) and an era file
 //! (verification: the state's hash_tree_root, every block, every payload's block hash; floor: the SHA-256
 //! hashes that verification needs). Both backends run in this one process on signers built for the bench
-//! ([`Signer::new`]), beside the process signer, which the bench never touches. Every measured run must succeed:
-//! a stage that fails is an error, never a fast time.
+//! ([`Signer::new`]), beside the process signer, which the bench never touches. Two more lines export three
+//! era1 files from local disk and from a loopback HTTP mirror (`bench/mirror.rs`, in-process) through the
+//! remote-input path (prefetch, bounded cache), side by side. Every measured run must succeed: a stage that
+//! fails is an error, never a fast time.
 
 use crate::consensus::Fork;
 use crate::crypto::keccak::keccak256;
@@ -25,6 +27,11 @@ use crate::synth::era1::SynthError;
 use crate::verify::era1::VerifyOptions;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+mod mirror;
+
+/// Files of the remote-input line (the first is fetched before any work: more files, less of that).
+const MIRROR_FILES: usize = 3;
 
 /// What to measure on.
 #[derive(Debug, Clone)]
@@ -167,6 +174,8 @@ pub struct BenchReport {
     pub era_sha256_blocks: u64,
     /// Cost of one 64-byte block inside a batched `hash_blocks`, in ns, measured in this run.
     pub sha256_block_ns: f64,
+    /// The cache bound of the remote-input line (`--cache-max-bytes`): two of its files.
+    pub remote_cache_max_bytes: u64,
 }
 
 impl BenchReport {
@@ -250,6 +259,8 @@ mod names {
     pub const ERA_FLOOR: &str = "floor: sha256 of every block era verification hashes";
     pub const ERA_1: &str = "era verification (state root + blocks + payloads), 1 thread";
     pub const ERA_2: &str = "era verification (state root + blocks + payloads), 2 threads";
+    pub const SET_LOCAL: &str = "export of 3 era1 files from local disk, 1 thread";
+    pub const SET_HTTP: &str = "export of 3 era1 files from a loopback HTTP mirror, 1 thread";
 
     pub fn signer_alone(backend: &str) -> String {
         format!("signer alone, decode + recover ({backend}), 1 thread")
@@ -527,6 +538,99 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
             );
         }
     }
+    // Remote input beside local files: the same files exported from a loopback HTTP mirror (fetched by the
+    // prefetcher into a cache bounded at two files while the worker exports) and from the local folder. One
+    // worker thread, so the mirror and the download have the other core: the mirror is not the bottleneck.
+    let mut m = o.clone();
+    m.files = MIRROR_FILES as u64;
+    let mirror_dir = dir.join("mirror");
+    let mirror_files = crate::synth::era1::write_once(&mirror_dir, &m)?;
+    let mut mirror_bytes = Vec::with_capacity(mirror_files.len());
+    // A checksums.txt beside the files, as public mirrors publish: each download is checked against it.
+    let mut sums = String::new();
+    for f in &mirror_files {
+        mirror_bytes.push(size_of(f)?);
+        let io = |source| BenchError::Io {
+            path: f.clone(),
+            source,
+        };
+        let sha = hex::encode(sha256::sha256(&std::fs::read(f).map_err(io)?));
+        let name = f.file_name().map(|n| n.to_string_lossy().into_owned());
+        sums.push_str(&format!("{sha}  {}\n", name.unwrap_or_default()));
+    }
+    let sums_path = mirror_dir.join("checksums.txt");
+    std::fs::write(&sums_path, sums).map_err(|source| BenchError::Io {
+        path: sums_path,
+        source,
+    })?;
+    let set = BenchArchive {
+        kind: "era1 x3",
+        path: mirror_dir.clone(),
+        blocks: m.blocks * mirror_files.len() as u64,
+        transactions: m.blocks * u64::from(m.txs_per_block) * mirror_files.len() as u64,
+        bytes: mirror_bytes.iter().sum(),
+    };
+    let cache = crate::store::cache::CacheOptions {
+        dir: dir.join("cache"),
+        max_bytes: 2 * mirror_bytes.iter().copied().max().unwrap_or(0),
+        keep: false,
+    };
+    let server = mirror::Mirror::start(&mirror_dir).map_err(|source| BenchError::Io {
+        path: mirror_dir.clone(),
+        source,
+    })?;
+    let export_set = |inputs: Vec<String>, out: &str| {
+        let opts = ExportOptions {
+            out: dir.join(out),
+            datasets: datasets::ALL.to_vec(),
+            senders: false,
+            signer_backend: SignerBackend::default(),
+            signer: None,
+            network: None,
+            overwrite: true,
+            clean_stale: false,
+            parquet: ParquetOptions::default(),
+        };
+        let cache = &cache;
+        move || {
+            let o = crate::pipeline::stream::export_inputs(&inputs, &opts, cache)
+                .map_err(|e| crate::error::render(&e))?;
+            match o.iter().find(|o| !o.ok) {
+                _ if o.len() != MIRROR_FILES => Err(format!("{} outcomes", o.len())),
+                Some(bad) => Err(format!("{}: {:?}", bad.file, bad.errors)),
+                None => Ok(()),
+            }
+        }
+    };
+    let local_inputs = mirror_files
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    add(
+        names::SET_LOCAL,
+        &set,
+        1,
+        best(
+            &one,
+            runs,
+            names::SET_LOCAL,
+            export_set(local_inputs, "out-set-local"),
+        )?,
+    );
+    add(
+        names::SET_HTTP,
+        &set,
+        1,
+        best(
+            &one,
+            runs,
+            names::SET_HTTP,
+            export_set(vec![server.url()], "out-set-http"),
+        )?,
+    );
+    drop(server);
+    let remote_cache_max_bytes = cache.max_bytes;
+
     // Floor for the Parquet side: re-encoding the batches the export produced, with the same writer settings.
     let batches = read_batches(&dir.join("out-nosend-1"))?;
     add(
@@ -622,6 +726,7 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
         ratios: Vec::new(),
         era_sha256_blocks,
         sha256_block_ns,
+        remote_cache_max_bytes,
     };
     report.ratios = ratios(&report);
     Ok(report)
@@ -686,6 +791,12 @@ fn ratios(r: &BenchReport) -> Vec<Ratio> {
             &|s| Some(s(floor)? / (s(&with)? - s(names::EXPORT_NO_SENDERS)?)),
         );
     }
+    push(
+        "remote input (loopback HTTP mirror, prefetched, bounded cache) ÷ local files".into(),
+        format!("[{}] / [{}]", names::SET_LOCAL, names::SET_HTTP),
+        Some(0.9),
+        &|s| Some(s(names::SET_LOCAL)? / s(names::SET_HTTP)?),
+    );
     push(
         "raw libsecp256k1 recovery speed-up over raw k256".into(),
         format!("[{}] / [{}]", names::RAW_K256, names::RAW_LIBSECP),
@@ -861,6 +972,10 @@ pub fn print(r: &BenchReport) {
     println!(
         "era verification hashes {} sha256 blocks; {:.1} ns each in a batch (this run)",
         r.era_sha256_blocks, r.sha256_block_ns
+    );
+    println!(
+        "remote input: the same {MIRROR_FILES} files from an in-process loopback HTTP mirror (no Python), fetched ahead of the worker into a cache bounded at {:.1} MB (two files; --cache-max-bytes)",
+        r.remote_cache_max_bytes as f64 / 1e6
     );
     for x in &r.ratios {
         let goal = match (x.goal, x.met()) {

@@ -140,10 +140,11 @@ pub enum Command {
         /// Folder remote inputs are fetched to (default: <system temp>/eraflow-cache).
         #[arg(long)]
         cache_dir: Option<PathBuf>,
-        /// The most bytes fetched inputs may take (default 8 GiB).
+        /// The most bytes fetched inputs may take in the cache at once (default 8 GiB): downloads wait for
+        /// room; a file bigger than this fails alone.
         #[arg(long)]
         cache_max_bytes: Option<u64>,
-        /// Keep fetched inputs after the run.
+        /// Keep fetched inputs in the cache folder after use (they then stop counting against the bound).
         #[arg(long)]
         keep_cache: bool,
         /// Print the run report as JSON on stdout instead of the summary.

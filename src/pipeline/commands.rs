@@ -5,9 +5,9 @@ use super::job::{
     init_signer, set_threads, ExitStatus, Job, JobError, SynthArchives, SynthJob, VerifyJob,
 };
 use super::report::RunReport;
-use super::report::{FileOutcome, OutcomeError};
-use super::run::{begin_report, finish_run, run_stages_with, Stage};
+use super::run::{begin_report, finish_run, Stage};
 use super::runlock::RunLock;
+use super::stream::{run_inputs, Inputs};
 use crate::consensus::{self, Fork, Kind};
 use crate::formats::{ArchiveKind, ArchiveName, FormatError, FormatErrorKind};
 use crate::network::Network;
@@ -149,17 +149,16 @@ pub fn export(job: &Job) -> Result<RunReport, JobError> {
         message: "the job has no export stage".into(),
     })?;
     set_threads(job.threads)?;
-    let inputs = gather(job)?;
+    let inputs = Inputs::list(job)?;
     let out = opts.out.clone();
-    let mut report = begin_report(&job.name, job.shard.map(|s| s.to_string()), &inputs.files);
-    let r = run_stages_with(
+    let mut report = begin_report(&job.name, job.shard.map(|s| s.to_string()), &inputs.names());
+    let r = run_inputs(
         &mut report,
-        &inputs.files,
-        &inputs.failed,
+        inputs,
+        &cache_options(job),
         job.remote_out.as_ref(),
         &[Stage::Export(opts)],
     );
-    inputs.release(job);
     if let Err(e) = r {
         // The run report is still written (then the staging directory of a remote output removed).
         let _ = finish_run(&mut report, e.exit_status(), &out, job.remote_out.as_ref());
@@ -229,71 +228,13 @@ pub fn plan(job: &Job) -> Result<Plan, JobError> {
     })
 }
 
-/// A job's inputs made local: local files as listed, remote ones fetched into the cache.
-struct Gathered {
-    files: Vec<PathBuf>,
-    /// Remote files that could not be fetched or did not match their published sha256.
-    failed: Vec<FileOutcome>,
-    /// What was fetched (removed after the run unless the job keeps the cache).
-    fetched: Vec<PathBuf>,
-}
-
-impl Gathered {
-    fn release(&self, job: &Job) {
-        if !job.fetch.keep {
-            for p in &self.fetched {
-                let _ = std::fs::remove_file(p);
-            }
-        }
+/// The job's cache settings for remote inputs.
+fn cache_options(job: &Job) -> crate::store::cache::CacheOptions {
+    crate::store::cache::CacheOptions {
+        dir: job.fetch.cache_dir.clone(),
+        max_bytes: job.fetch.max_bytes,
+        keep: job.fetch.keep,
     }
-}
-
-/// Local inputs expanded through [`Job::files`] (so the job's shard applies); remote ones (http(s) mirrors and files, object-store prefixes) listed and fetched,
-/// each checked against its published sha256. A file that cannot be fetched fails alone; a location that
-/// cannot be listed fails the job.
-fn gather(job: &Job) -> Result<Gathered, JobError> {
-    use crate::store::fetch::{FetchError, Remote};
-    use crate::store::url::Location;
-    let mut local = Vec::new();
-    let mut remote = Vec::new();
-    for i in &job.inputs {
-        match Location::parse(i) {
-            Ok(Location::Remote(u)) => remote.push(u),
-            _ => local.push(i.clone()),
-        }
-    }
-    let mut g = Gathered {
-        files: if local.is_empty() && !remote.is_empty() {
-            Vec::new()
-        } else {
-            job.files()?
-        },
-        failed: Vec::new(),
-        fetched: Vec::new(),
-    };
-    let mut total = 0u64;
-    for u in remote {
-        let store = Remote::open(&u).map_err(|e| JobError::Fetch(FetchError::from(e)))?;
-        for f in store.list().map_err(JobError::Fetch)? {
-            if job.shard.is_some_and(|s| !s.contains(Path::new(&f.name))) {
-                continue;
-            }
-            let left = job.fetch.max_bytes.saturating_sub(total);
-            match store.fetch(&f, &job.fetch.cache_dir, left) {
-                Ok(p) => {
-                    total += std::fs::metadata(&p).map_or(0, |m| m.len());
-                    g.fetched.push(p.clone());
-                    g.files.push(p);
-                }
-                Err(e) => g.failed.push(FileOutcome {
-                    file: f.url.clone(),
-                    errors: vec![OutcomeError::Fetch(std::sync::Arc::new(e))],
-                    ..Default::default()
-                }),
-            }
-        }
-    }
-    Ok(g)
 }
 
 /// A prune manifest as built, and its re-verification when the job asks for it.
@@ -376,8 +317,9 @@ pub fn run(job: &Job) -> Result<RunOutcome, JobError> {
     if let Some(s) = &job.synth {
         outcome.synthesized = Some(synth(s, true)?);
     }
-    let inputs = gather(job)?;
-    let files = inputs.files.clone();
+    let inputs = Inputs::list(job)?;
+    // Local paths and remote URLs: a signer's network is chosen by file name only.
+    let files = inputs.names();
     let mut report = begin_report(&job.name, job.shard.map(|s| s.to_string()), &files);
     let mut stages = Vec::new();
     if let Some(v) = &job.verify {
@@ -401,14 +343,13 @@ pub fn run(job: &Job) -> Result<RunOutcome, JobError> {
     }
     if !stages.is_empty() {
         job.out()?;
-        let r = run_stages_with(
+        let r = run_inputs(
             &mut report,
-            &files,
-            &inputs.failed,
+            inputs,
+            &cache_options(job),
             job.remote_out.as_ref(),
             &stages,
         );
-        inputs.release(job);
         if let Err(e) = r {
             // The run report is still written (then the staging directory of a remote output removed).
             let _ = finish_run(
@@ -419,8 +360,6 @@ pub fn run(job: &Job) -> Result<RunOutcome, JobError> {
             );
             return Err(e);
         }
-    } else {
-        inputs.release(job);
     }
     if job.prune.is_some() && super::interrupt::requested().is_none() {
         outcome.prune = Some(prune(job));

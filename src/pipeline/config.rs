@@ -42,9 +42,9 @@ pub struct PipelineConfig {
     pub signer_backend: SignerBackend,
     /// Where remote inputs are fetched to; empty: `<system temp>/eraflow-cache`.
     pub cache_dir: String,
-    /// The most bytes remote inputs may take in the cache (one file, and all of a run's together).
+    /// The most bytes remote inputs may take in the cache at once (downloads wait for room; a bigger file fails).
     pub cache_max_bytes: u64,
-    /// Keep fetched files after the run.
+    /// Keep fetched files after use.
     pub keep_cache: bool,
     /// `[synth]`: create the inputs first.
     pub synth: Option<SynthStage>,

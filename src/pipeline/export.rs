@@ -165,39 +165,17 @@ pub fn export_to(
     remote: Option<&RemoteUrl>,
     progress: &Progress,
 ) -> Result<Vec<FileOutcome>, ExportError> {
-    if opts.datasets.is_empty() {
-        return Err(ExportError::NoDatasets);
-    }
-    opts.parquet.validate()?;
-    std::fs::create_dir_all(&opts.out).map_err(|source| ExportError::Out {
-        path: opts.out.clone(),
-        source,
-    })?;
-    if opts.senders && opts.signer.is_none() {
-        // One algorithm per process, chosen before any worker starts.
-        super::job::init_signer(None, opts.signer_backend, opts.network.as_ref(), paths)?;
-    }
-    let store = match remote {
-        None => {
-            let dir = OutputDir::new(&opts.out);
-            // Only temporaries of writers no longer running: other exports may be writing here now.
-            dir.clean_stale_temporaries(opts.datasets.iter().map(|d| d.name()));
-            OutputStore::Local(dir)
-        }
-        Some(u) => OutputStore::Remote(RemoteOutput::open(u).map_err(StoreError::from)?),
-    };
-    let needs_receipts = opts.datasets.iter().any(|d| d.needs_receipts());
+    let exporter = Exporter::new(opts, remote, paths)?;
     let mut outcomes = Vec::with_capacity(paths.len());
     for path in paths {
         if super::interrupt::requested().is_some() {
             break; // a signal asked the run to stop: no new file
         }
-        let outcome = export_one(path, opts, needs_receipts, &store, progress);
+        let outcome = exporter.file(path, progress);
         progress.file_done(&outcome);
         outcomes.push(outcome);
     }
-    // The aggregate of every record, including those of writers that ran beside this one.
-    store.rebuild_manifest()?;
+    exporter.finish()?;
     Ok(outcomes)
 }
 
@@ -218,6 +196,108 @@ pub fn stale_outputs(opts: &ExportOptions, started: std::time::SystemTime) -> (V
         }
     }
     (stale, all)
+}
+
+/// An export under way: the output store opened once, then files exported one at a time as the caller has
+/// them (local files, or remote ones as they arrive in the cache), then the manifest rebuilt by
+/// [`Exporter::finish`].
+pub struct Exporter<'a> {
+    opts: &'a ExportOptions,
+    store: OutputStore,
+    needs_receipts: bool,
+}
+
+impl<'a> Exporter<'a> {
+    /// Checks the options, creates the output (staging) directory, opens the store, and initialises the
+    /// process signer when senders are exported (its algorithm from the network, else from the networks
+    /// `names` name; only file names are read, so remote files not fetched yet can be named).
+    pub fn new(
+        opts: &'a ExportOptions,
+        remote: Option<&RemoteUrl>,
+        names: &[PathBuf],
+    ) -> Result<Exporter<'a>, ExportError> {
+        if opts.datasets.is_empty() {
+            return Err(ExportError::NoDatasets);
+        }
+        opts.parquet.validate()?;
+        std::fs::create_dir_all(&opts.out).map_err(|source| ExportError::Out {
+            path: opts.out.clone(),
+            source,
+        })?;
+        if opts.senders && opts.signer.is_none() {
+            // One algorithm per process, chosen before any worker starts.
+            super::job::init_signer(None, opts.signer_backend, opts.network.as_ref(), names)?;
+        }
+        let store = match remote {
+            None => {
+                let dir = OutputDir::new(&opts.out);
+                // Only temporaries of writers no longer running: other exports may be writing here now.
+                dir.clean_stale_temporaries(opts.datasets.iter().map(|d| d.name()));
+                OutputStore::Local(dir)
+            }
+            Some(u) => OutputStore::Remote(RemoteOutput::open(u).map_err(StoreError::from)?),
+        };
+        Ok(Exporter {
+            opts,
+            store,
+            needs_receipts: opts.datasets.iter().any(|d| d.needs_receipts()),
+        })
+    }
+
+    /// Verifies and exports one file (or skips it when its records prove every dataset complete).
+    pub fn file(&self, path: &Path, progress: &Progress) -> FileOutcome {
+        export_one(path, self.opts, self.needs_receipts, &self.store, progress)
+    }
+
+    /// The outcome of a source skipped without reading it, when the records of the file named `source`
+    /// prove every dataset complete: made from bytes with sha256 `sha256` when the mirror publishes one, else
+    /// from whatever bytes the records name (an archive's canonical name carries its root, so a name stands
+    /// for its contents). `None` when something is left to make, or with `--overwrite`.
+    pub fn complete_by_name(
+        &self,
+        source: &str,
+        sha256: Option<&str>,
+    ) -> Result<Option<FileOutcome>, StoreError> {
+        if self.opts.overwrite {
+            return Ok(None);
+        }
+        let mut done = Vec::with_capacity(self.opts.datasets.len());
+        for &d in &self.opts.datasets {
+            match self.store.complete_by_name(
+                source,
+                d.name(),
+                sha256,
+                &self.opts.fingerprint(d),
+            )? {
+                Some(r) => done.push(r),
+                None => return Ok(None),
+            }
+        }
+        // Blocks as a local skip counts them where the records tell (an era1 file's block range).
+        let blocks = done
+            .first()
+            .filter(|r| r.kind == ArchiveKind::Era1.extension())
+            .map_or(0, |r| r.last_block.saturating_sub(r.first_block) + 1);
+        Ok(Some(FileOutcome {
+            file: source.to_string(),
+            ok: true,
+            skipped: true,
+            blocks,
+            outputs: done
+                .into_iter()
+                .filter_map(|r| r.output)
+                .map(|o| o.path)
+                .collect(),
+            ..Default::default()
+        }))
+    }
+
+    /// Rebuilds the manifest: the aggregate of every record, including those of writers that ran beside this
+    /// one.
+    pub fn finish(self) -> Result<(), ExportError> {
+        self.store.rebuild_manifest()?;
+        Ok(())
+    }
 }
 
 /// The network of a file: the explicit one, else the one its name names.

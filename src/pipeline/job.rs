@@ -62,9 +62,9 @@ pub struct Job {
 pub struct FetchOptions {
     /// The cache folder.
     pub cache_dir: PathBuf,
-    /// The most bytes fetched files may take (one file, and a run's together).
+    /// The most bytes fetched files may take in the cache at once (a bigger file fails alone).
     pub max_bytes: u64,
-    /// Keep fetched files after the run.
+    /// Keep fetched files after use.
     pub keep: bool,
 }
 

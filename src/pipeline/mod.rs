@@ -12,6 +12,7 @@ pub mod report;
 pub mod run;
 pub mod runlock;
 pub mod shard;
+pub mod stream;
 pub mod verify_cache;
 
 pub use commands::{

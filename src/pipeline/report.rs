@@ -218,6 +218,13 @@ impl Progress {
         }
     }
 
+    /// Adds blocks to the total (files whose size is known only once they arrive: remote inputs).
+    pub fn add_total(&self, blocks: u64) {
+        if let Some(b) = &self.bar {
+            b.inc_length(blocks);
+        }
+    }
+
     /// Reports a finished file.
     pub fn file_done(&self, o: &FileOutcome) {
         if self.silent {

@@ -92,17 +92,7 @@ pub fn run_stages_with(
                     .into_iter()
                     .map(|r| {
                         progress.advance(r.blocks, r.transactions);
-                        let o = FileOutcome {
-                            file: r.file,
-                            ok: r.ok,
-                            blocks: r.blocks,
-                            transactions: r.transactions,
-                            logs: r.logs,
-                            bytes_in: r.file_size,
-                            skipped: r.from_cache,
-                            errors: r.errors.into_iter().map(Into::into).collect(),
-                            ..Default::default()
-                        };
+                        let o = outcome_of(r);
                         progress.file_done(&o);
                         o
                     })
@@ -134,6 +124,21 @@ pub fn run_stages_with(
     report.peak_rss_bytes = peak_rss_bytes();
     report.ok = report.signal.is_none() && report.stages.iter().all(|s| s.failed_files == 0);
     Ok(())
+}
+
+/// A verify stage's outcome for one file.
+pub(crate) fn outcome_of(r: crate::verify::report::FileReport) -> FileOutcome {
+    FileOutcome {
+        file: r.file,
+        ok: r.ok,
+        blocks: r.blocks,
+        transactions: r.transactions,
+        logs: r.logs,
+        bytes_in: r.file_size,
+        skipped: r.from_cache,
+        errors: r.errors.into_iter().map(Into::into).collect(),
+        ..Default::default()
+    }
 }
 
 /// Ends `report` with `status` and saves it under `out` ([`RunReport::finish`]). With `remote`, the report is

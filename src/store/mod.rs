@@ -6,6 +6,7 @@
 //! what a location is and how finished work is recorded.
 
 pub mod beacon;
+pub mod cache;
 pub mod fetch;
 pub mod output;
 pub mod remote;

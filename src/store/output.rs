@@ -70,6 +70,31 @@ impl OutputStore {
         }
     }
 
+    /// [`OutputStore::complete`] for a source known by name only (a remote file not fetched): against
+    /// `sha256` when given, else against the sha256 its record names.
+    pub fn complete_by_name(
+        &self,
+        source: &str,
+        dataset: &str,
+        sha256: Option<&str>,
+        options: &str,
+    ) -> Result<Option<CompletionRecord>, StoreError> {
+        let recorded;
+        let sha = match sha256 {
+            Some(s) => s,
+            None => {
+                let r = match self {
+                    OutputStore::Local(d) => d.read_record(source, dataset),
+                    OutputStore::Remote(r) => r.read_record(source, dataset)?,
+                };
+                let Some(r) = r else { return Ok(None) };
+                recorded = r.sha256;
+                &recorded
+            }
+        };
+        self.complete(source, dataset, sha, options)
+    }
+
     /// The source's lock on a local disk (an object store relies on conditional puts instead).
     pub fn lock_source(&self, source: &str) -> Result<Option<FileLock>, StoreError> {
         match self {

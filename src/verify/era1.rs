@@ -898,6 +898,8 @@ pub fn verify_files_until(
         .filter(|_| !stop())
         .map(|p| verify_file(p, opts))
         .collect();
-    super::links::link_era1(&mut reports);
+    super::links::link_era1(&mut reports, |r| {
+        super::links::first_parent_hash(Path::new(&r.file))
+    });
     reports
 }

@@ -11,9 +11,10 @@ use crate::formats::era::SLOTS_PER_ERA;
 use crate::formats::era1::{BlockDecoders, Era1File};
 use std::path::Path;
 
-/// Chains era1 reports of one network by block number: each file's first parent hash is the previous file's
-/// last block hash, and its initial total difficulty the previous file's final one.
-pub fn link_era1(reports: &mut [FileReport]) {
+/// Chains era1 reports of one network by block number: each file's first parent hash (`parent_of`, read from
+/// the file: [`first_parent_hash`], or kept from when a streamed file was there) is the previous file's last
+/// block hash, and its initial total difficulty the previous file's final one.
+pub fn link_era1(reports: &mut [FileReport], parent_of: impl Fn(&FileReport) -> Option<String>) {
     let mut order: Vec<usize> = (0..reports.len())
         .filter(|&i| reports[i].first_block.is_some())
         .collect();
@@ -25,7 +26,7 @@ pub fn link_era1(reports: &mut [FileReport]) {
             continue;
         }
         // The first block's parent is only known from the file; re-read it cheaply.
-        let parent = first_parent_hash(Path::new(&rb.file));
+        let parent = parent_of(rb);
         let (last_hash, final_td, initial_td) = (
             ra.last_block_hash.clone(),
             ra.final_total_difficulty.clone(),
@@ -52,7 +53,8 @@ pub fn link_era1(reports: &mut [FileReport]) {
     }
 }
 
-fn first_parent_hash(path: &Path) -> Option<String> {
+/// The parent hash of an era1 file's first block, `0x`-hex.
+pub fn first_parent_hash(path: &Path) -> Option<String> {
     let file = Era1File::open(path).ok()?;
     let t = file.block(0).ok()?;
     let mut dec = BlockDecoders::default();

@@ -190,7 +190,9 @@ pub fn verify_archives_cached(
         .filter(|_| !stop())
         .map(|p| one(p, era1::verify_file))
         .collect();
-    links::link_era1(&mut reports);
+    links::link_era1(&mut reports, |r| {
+        links::first_parent_hash(Path::new(&r.file))
+    });
     let mut era_reports: Vec<FileReport> = era
         .iter()
         .filter(|_| !stop())
@@ -199,4 +201,43 @@ pub fn verify_archives_cached(
     links::link_era(&mut era_reports, opts);
     reports.extend(era_reports);
     reports
+}
+
+/// Verifies one file of a stream whose files do not stay on disk (remote inputs, removed from the cache after
+/// use): its report, and what the checks across files later need from the file itself (an era1 file's first
+/// parent hash), read while it is there. [`link_streamed`] runs those checks at the end.
+pub fn verify_one(path: &Path, opts: &VerifyOptions) -> (FileReport, Option<String>) {
+    use crate::formats::ArchiveKind;
+    match ArchiveKind::of(path) {
+        Some(ArchiveKind::Era) => (era::verify_file(path, opts), None),
+        _ => (
+            era1::verify_file(path, opts),
+            links::first_parent_hash(path),
+        ),
+    }
+}
+
+/// The checks across files of [`verify_archives`] over reports made one at a time by [`verify_one`]. Reports
+/// come era1 first, then era, each in the order given (as from [`verify_archives`]).
+pub fn link_streamed(
+    reports: Vec<(FileReport, Option<String>)>,
+    opts: &VerifyOptions,
+) -> Vec<FileReport> {
+    use crate::formats::ArchiveKind;
+    use std::collections::HashMap;
+    let mut parents: HashMap<String, String> = HashMap::new();
+    let (mut era_reports, mut era1_reports) = (Vec::new(), Vec::new());
+    for (r, parent) in reports {
+        if let Some(p) = parent {
+            parents.insert(r.file.clone(), p);
+        }
+        match ArchiveKind::of(Path::new(&r.file)) {
+            Some(ArchiveKind::Era) => era_reports.push(r),
+            _ => era1_reports.push(r),
+        }
+    }
+    links::link_era1(&mut era1_reports, |r| parents.get(&r.file).cloned());
+    links::link_era(&mut era_reports, opts);
+    era1_reports.extend(era_reports);
+    era1_reports
 }

@@ -52,6 +52,8 @@ fn bench_runs_on_a_tiny_input() {
         "floor: parquet encode of the same rows",
         "floor: sha256 of every block era verification hashes",
         "era verification (state root + blocks + payloads), 1 thread",
+        "export of 3 era1 files from local disk, 1 thread",
+        "export of 3 era1 files from a loopback HTTP mirror, 1 thread",
     ] {
         assert!(names.contains(&want), "{want} missing from {names:?}");
     }
@@ -62,11 +64,18 @@ fn bench_runs_on_a_tiny_input() {
     assert!(json["era_sha256_blocks"].as_u64().unwrap() > 0);
     let ratios = json["ratios"].as_array().expect("ratios");
     let goals = ratios.iter().filter(|r| !r["goal"].is_null()).count();
-    assert_eq!(goals, 4, "{ratios:?}");
+    assert_eq!(goals, 5, "{ratios:?}");
+    assert!(json["remote_cache_max_bytes"].as_u64().unwrap() > 0);
     for r in ratios {
         assert!(r["value"].as_f64().unwrap().is_finite(), "{r}");
     }
     let text = String::from_utf8(bench(&[]).stdout).unwrap();
     assert!(text.contains("2 threads speed-up over 1"), "{text}");
     assert!(text.contains("load average"), "{text}");
+    assert!(
+        text.contains(
+            "remote input (loopback HTTP mirror, prefetched, bounded cache) ÷ local files"
+        ),
+        "{text}"
+    );
 }

@@ -26,8 +26,14 @@ impl Drop for Mirror {
 
 impl Mirror {
     pub fn start(dir: &Path, cut: Option<&str>) -> Option<Mirror> {
+        Mirror::start_hostile(dir, cut, "")
+    }
+
+    /// With `hostile` ("name=mode,..."): the named files misbehave as `range_server.py` describes.
+    fn start_hostile(dir: &Path, cut: Option<&str>, hostile: &str) -> Option<Mirror> {
         let port = free_port();
         let child = Command::new("python3")
+            .env("HOSTILE", hostile)
             .arg(concat!(
                 env!("CARGO_MANIFEST_DIR"),
                 "/tests/python/range_server.py"
@@ -109,14 +115,66 @@ fn mirror_dir(dir: &Path, corrupt: Option<usize>) -> Vec<PathBuf> {
 }
 
 fn export(out: &Path, cache: &Path, inputs: &[String]) -> std::process::Output {
+    export_with(out, cache, inputs, &[])
+}
+
+fn export_with(
+    out: &Path,
+    cache: &Path,
+    inputs: &[String],
+    flags: &[String],
+) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_eraflow"))
         .args(["--threads", "1", "export", "--no-senders", "--out"])
         .arg(out)
         .arg("--cache-dir")
         .arg(cache)
+        .args(flags)
         .args(inputs)
         .output()
         .unwrap()
+}
+
+fn text(r: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&r.stdout),
+        String::from_utf8_lossy(&r.stderr)
+    )
+}
+
+/// The archive files the mirror was asked for since the last call (HEAD or GET), and the log emptied.
+fn requested(mirror_dir: &Path) -> Vec<String> {
+    let log = mirror_dir.join(".requests");
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    let _ = std::fs::remove_file(&log);
+    let mut names: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.split_once(' ').map(|(_, n)| n.to_string()))
+        .filter(|n| n.ends_with(".era1") || n.ends_with(".era"))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// The sources of the manifest under `out`.
+fn manifest_sources(out: &Path) -> Vec<String> {
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("_eraflow/manifest.json")).unwrap())
+            .unwrap();
+    m["sources"].as_object().unwrap().keys().cloned().collect()
+}
+
+/// The export stage of the (only) run report under `out`.
+fn export_files(out: &Path) -> Vec<serde_json::Value> {
+    let runs: Vec<_> = std::fs::read_dir(out.join("_eraflow/runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&runs[0]).unwrap()).unwrap();
+    r["stages"][0]["files"].as_array().unwrap().clone()
 }
 
 fn without_runs(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
@@ -296,4 +354,269 @@ fn a_hostile_listing_is_refused() {
         !text.contains("hunter2") && !text.contains("s3cr3t"),
         "{text}"
     );
+}
+
+#[test]
+fn files_stream_through_a_bounded_cache_and_complete_sources_are_not_fetched() {
+    let src = tempfile::tempdir().unwrap();
+    let files = mirror_dir(src.path(), None);
+    let Some(mirror) = Mirror::start(src.path(), None) else {
+        return;
+    };
+    let names: Vec<String> = files
+        .iter()
+        .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let sizes: Vec<u64> = files
+        .iter()
+        .map(|f| std::fs::metadata(f).unwrap().len())
+        .collect();
+    let biggest = *sizes.iter().max().unwrap();
+    assert!(sizes.iter().sum::<u64>() > biggest);
+    let (local, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let paths: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+    assert!(export(local.path(), cache.path(), &paths).status.success());
+
+    // A cache that holds the biggest file but not all of them: each file leaves it once exported, so the
+    // prefetcher always finds room and every file is done.
+    let limit = vec!["--cache-max-bytes".to_string(), biggest.to_string()];
+    let out = tempfile::tempdir().unwrap();
+    requested(src.path());
+    let r = export_with(out.path(), cache.path(), &[mirror.url()], &limit);
+    assert!(r.status.success(), "{}", text(&r));
+    assert_eq!(without_runs(local.path()), without_runs(out.path()));
+    assert_eq!(requested(src.path()), names);
+    assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
+
+    // A rerun fetches nothing: every source is proven complete by its records, and reported as skipped.
+    std::fs::remove_dir_all(out.path().join("_eraflow/runs")).unwrap();
+    let r = export_with(out.path(), cache.path(), &[mirror.url()], &limit);
+    assert!(r.status.success(), "{}", text(&r));
+    assert_eq!(requested(src.path()), Vec::<String>::new());
+    let done = export_files(out.path());
+    assert_eq!(done.len(), files.len());
+    assert!(done.iter().all(|f| f["skipped"] == true), "{done:?}");
+    assert!(done
+        .iter()
+        .all(|f| f["file"].as_str().unwrap().starts_with(&mirror.url())));
+    // ... unless --overwrite.
+    let mut flags = limit.clone();
+    flags.push("--overwrite".into());
+    let r = export_with(out.path(), cache.path(), &[mirror.url()], &flags);
+    assert!(r.status.success(), "{}", text(&r));
+    assert_eq!(requested(src.path()), names);
+    assert_eq!(without_runs(local.path()), without_runs(out.path()));
+
+    // A file bigger than the whole cache fails alone, naming its URL, its size and the limit.
+    let big = names[sizes.iter().position(|&s| s == biggest).unwrap()].clone();
+    let small = vec!["--cache-max-bytes".to_string(), (biggest - 1).to_string()];
+    let out = tempfile::tempdir().unwrap();
+    let r = export_with(out.path(), cache.path(), &[mirror.url()], &small);
+    let t = text(&r);
+    assert_eq!(r.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains(&format!(
+            "{}{big}: {biggest} bytes is more than the {} allowed",
+            mirror.url(),
+            biggest - 1
+        )),
+        "{t}"
+    );
+    let mut rest = names.clone();
+    rest.retain(|n| *n != big);
+    assert_eq!(manifest_sources(out.path()), rest);
+    assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
+
+    // A shard takes its files by name, from the mirror as from a local folder; local and remote inputs mix.
+    let out = tempfile::tempdir().unwrap();
+    requested(src.path());
+    let shard: eraflow::pipeline::shard::Shard = "1/2".parse().unwrap();
+    let mut flags = limit.clone();
+    flags.extend(["--shard".to_string(), "1/2".to_string()]);
+    let r = export_with(
+        out.path(),
+        cache.path(),
+        &[mirror.url(), paths[0].clone()],
+        &flags,
+    );
+    assert!(r.status.success(), "{}", text(&r));
+    let want: Vec<String> = names
+        .iter()
+        .filter(|n| shard.contains(Path::new(n)))
+        .cloned()
+        .collect();
+    assert_eq!(manifest_sources(out.path()), want);
+    // The local copy of names[0] went first (when in the shard): the mirror's is then complete, not fetched.
+    let fetched: Vec<String> = want.iter().filter(|n| **n != names[0]).cloned().collect();
+    assert_eq!(requested(src.path()), fetched);
+}
+
+#[test]
+fn a_run_verifies_and_exports_each_fetched_file_once() {
+    let src = tempfile::tempdir().unwrap();
+    let files = mirror_dir(src.path(), None);
+    let Some(mirror) = Mirror::start(src.path(), None) else {
+        return;
+    };
+    let (work, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let out = work.path().join("out");
+    let pipeline = work.path().join("p.toml");
+    std::fs::write(
+        &pipeline,
+        format!(
+            "name = \"mirror\"\ninputs = [\"{}\"]\nout = \"{}\"\ncache_dir = \"{}\"\n\n[verify]\nsenders = false\n\n[export]\nsenders = false\n",
+            mirror.url(),
+            out.display(),
+            cache.path().display()
+        ),
+    )
+    .unwrap();
+    requested(src.path());
+    let r = Command::new(env!("CARGO_BIN_EXE_eraflow"))
+        .args(["--threads", "1", "run"])
+        .arg(&pipeline)
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", text(&r));
+    // Each file was fetched once for both stages.
+    let log = std::fs::read_to_string(src.path().join(".requests")).unwrap();
+    for f in &files {
+        let name = f.file_name().unwrap().to_string_lossy();
+        let gets = log.lines().filter(|l| *l == format!("GET {name}")).count() as u64;
+        let chunks = std::fs::metadata(f)
+            .unwrap()
+            .len()
+            .div_ceil(eraflow::store::fetch::CHUNK_BYTES);
+        assert_eq!(gets, chunks, "{name}: {log}");
+    }
+    let runs: Vec<_> = std::fs::read_dir(out.join("_eraflow/runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&runs[0]).unwrap()).unwrap();
+    let stages = report["stages"].as_array().unwrap();
+    assert_eq!(stages.len(), 2, "{report}");
+    for s in stages {
+        let done = s["files"].as_array().unwrap();
+        assert_eq!(done.len(), files.len(), "{s}");
+        assert!(done
+            .iter()
+            .all(|f| f["ok"] == true && f["file"].as_str().unwrap().starts_with(&mirror.url())));
+    }
+    assert_eq!(manifest_sources(&out).len(), files.len());
+    assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn a_hostile_mirror_fails_each_bad_file_alone() {
+    let work = tempfile::tempdir().unwrap();
+    let src = work.path().join("mirror");
+    let net = eraflow::network::Network::by_name("synthnet").unwrap();
+    let mut o = eraflow::synth::era1::SynthOptions::new(net);
+    o.blocks = 40;
+    o.txs_per_block = 1;
+    o.files = 7;
+    let files = eraflow::synth::era1::write(&src, &o).unwrap();
+    let mut sums = String::new();
+    for f in &files {
+        let sha = hex::encode(eraflow::crypto::sha256::sha256(&std::fs::read(f).unwrap()));
+        sums.push_str(&format!(
+            "{sha}  {}\n",
+            f.file_name().unwrap().to_string_lossy()
+        ));
+    }
+    std::fs::write(src.join("checksums.txt"), sums).unwrap();
+    let names: Vec<String> = files
+        .iter()
+        .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let modes = [
+        "long",
+        "endless",
+        "endless200",
+        "short",
+        "head-lies",
+        "redirect",
+    ];
+    let hostile: Vec<String> = modes
+        .iter()
+        .zip(&names)
+        .map(|(m, n)| format!("{n}={m}"))
+        .collect();
+    let Some(mirror) = Mirror::start_hostile(&src, None, &hostile.join(",")) else {
+        return;
+    };
+    let (out, cache) = (work.path().join("out"), work.path().join("cache"));
+    let r = export(&out, &cache, &[mirror.url()]);
+    let t = text(&r);
+    assert_eq!(r.status.code(), Some(1), "{t}");
+    let size = |i: usize| std::fs::metadata(&files[i]).unwrap().len();
+    let url = |i: usize| format!("{}{}", mirror.url(), names[i]);
+    // Each failure names the file's URL and what was expected against what came.
+    for (i, want) in [
+        (
+            0,
+            format!(
+                "bytes 0..{}: the server sent more than the {} bytes asked for; cut off",
+                size(0),
+                size(0)
+            ),
+        ),
+        (
+            1,
+            format!(
+                "bytes 0..{}: the server sent more than the {} bytes asked for; cut off",
+                size(1),
+                size(1)
+            ),
+        ),
+        (2, "range request not supported".to_string()),
+        (3, format!("..{}: expected ", size(3))),
+        (
+            4,
+            format!(
+                "declared size {} bytes, but a ranged response says {}",
+                size(4) / 2,
+                size(4)
+            ),
+        ),
+        (
+            5,
+            format!(
+                "redirect to another host refused: http://127.0.0.2:{}/{}",
+                mirror.port, names[5]
+            ),
+        ),
+    ] {
+        assert!(
+            t.lines().any(|l| l.contains(&format!("{}: ", url(i)))
+                && l.to_lowercase().contains(&want.to_lowercase())),
+            "{}: want '{want}' in: {t}",
+            modes[i]
+        );
+    }
+    assert!(!src.join(".followed").exists(), "a redirect was followed");
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("_eraflow/manifest.json")).unwrap())
+            .unwrap();
+    let sources: Vec<&String> = m["sources"].as_object().unwrap().keys().collect();
+    assert_eq!(sources, [&names[6]], "the good file is done");
+    // Nothing left in the cache, nothing written beside it.
+    assert_eq!(std::fs::read_dir(&cache).unwrap().count(), 0);
+    let mut beside: Vec<String> = std::fs::read_dir(work.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    beside.sort();
+    assert_eq!(beside, ["cache", "mirror", "out"]);
+    // An endless body was cut off, not buffered.
+    let runs: Vec<_> = std::fs::read_dir(out.join("_eraflow/runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&runs[0]).unwrap()).unwrap();
+    let rss = report["peak_rss_bytes"].as_u64().unwrap_or(0);
+    assert!(rss < 512 << 20, "peak RSS {rss}");
 }

@@ -1,0 +1,337 @@
+//! A job's inputs, local and remote, and the stages run over them as they arrive.
+//!
+//! Local inputs only: the stages run one after another over all files ([`run_stages_with`], unchanged).
+//! With remote inputs (http(s) mirrors and files, object-store prefixes), files stream through a bounded
+//! cache instead: a prefetcher ([`crate::store::cache`]) fetches them ahead of the workers while each file,
+//! local files first, goes once through every stage (verify, then export) and leaves the cache. Disk and
+//! memory then stay bounded whatever the size of the mirror, and no file is fetched twice. Remote sources
+//! whose completion records prove every dataset complete are skipped without fetching them (an export-only
+//! job without `--overwrite`; a verify stage must read every file).
+
+use super::export::{ExportOptions, Exporter};
+use super::job::{Job, JobError};
+use super::report::{peak_rss_bytes, FileOutcome, OutcomeError, Progress, RunReport, StageReport};
+use super::run::{outcome_of, run_stages_with, Stage};
+use super::shard::Shard;
+use crate::formats::Archive;
+use crate::store::cache::{CacheOptions, Prefetcher};
+use crate::store::fetch::{FetchError, Remote, RemoteFile};
+use crate::store::url::{Location, RemoteUrl};
+use crate::verify::{link_streamed, verify_one};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// A job's inputs: local files expanded (directories, globs), remote locations listed, the job's shard
+/// applied to both by file name.
+pub struct Inputs {
+    /// Local files, in order.
+    pub local: Vec<PathBuf>,
+    remotes: Vec<Remote>,
+    /// Remote files, each with the index of its store in `remotes`, in listing order.
+    remote: Vec<(usize, RemoteFile)>,
+}
+
+impl Inputs {
+    /// Expands and lists the job's inputs. A location that cannot be listed, or that lists a name that is not
+    /// a plain era/era1 file name, fails the job; nothing is fetched yet.
+    pub fn list(job: &Job) -> Result<Inputs, JobError> {
+        Inputs::of(&job.inputs, job.shard)
+    }
+
+    /// [`Inputs::list`] for inputs given as strings (paths, directories, globs, URLs) and a shard.
+    pub fn of(given: &[String], shard: Option<Shard>) -> Result<Inputs, JobError> {
+        let remote_urls: Vec<RemoteUrl> = given
+            .iter()
+            .filter_map(|i| match Location::parse(i) {
+                Ok(Location::Remote(u)) => Some(u),
+                _ => None,
+            })
+            .collect();
+        let local: Vec<String> = given
+            .iter()
+            .filter(|i| !matches!(Location::parse(i), Ok(Location::Remote(_))))
+            .cloned()
+            .collect();
+        let mut inputs = Inputs {
+            // No local inputs must not mean "expand nothing" (an error for an empty input list).
+            local: match !local.is_empty() || remote_urls.is_empty() {
+                true => {
+                    let files = crate::inputs::expand(&local)?;
+                    match shard {
+                        Some(s) => s.select(files),
+                        None => files,
+                    }
+                }
+                false => Vec::new(),
+            },
+            remotes: Vec::new(),
+            remote: Vec::new(),
+        };
+        for u in remote_urls {
+            let store = Remote::open(&u).map_err(|e| JobError::Fetch(FetchError::from(e)))?;
+            let i = inputs.remotes.len();
+            for f in store.list().map_err(JobError::Fetch)? {
+                if shard.is_some_and(|s| !s.contains(Path::new(&f.name))) {
+                    continue;
+                }
+                inputs.remote.push((i, f));
+            }
+            inputs.remotes.push(store);
+        }
+        Ok(inputs)
+    }
+
+    /// Every input as named in reports: local paths, then remote URLs (redacted). Their file names are the
+    /// archive names, which is all a signer's network is chosen by.
+    pub fn names(&self) -> Vec<PathBuf> {
+        self.local
+            .iter()
+            .cloned()
+            .chain(self.remote.iter().map(|(_, f)| PathBuf::from(&f.url)))
+            .collect()
+    }
+
+    /// No remote input.
+    pub fn all_local(&self) -> bool {
+        self.remote.is_empty()
+    }
+}
+
+/// Runs `stages` over `inputs` into `report` (see the module docs); `remote_out` is the object-store output
+/// when there is one. Files that fail are in the report; an error means a stage could not run at all.
+pub fn run_inputs(
+    report: &mut RunReport,
+    inputs: Inputs,
+    cache: &CacheOptions,
+    remote_out: Option<&RemoteUrl>,
+    stages: &[Stage],
+) -> Result<(), JobError> {
+    if inputs.all_local() {
+        return run_stages_with(report, &inputs.local, &[], remote_out, stages);
+    }
+    Streamed::new(&inputs, remote_out, stages, true)?.run(report, inputs, cache, stages)
+}
+
+/// Exports `inputs` (local paths and remote URLs) into `opts.out` as `eraflow export` does, remote files
+/// streamed through the cache, with no progress shown: for library callers (`eraflow bench`). One outcome
+/// per input file.
+pub fn export_inputs(
+    inputs: &[String],
+    opts: &ExportOptions,
+    cache: &CacheOptions,
+) -> Result<Vec<FileOutcome>, JobError> {
+    let inputs = Inputs::of(inputs, None)?;
+    if inputs.all_local() {
+        return Ok(super::export::export(
+            &inputs.local,
+            opts,
+            &Progress::hidden(),
+        )?);
+    }
+    let stages = [Stage::Export(opts.clone())];
+    let mut report = RunReport::default();
+    Streamed::new(&inputs, None, &stages, false)?.run(&mut report, inputs, cache, &stages)?;
+    Ok(report.stages.pop().map(|s| s.files).unwrap_or_default())
+}
+
+/// The stages of a streamed run, and what they produced so far.
+struct Streamed<'a> {
+    verify: Option<&'a crate::verify::VerifyOptions>,
+    exporter: Option<Exporter<'a>>,
+    verify_progress: Progress,
+    export_progress: Progress,
+    verified: Vec<(crate::verify::report::FileReport, Option<String>)>,
+    exported: Vec<FileOutcome>,
+    /// Inputs that failed before any stage could see them (not fetched, or not proven complete).
+    failed: Vec<FileOutcome>,
+    /// A fetched file's cache path and its URL: reports name the URL.
+    urls: Vec<(String, String)>,
+    verify_seconds: f64,
+    export_seconds: f64,
+}
+
+impl<'a> Streamed<'a> {
+    fn new(
+        inputs: &Inputs,
+        remote_out: Option<&RemoteUrl>,
+        stages: &'a [Stage],
+        show: bool,
+    ) -> Result<Streamed<'a>, JobError> {
+        let verify = stages.iter().find_map(|s| match s {
+            Stage::Verify(o, _) => Some(o),
+            Stage::Export(_) => None,
+        });
+        let export = stages.iter().find_map(|s| match s {
+            Stage::Export(o) => Some(o),
+            Stage::Verify(..) => None,
+        });
+        let names = inputs.names();
+        let exporter = export
+            .map(|o| Exporter::new(o, remote_out, &names))
+            .transpose()?;
+        // Blocks of remote files are counted as they arrive; one bar at a time on a terminal (the export's
+        // when there is one: it verifies too).
+        let files = names.len();
+        let local_blocks: u64 = inputs
+            .local
+            .iter()
+            .map(|p| Archive::open(p).map_or(0, |a| a.block_count()))
+            .sum();
+        let bar = |stage: &str, shown: bool| match shown && show {
+            true => Progress::new(stage, files, local_blocks),
+            false => Progress::hidden(),
+        };
+        Ok(Streamed {
+            verify,
+            verify_progress: bar("verify", verify.is_some() && exporter.is_none()),
+            export_progress: bar("export", exporter.is_some()),
+            exporter,
+            verified: Vec::new(),
+            exported: Vec::new(),
+            failed: Vec::new(),
+            urls: Vec::new(),
+            verify_seconds: 0.0,
+            export_seconds: 0.0,
+        })
+    }
+
+    fn stop_requested() -> bool {
+        super::interrupt::requested().is_some()
+    }
+
+    /// Every stage over one local file (or one fetched into the cache, then named by `url`).
+    fn file(&mut self, path: &Path, url: Option<&str>) {
+        if let Some(opts) = self.verify {
+            let t = Instant::now();
+            let (r, parent) = verify_one(path, opts);
+            self.verify_seconds += t.elapsed().as_secs_f64();
+            self.verify_progress.advance(r.blocks, r.transactions);
+            let mut o = outcome_of(r.clone());
+            if let Some(u) = url {
+                o.file = u.to_string();
+            }
+            self.verify_progress.file_done(&o);
+            self.verified.push((r, parent));
+        }
+        if let Some(x) = &self.exporter {
+            let t = Instant::now();
+            let mut o = x.file(path, &self.export_progress);
+            self.export_seconds += t.elapsed().as_secs_f64();
+            if let Some(u) = url {
+                o.file = u.to_string();
+            }
+            self.export_progress.file_done(&o);
+            self.exported.push(o);
+        }
+        if let Some(u) = url {
+            self.urls.push((path.display().to_string(), u.to_string()));
+        }
+    }
+
+    fn failed(&mut self, url: &str, error: OutcomeError) {
+        let o = FileOutcome {
+            file: url.to_string(),
+            errors: vec![error],
+            ..Default::default()
+        };
+        self.export_progress.file_done(&o);
+        self.failed.push(o);
+    }
+
+    fn run(
+        mut self,
+        report: &mut RunReport,
+        inputs: Inputs,
+        cache: &CacheOptions,
+        stages: &[Stage],
+    ) -> Result<(), JobError> {
+        let t0 = Instant::now();
+        for p in &inputs.local {
+            if Self::stop_requested() {
+                break;
+            }
+            self.file(p, None);
+        }
+        // Sources already complete are skipped before anything is fetched.
+        let mut queue = Vec::with_capacity(inputs.remote.len());
+        for (i, f) in inputs.remote {
+            let skip = match (&self.exporter, self.verify) {
+                (Some(x), None) => x.complete_by_name(&f.name, f.sha256.as_deref()),
+                _ => Ok(None),
+            };
+            match skip {
+                Ok(Some(mut o)) => {
+                    o.file = f.url.clone();
+                    self.export_progress.file_done(&o);
+                    self.exported.push(o);
+                }
+                Ok(None) => queue.push((i, f)),
+                Err(e) => self.failed(&f.url, OutcomeError::Store(Arc::new(e))),
+            }
+        }
+        if !queue.is_empty() && !Self::stop_requested() {
+            let mut prefetch =
+                Prefetcher::start(inputs.remotes, queue, cache).map_err(|source| JobError::Io {
+                    path: cache.dir.clone(),
+                    source,
+                })?;
+            while let Some(fetched) = prefetch.next_file() {
+                if Self::stop_requested() {
+                    break;
+                }
+                match fetched.result {
+                    Ok(local) => {
+                        let blocks = Archive::open(local.path()).map_or(0, |a| a.block_count());
+                        self.verify_progress.add_total(blocks);
+                        self.export_progress.add_total(blocks);
+                        self.file(local.path(), Some(&fetched.file.url));
+                        // `local` is dropped here: removed from the cache (unless kept), its room given back.
+                    }
+                    Err(e) => self.failed(&fetched.file.url, OutcomeError::Fetch(Arc::new(e))),
+                }
+            }
+        }
+        self.verify_progress.finish();
+        self.export_progress.finish();
+        if let Some(x) = self.exporter.take() {
+            x.finish()?;
+        }
+        let verified = match self.verify {
+            Some(opts) => link_streamed(std::mem::take(&mut self.verified), opts),
+            None => Vec::new(),
+        };
+        for stage in stages {
+            let (name, seconds, mut outcomes) = match stage {
+                Stage::Verify(..) => {
+                    let outcomes: Vec<FileOutcome> = verified
+                        .iter()
+                        .cloned()
+                        .map(|r| {
+                            let mut o = outcome_of(r);
+                            if let Some((_, u)) = self.urls.iter().find(|(p, _)| *p == o.file) {
+                                o.file = u.clone();
+                            }
+                            o
+                        })
+                        .collect();
+                    ("verify", self.verify_seconds, outcomes)
+                }
+                Stage::Export(_) => (
+                    "export",
+                    self.export_seconds,
+                    std::mem::take(&mut self.exported),
+                ),
+            };
+            outcomes.extend(self.failed.iter().cloned());
+            report
+                .stages
+                .push(StageReport::new(name, seconds, outcomes));
+        }
+        report.signal = super::interrupt::requested();
+        report.seconds = t0.elapsed().as_secs_f64();
+        report.peak_rss_bytes = peak_rss_bytes();
+        report.ok = report.signal.is_none() && report.stages.iter().all(|s| s.failed_files == 0);
+        Ok(())
+    }
+}
