@@ -189,8 +189,8 @@ pub struct PlannedFile {
 pub struct Plan {
     /// The job's name.
     pub name: String,
-    /// Its output directory.
-    pub out: Option<PathBuf>,
+    /// Its output: a local directory, or an object-store URL (redacted), as the pipeline names it.
+    pub out: Option<String>,
     /// Its shard, when sharded.
     pub shard: Option<String>,
     /// Its stages, in the order they run.
@@ -221,7 +221,10 @@ pub fn plan(job: &Job) -> Result<Plan, JobError> {
         .collect();
     Ok(Plan {
         name: job.name.clone(),
-        out: job.out.clone(),
+        out: match &job.remote_out {
+            Some(u) => Some(u.redacted()),
+            None => job.out.as_ref().map(|p| p.display().to_string()),
+        },
         shard: job.shard.map(|s| s.to_string()),
         stages: job.stage_names(),
         files,
