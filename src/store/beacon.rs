@@ -36,13 +36,7 @@ pub fn state_roots(url: &RemoteUrl, wanted: &[Wanted]) -> Result<TrustedStates, 
             .build()
             .map_err(open)?,
     );
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|source| RemoteError::Local {
-            path: "tokio runtime".into(),
-            source,
-        })?;
+    let rt = super::remote::runtime()?;
     let base = url.path().trim_end_matches('/');
     let key = |rest: String| match base.is_empty() {
         true => ObjPath::from(rest),

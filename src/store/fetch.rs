@@ -302,13 +302,7 @@ impl Remote {
                     .map_err(open)?,
             ),
         };
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| RemoteError::Local {
-                path: PathBuf::from("tokio runtime"),
-                source: e,
-            })?;
+        let rt = super::remote::runtime()?;
         Ok(Remote {
             url: url.clone(),
             store,

@@ -69,6 +69,18 @@ pub enum RemoteError {
     },
 }
 
+/// The runtime `object_store`'s async calls are driven on: one thread, its own, as eraflow's work runs on
+/// rayon workers that block on each call.
+pub fn runtime() -> Result<tokio::runtime::Runtime, RemoteError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|source| RemoteError::Local {
+            path: PathBuf::from("tokio runtime"),
+            source,
+        })
+}
+
 /// An output prefix in an object store.
 pub struct RemoteOutput {
     url: RemoteUrl,
@@ -120,13 +132,7 @@ impl RemoteOutput {
                 })
             }
         };
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| RemoteError::Local {
-                path: PathBuf::from("tokio runtime"),
-                source: e,
-            })?;
+        let rt = runtime()?;
         Ok(RemoteOutput {
             url: url.clone(),
             store,
