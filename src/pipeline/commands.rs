@@ -35,7 +35,7 @@ pub fn synth(job: &SynthJob, once: bool) -> Result<Vec<PathBuf>, JobError> {
 /// by boundary root and execution head); one report per file, era1 first, then era, each in input order.
 pub fn verify(job: &Job) -> Result<Vec<FileReport>, JobError> {
     set_threads(job.threads)?;
-    let files = job.files()?;
+    let files = job.local_files("verify")?;
     let (opts, algorithm) = match &job.verify {
         Some(v) => (with_trusted_states(v, &files)?, v.signature_algorithm),
         None => (
@@ -257,7 +257,7 @@ pub fn prune(job: &Job) -> Result<PruneReport, JobError> {
         message: "the job has no prune stage".into(),
     })?;
     set_threads(job.threads)?;
-    let files = job.files()?;
+    let files = job.local_files("prune")?;
     let summary = crate::prune::run(&files, &p.out, &p.options)?;
     let check = if p.check {
         Some(prune_check(&p.out)?)

@@ -497,6 +497,24 @@ impl Job {
         })
     }
 
+    /// [`Job::files`] for a command that reads local files only (`verify`, `prune`): a remote input is a usage
+    /// error naming it and what streams it instead, never an empty input list.
+    pub fn local_files(&self, command: &str) -> Result<Vec<PathBuf>, JobError> {
+        if let Some(u) = self.inputs.iter().find_map(|i| match Location::parse(i) {
+            Ok(Location::Remote(u)) => Some(u),
+            _ => None,
+        }) {
+            return Err(invalid(
+                "inputs",
+                format!(
+                    "{u}: `eraflow {command}` reads local files; remote inputs stream through `eraflow export` or \
+                     an `eraflow run` pipeline (its verify and export stages)"
+                ),
+            ));
+        }
+        self.files()
+    }
+
     /// Keeps only the named stages (`synth`, `verify`, `export`, `prune`) of the job: a Ray task runs
     /// `verify,export` over its files, its driver `prune` once at the end.
     pub fn only_stages(&mut self, names: &[String]) -> Result<(), JobError> {

@@ -312,3 +312,13 @@ fn prune_check_of_a_missing_garbled_or_truncated_manifest_fails_the_check() {
         "nowhere",
     );
 }
+
+#[test]
+fn commands_that_read_local_files_name_a_remote_input() {
+    for cmd in [
+        vec!["verify", "http://127.0.0.1:9/mirror/"],
+        vec!["prune", "--out", "/nonexistent/p", "s3://bucket/era1/"],
+    ] {
+        expect(&cmd, 2, "reads local files; remote inputs stream through");
+    }
+}
