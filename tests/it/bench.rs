@@ -52,21 +52,34 @@ fn bench_runs_on_a_tiny_input() {
         "floor: parquet encode of the same rows",
         "floor: sha256 of every block era verification hashes",
         "era verification (state root + blocks + payloads), 1 thread",
+        "prune manifest, 1 thread",
+        "prune manifest, 2 threads",
+        "floor: prune's hashing with the transactions root",
     ] {
         assert!(names.contains(&want), "{want} missing from {names:?}");
     }
     for m in lines {
         let s = m["seconds"].as_f64().unwrap();
         assert!(s.is_finite() && s > 0.0, "{m}");
+        // Peak RSS per stage, where the kernel lets a process reset its high-water mark.
+        if cfg!(target_os = "linux") {
+            assert!(m["peak_rss_added_bytes"].is_u64(), "{m}");
+        }
     }
     assert!(json["era_sha256_blocks"].as_u64().unwrap() > 0);
     let ratios = json["ratios"].as_array().expect("ratios");
     let goals = ratios.iter().filter(|r| !r["goal"].is_null()).count();
-    assert_eq!(goals, 4, "{ratios:?}");
+    assert_eq!(goals, 5, "{ratios:?}");
     for r in ratios {
         assert!(r["value"].as_f64().unwrap().is_finite(), "{r}");
     }
     let text = String::from_utf8(bench(&[]).stdout).unwrap();
     assert!(text.contains("2 threads speed-up over 1"), "{text}");
     assert!(text.contains("load average"), "{text}");
+    if cfg!(target_os = "linux") {
+        assert!(
+            text.contains("peak RSS beyond the") && text.contains("prune manifest, 1 thread"),
+            "{text}"
+        );
+    }
 }
