@@ -118,6 +118,10 @@ pub struct Measurement {
     pub transactions_per_second: f64,
     /// Archive file size in MB (10^6 bytes) per second of `seconds`, whatever part of the file the stage reads.
     pub archive_mb_per_second: f64,
+    /// The most resident memory one run of the stage added to the process, in bytes (Linux; `None` elsewhere):
+    /// the peak RSS during the run less the RSS before it. The pages of the archive a stage maps count in it,
+    /// as they do in a worker's RSS; export and prune map the whole file.
+    pub peak_rss_added_bytes: Option<u64>,
 }
 
 /// A ratio between two measurements of the same run, with the goal it is held to (when there is one).
@@ -209,11 +213,34 @@ fn thread_cpu_ns() -> Option<u64> {
         .ok()
 }
 
-/// A stage's best wall-clock time, and on a one-thread pool its best worker CPU time, in seconds.
+/// A stage's best wall-clock time, and on a one-thread pool its best worker CPU time, in seconds; the most
+/// memory one of its runs added (see [`Measurement::peak_rss_added_bytes`]).
 #[derive(Debug, Clone, Copy)]
 struct Timing {
     wall: f64,
     cpu: Option<f64>,
+    rss: Option<u64>,
+}
+
+/// A `/proc/self/status` field in bytes (Linux).
+fn status_bytes(key: &str) -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with(key))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Starts measuring the peak RSS of what runs next: frees what the allocator holds unused (so memory an earlier
+/// stage freed is not silently reused and undercounted), resets the kernel's high-water mark (`5` to
+/// `/proc/self/clear_refs`, Linux 4.0+) and returns the RSS now. `None` when the mark cannot be reset.
+fn start_peak_rss() -> Option<u64> {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free heap pages to the system; it has no other effect.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+    std::fs::write("/proc/self/clear_refs", "5").ok()?;
+    status_bytes("VmRSS:")
 }
 
 /// Best of `runs` timings of `f` in `pool`; every run must return `Ok`.
@@ -227,8 +254,10 @@ fn best(
     let mut best = Timing {
         wall: f64::INFINITY,
         cpu: None,
+        rss: None,
     };
     for _ in 0..runs.max(1) {
+        let rss0 = start_peak_rss();
         let t = Instant::now();
         let cpu = pool
             .install(|| {
@@ -240,6 +269,12 @@ fn best(
                 detail,
             })?;
         best.wall = best.wall.min(t.elapsed().as_secs_f64());
+        if let Some(added) = rss0
+            .zip(status_bytes("VmHWM:"))
+            .map(|(a, b)| b.saturating_sub(a))
+        {
+            best.rss = Some(best.rss.map_or(added, |r| r.max(added)));
+        }
         if let (true, Some(c)) = (one_thread, cpu) {
             best.cpu = Some(best.cpu.map_or(c, |b: f64| b.min(c)));
         }
@@ -255,6 +290,9 @@ mod names {
     pub const RAW_K256: &str = "floor: raw k256 recovery of every signature";
     pub const VERIFY: &str = "decode + verify, 1 thread";
     pub const EXPORT_NO_SENDERS: &str = "export without senders, 1 thread";
+    pub const PRUNE_1: &str = "prune manifest, 1 thread";
+    pub const PRUNE_2: &str = "prune manifest, 2 threads";
+    pub const PRUNE_FLOOR: &str = "floor: prune's hashing with the transactions root";
     pub const PARQUET: &str = "floor: parquet encode of the same rows";
     pub const ERA_FLOOR: &str = "floor: sha256 of every block era verification hashes";
     pub const ERA_1: &str = "era verification (state root + blocks + payloads), 1 thread";
@@ -362,6 +400,7 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
             threads,
             seconds: s,
             cpu_seconds: t.cpu,
+            peak_rss_added_bytes: t.rss,
             blocks_per_second: a.blocks as f64 / s,
             transactions_per_second: a.transactions as f64 / s,
             archive_mb_per_second: a.bytes as f64 / 1e6 / s,
@@ -631,6 +670,38 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
     drop(server);
     let remote_cache_max_bytes = cache.max_bytes;
 
+    // Prune: verification on the light path (no receipts, no senders) and the manifest's lists.
+    let prune_to = |name: &'static str| {
+        let (input, out) = (input.clone(), dir.join(name));
+        move || {
+            crate::prune::run(
+                std::slice::from_ref(&input),
+                &out,
+                &crate::prune::PruneOptions::default(),
+            )
+            .map(drop)
+            .map_err(|e| crate::error::render(&e))
+        }
+    };
+    // Its floor (issue 12, item 5): snappy of every header and body, keccak of every header and transaction, and
+    // the transactions trie over them (each leaf holds a whole transaction: a second keccak pass), as the
+    // light verification path computes them, and nothing else.
+    add(
+        names::PRUNE_FLOOR,
+        &era1,
+        1,
+        best(&one, runs, names::PRUNE_FLOOR, || {
+            prune_floor(&input).map(|x| {
+                std::hint::black_box(x);
+            })
+        })?,
+    );
+    for (name, threads, p, out) in [
+        (names::PRUNE_1, 1, &one, "prune-1"),
+        (names::PRUNE_2, 2, &two, "prune-2"),
+    ] {
+        add(name, &era1, threads, best(p, runs, name, prune_to(out))?);
+    }
     // Floor for the Parquet side: re-encoding the batches the export produced, with the same writer settings.
     let batches = read_batches(&dir.join("out-nosend-1"))?;
     add(
@@ -702,6 +773,7 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
             cpu: batch_seconds
                 .cpu
                 .map(|c| era_sha256_blocks as f64 * per_block(c)),
+            rss: batch_seconds.rss,
         },
     );
     add(
@@ -829,6 +901,19 @@ fn ratios(r: &BenchReport) -> Vec<Ratio> {
         );
     }
     push(
+        "prune, 1 thread, ÷ its floor with the transactions root (fraction of the floor's speed)"
+            .into(),
+        format!("[{}] / [{}]", names::PRUNE_FLOOR, names::PRUNE_1),
+        Some(0.8),
+        &|s| Some(s(names::PRUNE_FLOOR)? / s(names::PRUNE_1)?),
+    );
+    push(
+        "prune, 2 threads speed-up over 1 (one file)".into(),
+        format!("[{}] / [{}]", names::PRUNE_1, names::PRUNE_2),
+        None,
+        &|s| Some(s(names::PRUNE_1)? / s(names::PRUNE_2)?),
+    );
+    push(
         "era verification, 1 thread, ÷ its sha256 floor (fraction of the floor's speed)".into(),
         format!("[{}] / [{}]", names::ERA_FLOOR, names::ERA_1),
         None,
@@ -841,6 +926,36 @@ fn ratios(r: &BenchReport) -> Vec<Ratio> {
         &|s| Some(s(names::ERA_1)? / s(names::ERA_2)?),
     );
     out
+}
+
+/// Prune's floor with the transactions root: for every block, decompress the header and the body (reused
+/// decoders), then hash the header, every transaction and every node of the transactions trie in one batch
+/// (`ordered_root_and_hashes`, as the light verification path does). Returns a checksum so nothing is optimised
+/// away.
+fn prune_floor(path: &Path) -> Result<u64, String> {
+    use crate::execution::body::BodyView;
+    use crate::formats::era1::{self, BlockDecoders, Era1File};
+    let file = Era1File::open(path).map_err(|e| e.to_string())?;
+    let mut dec = BlockDecoders::default();
+    let (mut acc, mut hashes) = (0u64, Vec::new());
+    for i in 0..file.block_count() {
+        let t = file.block(i).map_err(|e| e.to_string())?;
+        let h = era1::decompress(&mut dec.header, &t.header, path, t.number)
+            .map_err(|e| e.to_string())?;
+        let b =
+            era1::decompress(&mut dec.body, &t.body, path, t.number).map_err(|e| e.to_string())?;
+        let body = BodyView::decode(b).map_err(|e| e.to_string())?;
+        let items = body
+            .transaction_encodings()
+            .collect::<Result<Vec<&[u8]>, _>>()
+            .map_err(|e| e.to_string())?;
+        let root = crate::execution::trie::ordered_root_and_hashes(&items, &[h], &mut hashes);
+        acc = acc.wrapping_add(u64::from(root.0[0]));
+        for o in &hashes {
+            acc = acc.wrapping_add(u64::from(o[0]));
+        }
+    }
+    Ok(acc)
 }
 
 /// A signature to recover: (signing hash, r, s, y parity).
@@ -927,6 +1042,14 @@ fn read_batches(
     Ok(all)
 }
 
+/// Bytes in MiB.
+fn mib(b: u64) -> f64 {
+    b as f64 / (1u64 << 20) as f64
+}
+
+/// The goal for the memory an export or prune needs beyond the archive it maps, per worker thread (issue 12).
+const GOAL_RSS_MIB: f64 = 256.0;
+
 /// Prints the measurements with each one's ratio to the snappy and keccak floors, then the goal ratios.
 pub fn print(r: &BenchReport) {
     println!(
@@ -946,8 +1069,17 @@ pub fn print(r: &BenchReport) {
     let floor = r.get(names::SNAPPY).map_or(1.0, |m| m.seconds);
     let keccak = r.get(names::KECCAK).map_or(1.0, |m| m.seconds);
     println!(
-        "{:<62} {:>5} {:>9} {:>9} {:>10} {:>10} {:>8} {:>9} {:>9}",
-        "stage", "file", "seconds", "cpu s", "blocks/s", "txs/s", "MB/s", "÷snappy", "÷keccak"
+        "{:<62} {:>5} {:>9} {:>9} {:>10} {:>10} {:>8} {:>9} {:>9} {:>9}",
+        "stage",
+        "file",
+        "seconds",
+        "cpu s",
+        "blocks/s",
+        "txs/s",
+        "MB/s",
+        "÷snappy",
+        "÷keccak",
+        "+RSS MiB"
     );
     for m in &r.measurements {
         let (a, b) = if m.archive == "era1" {
@@ -959,8 +1091,11 @@ pub fn print(r: &BenchReport) {
             (String::new(), String::new())
         };
         let cpu = m.cpu_seconds.map_or(String::new(), |c| format!("{c:.3}"));
+        let rss = m
+            .peak_rss_added_bytes
+            .map_or(String::new(), |b| format!("{:.1}", mib(b)));
         println!(
-            "{:<62} {:>5} {:>9.3} {cpu:>9} {:>10.0} {:>10.0} {:>8.1} {a:>9} {b:>9}",
+            "{:<62} {:>5} {:>9.3} {cpu:>9} {:>10.0} {:>10.0} {:>8.1} {a:>9} {b:>9} {rss:>9}",
             m.name,
             m.archive,
             m.seconds,
@@ -987,6 +1122,27 @@ pub fn print(r: &BenchReport) {
             .cpu_value
             .map_or(String::new(), |c| format!(" (CPU time: {c:.3})"));
         println!("{}: {:.3}{cpu}{goal}", x.name, x.value);
+    }
+    // Export and prune map the whole archive: what they need beyond it is the memory a worker must budget.
+    if let Some(a) = r.archives.iter().find(|a| a.kind == "era1") {
+        for m in r.measurements.iter().filter(|m| {
+            m.archive == "era1" && (m.name.starts_with("export") || m.name.starts_with("prune"))
+        }) {
+            if let Some(b) = m.peak_rss_added_bytes {
+                let beyond = mib(b) - mib(a.bytes);
+                let goal = if beyond <= GOAL_RSS_MIB * m.threads as f64 {
+                    "met"
+                } else {
+                    "NOT met"
+                };
+                println!(
+                    "peak RSS beyond the {:.1} MiB mapped archive, {}: {beyond:.1} MiB (goal <= {GOAL_RSS_MIB} MiB per \
+                     worker thread: {goal})",
+                    mib(a.bytes),
+                    m.name
+                );
+            }
+        }
     }
     if let Some(rss) = crate::pipeline::report::peak_rss_bytes() {
         println!(

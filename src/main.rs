@@ -334,8 +334,12 @@ fn print_prune(out: &mut Output, p: &pipeline::PruneReport, started: Option<std:
     let took = started.map_or(String::new(), |t| {
         format!(", {:.1}s", t.elapsed().as_secs_f64())
     });
+    // The process's peak so far (Linux): what a prune worker needs, beside the archive pages it maps.
+    let rss = pipeline::report::peak_rss_bytes().map_or(String::new(), |b| {
+        format!(", peak RSS {:.1} MiB", b as f64 / (1u64 << 20) as f64)
+    });
     out.line(format_args!(
-        "OK   {}  {} blocks {}..={}  {} transactions  {} sources  {} gaps  ({} sort runs spilled{took})",
+        "OK   {}  {} blocks {}..={}  {} transactions  {} sources  {} gaps  ({} sort runs spilled{took}{rss})",
         s.out.display(), m.totals.blocks, m.range.first, m.range.last, m.totals.transactions,
         m.sources.len(), m.gaps.len(), s.sort.runs_spilled,
     ));

@@ -7,10 +7,12 @@ use super::lists::{write_json, ChunkOut, Lists};
 use super::manifest::{self, BlockRange, Manifest, Ranges, SourceFile, Totals};
 use super::options::PruneOptions;
 use super::plan::{pick_network, plan, scan_inputs, Plan};
+use crate::formats::era1::Era1File;
 use crate::network::Network;
 use crate::verify::era1::{
-    verify_file_with, BlockHashes, BlockVisitor, VerifiedBlock, VerifyOptions,
+    verify_opened_with, BlockHashes, BlockVisitor, VerifiedBlock, VerifyOptions,
 };
+use crate::verify::report::FileReport;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -184,12 +186,10 @@ impl BlockVisitor for PruneVisitor {
 const WRITE_QUEUE: usize = 8;
 
 /// The sha256 of a whole archive (recorded in the manifest), computed on a helper thread while the same file
-/// is verified, so it costs no time on the verification threads when a core is free.
-fn file_sha256(path: &Path) -> Result<String, PruneError> {
-    let f = fs::File::open(path).map_err(io_at(path))?;
-    // SAFETY: read-only map of an archive that eraflow never writes; the same assumption as `Era1File::open`.
-    let map = unsafe { memmap2::Mmap::map(&f) }.map_err(io_at(path))?;
-    Ok(hex::encode(crate::crypto::sha256::sha256(&map)))
+/// is verified, so it costs no time on the verification threads when a core is free. It reads the map
+/// verification reads: a second map of the file would count its pages twice in the process's RSS.
+fn file_sha256(file: &Era1File) -> String {
+    hex::encode(crate::crypto::sha256::sha256(file.bytes()))
 }
 
 /// Verifies the planned files in block order and writes every output into `dir`; manifest last.
@@ -223,7 +223,7 @@ fn build(
             }
             Ok(lists)
         });
-        let sources = verify_inputs(plan, &verify_opts, &send, s);
+        let sources = verify_inputs(plan, &verify_opts, &send);
         drop(send);
         let written = writer.join().map_err(|_| PruneError::Io {
             path: dir.display().to_string(),
@@ -264,17 +264,26 @@ fn build(
 
 /// Verifies every planned file in block order, sending each verified chunk to the writer through `send`, and
 /// returns the manifest's source records. Stops at the first file that does not verify or chain.
-fn verify_inputs<'scope>(
-    plan: &'scope Plan,
+fn verify_inputs(
+    plan: &Plan,
     verify_opts: &VerifyOptions,
     send: &std::sync::mpsc::SyncSender<ChunkOut>,
-    scope: &'scope std::thread::Scope<'scope, '_>,
 ) -> Result<Vec<SourceFile>, PruneError> {
     let mut sources = Vec::with_capacity(plan.selected.len());
     // (file name, last block, last block hash, final total difficulty) of the previous file.
     let mut prev: Option<(String, u64, String, Option<String>)> = None;
     for input in &plan.selected {
-        let sha = scope.spawn(|| file_sha256(&input.path));
+        let file = match Era1File::open(&input.path) {
+            Ok(f) => f,
+            Err(e) => {
+                let mut report = FileReport::start(&input.path, "era1");
+                report.error(e);
+                return Err(PruneError::Unverified {
+                    file: input.name.clone(),
+                    errors: report.errors,
+                });
+            }
+        };
         let visitor = PruneVisitor {
             file_first: input.first,
             from: plan.range.first,
@@ -285,32 +294,36 @@ fn verify_inputs<'scope>(
         let mut writer_gone = false;
         let mut expected_block = input.first.max(plan.range.first);
         let (mut blocks, mut txs) = (0u64, 0u64);
-        let report = verify_file_with(&input.path, verify_opts, &visitor, |chunk: ChunkOut| {
-            if failure.is_some() || writer_gone {
-                return;
-            }
-            if chunk.first_parent.is_some() {
-                first_parent = chunk.first_parent;
-            }
-            for (number, _) in &chunk.blocks {
-                if *number != expected_block {
-                    // A block that failed its checks is not visited; the report will say why.
-                    failure = Some(PruneError::Unverified {
+        let (report, sha) = std::thread::scope(|s| {
+            let sha = s.spawn(|| file_sha256(&file));
+            let report = verify_opened_with(&file, verify_opts, &visitor, |chunk: ChunkOut| {
+                if failure.is_some() || writer_gone {
+                    return;
+                }
+                if chunk.first_parent.is_some() {
+                    first_parent = chunk.first_parent;
+                }
+                for (number, _) in &chunk.blocks {
+                    if *number != expected_block {
+                        // A block that failed its checks is not visited; the report will say why.
+                        failure = Some(PruneError::Unverified {
                         file: input.name.clone(),
                         errors: vec![format!(
                             "block {expected_block} missing from the verified stream (found {number})"
                         ).into()],
                     });
-                    return;
+                        return;
+                    }
+                    expected_block += 1;
                 }
-                expected_block += 1;
-            }
-            blocks += chunk.blocks.len() as u64;
-            txs += chunk.txs.len() as u64;
-            // A closed channel means the writer failed; its error is collected when it is joined.
-            writer_gone = send.send(chunk).is_err();
+                blocks += chunk.blocks.len() as u64;
+                txs += chunk.txs.len() as u64;
+                // A closed channel means the writer failed; its error is collected when it is joined.
+                writer_gone = send.send(chunk).is_err();
+            });
+            (report, sha.join())
         });
-        let sha = sha.join().map_err(|_| PruneError::Io {
+        let sha = sha.map_err(|_| PruneError::Io {
             path: input.path.display().to_string(),
             source: io::Error::other("sha256 thread panicked"),
         });
@@ -331,7 +344,7 @@ fn verify_inputs<'scope>(
             // The writer's own error is reported by the caller.
             return Ok(sources);
         }
-        let sha = sha??;
+        let sha = sha?;
         let included = BlockRange {
             first: input.first.max(plan.range.first),
             last: input.last.min(plan.range.last),

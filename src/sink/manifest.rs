@@ -179,13 +179,21 @@ pub struct CompletionRecord {
     pub output: Option<OutputEntry>,
 }
 
-/// Hex sha256 of a file, memory-mapped.
+/// Hex sha256 of a file, read through a 1 MiB buffer: an output is as big as its source's share of a dataset,
+/// and a map of it would add its whole size to the process's peak RSS at commit time.
 pub fn file_sha256(p: &Path) -> Option<String> {
-    let f = std::fs::File::open(p).ok()?;
-    if f.metadata().ok()?.len() == 0 {
-        return Some(hex::encode(crate::crypto::sha256::sha256(&[])));
+    use sha2::Digest;
+    use std::io::Read;
+    let mut f = std::fs::File::open(p).ok()?;
+    let mut sha = sha2::Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        match f.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => sha.update(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
     }
-    // SAFETY: read-only map of a file we do not modify while it is mapped.
-    let map = unsafe { memmap2::Mmap::map(&f) }.ok()?;
-    Some(hex::encode(crate::crypto::sha256::sha256(&map)))
+    Some(hex::encode(sha.finalize()))
 }

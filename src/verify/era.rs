@@ -42,9 +42,6 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// Slots per parallel work unit.
-const CHUNK: u64 = 256;
-
 /// Seconds per slot (mainnet preset), for payload timestamps.
 pub(super) const SECONDS_PER_SLOT: u64 = 12;
 
@@ -135,17 +132,28 @@ pub fn verify_file_with<V: BeaconVisitor>(
     path: &Path,
     opts: &VerifyOptions,
     visitor: &V,
+    emit: impl FnMut(V::Chunk) + Send,
+) -> FileReport {
+    match EraFile::open(path) {
+        Ok(file) => verify_opened_with(&file, opts, visitor, emit),
+        Err(e) => {
+            let mut report = FileReport::start(path, "era");
+            report.error(e);
+            report
+        }
+    }
+}
+
+/// [`verify_file_with`] on a file the caller has opened already (export reads the same map for the file's
+/// sha256: a second map would double the file's pages in the process's RSS).
+pub fn verify_opened_with<V: BeaconVisitor>(
+    file: &EraFile,
+    opts: &VerifyOptions,
+    visitor: &V,
     mut emit: impl FnMut(V::Chunk) + Send,
 ) -> FileReport {
-    let mut report = FileReport::start(path, "era");
-    let file = match EraFile::open(path) {
-        Ok(f) => f,
-        Err(e) => {
-            report.error(e);
-            return report;
-        }
-    };
-    verify_era(&file, opts, visitor, &mut emit, &mut report);
+    let mut report = FileReport::start(file.path(), "era");
+    verify_era(file, opts, visitor, &mut emit, &mut report);
     // Last: whatever was read must still be the file (it did not shrink under the map or get rewritten).
     if let Err(e) = file.check_unchanged() {
         report.error(e);
@@ -305,10 +313,14 @@ pub(crate) fn verify_era<V: BeaconVisitor>(
     let mut counts = Counts::default();
     if let Some(index) = file.block_index() {
         let n = index.offsets.len() as u64;
-        let chunks: Vec<(u64, u64)> = (0..n)
-            .step_by(CHUNK as usize)
-            .map(|s| (s, (s + CHUNK).min(n)))
-            .collect();
+        // A slot's bytes: its block record's (none for an empty slot; a record that does not read is
+        // reported by verification and counts nothing here).
+        let chunks = super::chunk_ranges(n, |i| {
+            file.block_record(index.start_slot + i)
+                .ok()
+                .flatten()
+                .map_or(0, |r| r.data.len() as u64)
+        });
         // Each window's outputs are emitted while the next one is verified.
         let window = (rayon::current_num_threads() * 2).max(2);
         let work = |group: &[(u64, u64)]| -> Vec<_> {

@@ -23,9 +23,6 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// Blocks per parallel work unit: big enough to amortise scheduling, small enough to balance 2-64 threads.
-const CHUNK: u64 = 256;
-
 /// How to verify.
 #[derive(Debug, Clone, Default)]
 pub struct VerifyOptions {
@@ -192,17 +189,28 @@ pub fn verify_file_with<V: BlockVisitor>(
     path: &Path,
     opts: &VerifyOptions,
     visitor: &V,
+    emit: impl FnMut(V::Chunk) + Send,
+) -> FileReport {
+    match Era1File::open(path) {
+        Ok(file) => verify_opened_with(&file, opts, visitor, emit),
+        Err(e) => {
+            let mut report = FileReport::start(path, "era1");
+            report.error(e);
+            report
+        }
+    }
+}
+
+/// [`verify_file_with`] on a file the caller has opened already: export and prune read the same map for the
+/// file's sha256, and a second map of the file would double its pages in the process's RSS.
+pub fn verify_opened_with<V: BlockVisitor>(
+    file: &Era1File,
+    opts: &VerifyOptions,
+    visitor: &V,
     mut emit: impl FnMut(V::Chunk) + Send,
 ) -> FileReport {
-    let mut report = FileReport::start(path, "era1");
-    let file = match Era1File::open(path) {
-        Ok(f) => f,
-        Err(e) => {
-            report.error(e);
-            return report;
-        }
-    };
-    verify_era1(&file, opts, visitor, &mut emit, &mut report);
+    let mut report = FileReport::start(file.path(), "era1");
+    verify_era1(file, opts, visitor, &mut emit, &mut report);
     // Last: whatever was read must still be the file (it did not shrink under the map or get rewritten).
     if let Err(e) = file.check_unchanged() {
         report.error(e);
@@ -275,10 +283,17 @@ pub(crate) fn verify_era1<V: BlockVisitor>(
 
     // Parallel pass over blocks.
     let n = file.block_count();
-    let chunks: Vec<(u64, u64)> = (0..n)
-        .step_by(CHUNK as usize)
-        .map(|s| (s, (s + CHUNK).min(n)))
-        .collect();
+    // A block's bytes: its tuple, from its index entry to the next one's (the last to the accumulator). A
+    // corrupt index only moves chunk boundaries; verification reports it.
+    let offsets = &file.index().offsets;
+    let chunks = super::chunk_ranges(n, |i| {
+        let at = offsets.get(i as usize).copied().unwrap_or(0);
+        let next = offsets
+            .get(i as usize + 1)
+            .copied()
+            .unwrap_or_else(|| file.accumulator_offset());
+        next.saturating_sub(at)
+    });
     let mut facts = Vec::with_capacity(n as usize);
     let mut counts = Counts::default();
     // A window of chunks in flight: enough to keep every thread busy, bounded so outputs stream out; each

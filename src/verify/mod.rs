@@ -97,6 +97,38 @@ pub(crate) fn process_signer(
     }
 }
 
+/// Most blocks (era1) or slots (era) per parallel work unit: big enough to amortise scheduling, small enough to
+/// balance 2-64 threads.
+pub(crate) const CHUNK_BLOCKS: u64 = 256;
+
+/// Most archive bytes (compressed block records) per parallel work unit. What a chunk's consumer holds (an
+/// export's Arrow rows: ~3x the compressed bytes on synthetic blocks) grows with its blocks' bytes, not their
+/// count, so chunks are cut by bytes too: the chunks in flight ([`pipelined_windows`]) then bound a worker's
+/// memory whatever its blocks hold, where 256 full blocks could take hundreds of MB. A block bigger than this
+/// is a chunk of its own.
+pub(crate) const CHUNK_BYTES: u64 = 2 << 20;
+
+/// Splits items `0..n` (blocks, slots) into consecutive chunks of at most [`CHUNK_BLOCKS`] items and, unless one
+/// item alone is bigger, at most [`CHUNK_BYTES`] bytes, where `size(i)` is item `i`'s bytes in the archive.
+/// Boundaries depend on the file alone (never on the thread count), so outputs written chunk by chunk are the
+/// same bytes whatever the parallelism.
+pub(crate) fn chunk_ranges(n: u64, size: impl Fn(u64) -> u64) -> Vec<(u64, u64)> {
+    let mut out = Vec::new();
+    let (mut start, mut bytes) = (0u64, 0u64);
+    for i in 0..n {
+        let b = size(i);
+        if i > start && (i - start >= CHUNK_BLOCKS || bytes.saturating_add(b) > CHUNK_BYTES) {
+            out.push((start, i));
+            (start, bytes) = (i, 0);
+        }
+        bytes = bytes.saturating_add(b);
+    }
+    if start < n {
+        out.push((start, n));
+    }
+    out
+}
+
 /// Works through `chunks` a window at a time: `work` processes one window (in parallel, on the current rayon
 /// pool) and `absorb` takes its results, in order, while the NEXT window is being worked on. The serial part
 /// (merging facts, writing Parquet) then overlaps the parallel part instead of leaving the other workers idle
@@ -240,4 +272,29 @@ pub fn link_streamed(
     links::link_era(&mut era_reports, opts);
     era1_reports.extend(era_reports);
     era1_reports
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_are_cut_by_count_and_by_bytes() {
+        // Small blocks: by count.
+        assert_eq!(
+            chunk_ranges(600, |_| 10),
+            [(0, 256), (256, 512), (512, 600)]
+        );
+        assert!(chunk_ranges(0, |_| 10).is_empty());
+        // Big blocks: by bytes; a block over the limit stands alone, never splits or vanishes.
+        let third = CHUNK_BYTES / 3;
+        assert_eq!(chunk_ranges(7, |_| third), [(0, 3), (3, 6), (6, 7)]);
+        let sizes = [1, CHUNK_BYTES * 5, 1, 1];
+        assert_eq!(
+            chunk_ranges(4, |i| sizes[i as usize]),
+            [(0, 1), (1, 2), (2, 4)]
+        );
+        // Absurd sizes (a corrupt index) saturate instead of overflowing.
+        assert_eq!(chunk_ranges(3, |_| u64::MAX), [(0, 1), (1, 2), (2, 3)]);
+    }
 }

@@ -54,17 +54,24 @@ fn bench_runs_on_a_tiny_input() {
         "era verification (state root + blocks + payloads), 1 thread",
         "export of 3 era1 files from local disk, 1 thread",
         "export of 3 era1 files from a loopback HTTP mirror, 1 thread",
+        "prune manifest, 1 thread",
+        "prune manifest, 2 threads",
+        "floor: prune's hashing with the transactions root",
     ] {
         assert!(names.contains(&want), "{want} missing from {names:?}");
     }
     for m in lines {
         let s = m["seconds"].as_f64().unwrap();
         assert!(s.is_finite() && s > 0.0, "{m}");
+        // Peak RSS per stage, where the kernel lets a process reset its high-water mark.
+        if cfg!(target_os = "linux") {
+            assert!(m["peak_rss_added_bytes"].is_u64(), "{m}");
+        }
     }
     assert!(json["era_sha256_blocks"].as_u64().unwrap() > 0);
     let ratios = json["ratios"].as_array().expect("ratios");
     let goals = ratios.iter().filter(|r| !r["goal"].is_null()).count();
-    assert_eq!(goals, 5, "{ratios:?}");
+    assert_eq!(goals, 6, "{ratios:?}");
     assert!(json["remote_cache_max_bytes"].as_u64().unwrap() > 0);
     for r in ratios {
         assert!(r["value"].as_f64().unwrap().is_finite(), "{r}");
@@ -78,4 +85,10 @@ fn bench_runs_on_a_tiny_input() {
         ),
         "{text}"
     );
+    if cfg!(target_os = "linux") {
+        assert!(
+            text.contains("peak RSS beyond the") && text.contains("prune manifest, 1 thread"),
+            "{text}"
+        );
+    }
 }

@@ -29,6 +29,7 @@ mod http_input;
 mod inputs;
 mod kill_resume;
 mod locations;
+mod memory;
 mod payload_hash;
 mod prune_real;
 mod prune_synth;
