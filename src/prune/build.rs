@@ -51,6 +51,7 @@ pub fn run(paths: &[PathBuf], out: &Path, opts: &PruneOptions) -> Result<PruneSu
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "prune".into());
+    remove_dead_leftovers(parent, &base);
     let tmp = parent.join(format!(".{base}.tmp-{}", std::process::id()));
     remove_dir(&tmp);
     fs::create_dir_all(&tmp).map_err(io_at(&tmp))?;
@@ -72,6 +73,30 @@ pub fn run(paths: &[PathBuf], out: &Path, opts: &PruneOptions) -> Result<PruneSu
         skipped: plan.skipped,
         sort,
     })
+}
+
+/// Removes what killed prunes into the same output left beside it: their `.<out>.tmp-<pid>/` (sort spills, tens
+/// of GB on mainnet) and `.<out>.old-<pid>/`, when that process is gone. A live prune's are left alone.
+fn remove_dead_leftovers(parent: &Path, base: &str) {
+    let Ok(rd) = fs::read_dir(parent) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        let pid = [".tmp-", ".old-"].iter().find_map(|kind| {
+            name.strip_prefix('.')
+                .and_then(|n| n.strip_prefix(base))
+                .and_then(|n| n.strip_prefix(kind))
+                .and_then(|pid| pid.parse::<u32>().ok())
+        });
+        if let Some(pid) = pid {
+            if !crate::fsutil::process_alive(pid) && e.file_type().is_ok_and(|t| t.is_dir()) {
+                tracing::info!(dir = %e.path().display(), "removing a dead prune's leftovers");
+                remove_dir(&e.path());
+            }
+        }
+    }
 }
 
 /// Renames the finished temporary directory to `out`, replacing an earlier manifest directory.

@@ -293,3 +293,37 @@ fn light_verification_path_agrees_with_the_full_one() {
     let json = |r: &eraflow::verify::report::FileReport| serde_json::to_value(r).unwrap();
     assert_eq!(json(&rf), json(&rl));
 }
+
+/// A killed prune's temporary directory (`.OUT.tmp-PID/`, its sort spills) and a half-installed old one are
+/// removed by the next prune into the same output once that process is gone; a live prune's are kept, and so
+/// are another output's.
+#[test]
+fn a_dead_prunes_leftovers_are_removed_a_live_ones_kept() {
+    let d = tempfile::tempdir().unwrap();
+    let files = synth(&d.path().join("in"), 0, 1, 32, 1, 1);
+    let out = d.path().join("manifest");
+    let mut alive = std::process::Command::new("sleep")
+        .arg("60")
+        .spawn()
+        .unwrap();
+    // Past the largest pid Linux hands out: never a live process.
+    let dead_tmp = d.path().join(".manifest.tmp-4194305");
+    let dead_old = d.path().join(".manifest.old-4194306");
+    let live = d.path().join(format!(".manifest.tmp-{}", alive.id()));
+    let other = d.path().join(".other.tmp-4194305");
+    for dir in [&dead_tmp, &dead_old, &live, &other] {
+        std::fs::create_dir_all(dir.join("spill")).unwrap();
+        std::fs::write(dir.join("spill/run-0"), b"hashes").unwrap();
+    }
+    run(&files, &out, &PruneOptions::default()).unwrap();
+    check(&out).unwrap();
+    let left = (
+        dead_tmp.exists(),
+        dead_old.exists(),
+        live.exists(),
+        other.exists(),
+    );
+    let _ = alive.kill();
+    let _ = alive.wait();
+    assert_eq!(left, (false, false, true, true));
+}
