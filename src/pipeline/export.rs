@@ -231,8 +231,9 @@ impl<'a> Exporter<'a> {
         let store = match remote {
             None => {
                 let dir = OutputDir::new(&opts.out);
-                // Only temporaries of writers no longer running: other exports may be writing here now.
-                dir.clean_stale_temporaries(opts.datasets.iter().map(|d| d.name()));
+                // Only temporaries of writers no longer running: other exports may be writing here now. Every
+                // dataset's folder, not only the selected ones: a narrower rerun cleans what a wider one left.
+                dir.clean_stale_temporaries(crate::datasets::ALL.iter().map(|d| d.name()));
                 OutputStore::Local(dir)
             }
             Some(u) => OutputStore::Remote(RemoteOutput::open(u).map_err(StoreError::from)?),

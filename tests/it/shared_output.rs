@@ -219,8 +219,12 @@ fn outputs_no_record_lists_are_named_and_removed_by_clean_stale() {
         .unwrap()
         .to_string_lossy()
         .into_owned();
-    // A narrower rerun names it and keeps it.
+    // A killed writer's temporary in a dataset the rerun does not select (its pid past any Linux hands out).
+    let dead = logs[0].with_file_name(".x.parquet.4194305-0.tmp");
+    std::fs::write(&dead, b"partial").unwrap();
+    // A narrower rerun names the unlisted output and keeps it, and removes the dead writer's temporary.
     let text = export(&["--datasets", "blocks,transactions"]);
+    assert!(!dead.exists());
     assert_eq!(stale_in_report(&out), (vec![rel.clone()], false));
     assert!(
         text.contains("1 outputs no completion record lists") && text.contains(&rel),
