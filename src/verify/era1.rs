@@ -386,7 +386,8 @@ fn walk_records(file: &Era1File, report: &mut FileReport) {
     let mut next_block = 0usize;
     // Counted by type and named once at the end: naming allocates, and there are four records per block.
     let mut by_kind: BTreeMap<[u8; 2], u64> = BTreeMap::new();
-    for rec in E2StoreReader::new(file.bytes()) {
+    let bytes = file.bytes();
+    for rec in E2StoreReader::new(bytes) {
         let rec = match rec {
             Ok(r) => r,
             Err(e) => {
@@ -396,6 +397,7 @@ fn walk_records(file: &Era1File, report: &mut FileReport) {
         };
         *by_kind.entry(rec.kind.0).or_default() += 1;
         if rec.kind == RecordType::COMPRESSED_HEADER {
+            prefetch_tuples(bytes, &index.offsets, next_block);
             let expected = index.offsets.get(next_block).copied();
             if expected != Some(rec.offset) {
                 report.error(
@@ -431,6 +433,53 @@ fn walk_records(file: &Era1File, report: &mut FileReport) {
         *counts.entry(RecordType(kind).name()).or_default() += n;
     }
     report.record_counts = counts;
+}
+
+/// Blocks between the stages of [`prefetch_tuples`]: far enough ahead to cover a memory access.
+const PREFETCH_STEP: usize = 4;
+
+/// Hints the CPU to fetch the record headers of blocks ahead of `block`, which the walk reaches later: each
+/// record's position depends on the previous record's length, so without this every record header is a cache
+/// miss in a chain. Staged through the index: the header record of block `block + 4 step`, then the body,
+/// receipts and total-difficulty record headers of blocks `3`, `2` and `1` steps ahead, each located from
+/// record headers fetched one stage earlier. Only hints: nothing read here is trusted or reported.
+#[inline]
+fn prefetch_tuples(bytes: &[u8], offsets: &[u64], block: usize) {
+    let at = |k: usize| offsets.get(block + k * PREFETCH_STEP).copied();
+    // The end of the record starting at `pos`, if its header is in the file.
+    let next = |pos: u64| -> Option<u64> {
+        let start = usize::try_from(pos).ok()?;
+        let h = bytes.get(start..start.checked_add(8)?)?;
+        let len = u32::from_le_bytes([h[2], h[3], h[4], h[5]]);
+        pos.checked_add(8 + u64::from(len))
+    };
+    prefetch(bytes, at(4));
+    let body = at(3).and_then(next);
+    prefetch(bytes, body);
+    let receipts = at(2).and_then(next).and_then(next);
+    prefetch(bytes, receipts);
+    let td = at(1).and_then(next).and_then(next).and_then(next);
+    prefetch(bytes, td);
+}
+
+/// A prefetch hint for the cache line holding `bytes[pos]` (nothing when out of range or not on x86-64).
+#[inline(always)]
+fn prefetch(bytes: &[u8], pos: Option<u64>) {
+    let Some(p) = pos
+        .and_then(|p| usize::try_from(p).ok())
+        .and_then(|p| bytes.get(p))
+    else {
+        return;
+    };
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults, and `p` points into `bytes` anyway.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+            std::ptr::from_ref(p).cast(),
+        )
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// Decodes and checks one block against itself: roots, receipts, blooms, gas.
