@@ -227,6 +227,19 @@ fn merge(
     mut out: impl FnMut(&Hash32) -> io::Result<()>,
     out_name: &Path,
 ) -> Result<(), SortError> {
+    if runs.is_empty() {
+        // Everything fit in memory: the sorted slice is the output, in the order the heap would give it,
+        // without a heap operation per hash.
+        let mut last: Option<&Hash32> = None;
+        for h in mem {
+            if last == Some(h) {
+                return Err(SortError::Duplicate(*h));
+            }
+            out(h).map_err(io_err(out_name))?;
+            last = Some(h);
+        }
+        return Ok(());
+    }
     let mut sources: Vec<Source<'_>> = Vec::with_capacity(runs.len() + 1);
     for p in runs {
         let f = File::open(p).map_err(io_err(p))?;

@@ -409,8 +409,9 @@ pub(crate) fn verify_era1<V: BlockVisitor>(
 fn walk_records(file: &Era1File, report: &mut FileReport) {
     let index = file.index();
     let mut next_block = 0usize;
-    // Counted by type and named once at the end: naming allocates, and there are four records per block.
-    let mut by_kind: BTreeMap<[u8; 2], u64> = BTreeMap::new();
+    // Counted by type and named once at the end: naming allocates, and there are four records per block. A
+    // file holds a handful of types: a short list searched linearly beats a map lookup per record.
+    let mut by_kind: Vec<([u8; 2], u64)> = Vec::new();
     let bytes = file.bytes();
     for rec in E2StoreReader::new(bytes) {
         let rec = match rec {
@@ -420,7 +421,10 @@ fn walk_records(file: &Era1File, report: &mut FileReport) {
                 break;
             }
         };
-        *by_kind.entry(rec.kind.0).or_default() += 1;
+        match by_kind.iter_mut().find(|(k, _)| *k == rec.kind.0) {
+            Some((_, n)) => *n += 1,
+            None => by_kind.push((rec.kind.0, 1)),
+        }
         if rec.kind == RecordType::COMPRESSED_HEADER {
             prefetch_tuples(bytes, &index.offsets, next_block);
             let expected = index.offsets.get(next_block).copied();
