@@ -15,6 +15,17 @@ use std::path::{Path, PathBuf};
 /// One sorted key: a 32-byte hash (compared as big-endian bytes, i.e. lexicographically).
 pub type Hash32 = [u8; 32];
 
+/// A hash's order as two big-endian integers: the same order as its bytes, compared without a `memcmp` call
+/// per comparison (which showed in profiles of prune).
+#[inline(always)]
+fn sort_key(h: &Hash32) -> (u128, u128) {
+    let (hi, lo) = h.split_at(16);
+    (
+        u128::from_be_bytes(hi.try_into().unwrap_or_default()),
+        u128::from_be_bytes(lo.try_into().unwrap_or_default()),
+    )
+}
+
 /// Most runs merged at once: bounds open files and reader buffers (`MAX_FAN_IN * READ_BUF` bytes).
 pub const MAX_FAN_IN: usize = 64;
 
@@ -116,7 +127,7 @@ impl ExternalSorter {
         if self.buf.is_empty() {
             return Ok(());
         }
-        self.buf.sort_unstable();
+        self.buf.sort_unstable_by_key(sort_key);
         let path = self.new_run_path()?;
         let f = File::create(&path).map_err(io_err(&path))?;
         let mut w = BufWriter::with_capacity(1 << 20, f);
@@ -141,7 +152,7 @@ impl ExternalSorter {
             runs_spilled: self.runs.len() as u64,
             merge_passes: 0,
         };
-        self.buf.sort_unstable();
+        self.buf.sort_unstable_by_key(sort_key);
         // Reduce the runs until one merge can take them all (plus the in-memory remainder).
         while self.runs.len() + 1 > MAX_FAN_IN {
             let group: Vec<PathBuf> = self.runs.drain(..MAX_FAN_IN).collect();
@@ -216,6 +227,19 @@ fn merge(
     mut out: impl FnMut(&Hash32) -> io::Result<()>,
     out_name: &Path,
 ) -> Result<(), SortError> {
+    if runs.is_empty() {
+        // Everything fit in memory: the sorted slice is the output, in the order the heap would give it,
+        // without a heap operation per hash.
+        let mut last: Option<&Hash32> = None;
+        for h in mem {
+            if last == Some(h) {
+                return Err(SortError::Duplicate(*h));
+            }
+            out(h).map_err(io_err(out_name))?;
+            last = Some(h);
+        }
+        return Ok(());
+    }
     let mut sources: Vec<Source<'_>> = Vec::with_capacity(runs.len() + 1);
     for p in runs {
         let f = File::open(p).map_err(io_err(p))?;
