@@ -245,7 +245,10 @@ impl Progress {
         } else if o.ok {
             tracing::info!(file = %o.file, skipped = o.skipped, blocks = o.blocks, transactions = o.transactions, "file done");
         } else {
-            tracing::error!(file = %o.file, errors = ?o.errors, "file failed");
+            // Rendered as the report renders them (`file: at byte offset …: expected …, found …`), not as
+            // the errors' Debug form.
+            let errors: Vec<String> = o.errors.iter().map(|e| crate::error::render(e)).collect();
+            tracing::error!(file = %o.file, errors = %errors.join("; "), "file failed");
         }
     }
 

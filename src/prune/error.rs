@@ -14,7 +14,7 @@ pub enum PruneError {
     NoInputs,
     /// An archive could not be opened or its index read.
     #[error("prune: {0}")]
-    Open(FormatError),
+    Open(#[source] FormatError),
     /// The network could not be determined or resolved.
     #[error("prune: {0}")]
     Network(String),
@@ -65,7 +65,7 @@ pub enum PruneError {
         context: String,
     },
     /// An archive failed verification: nothing from it (or the run) is written.
-    #[error("prune: {file} did not verify ({} errors): {}", .errors.len(), .errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    #[error("prune: {file} did not verify ({} error{}): {}", .errors.len(), if .errors.len() == 1 { "" } else { "s" }, .errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
     Unverified {
         /// The archive.
         file: String,

@@ -1,0 +1,597 @@
+//! `eraflow bench`: measures the pipeline's stages beside their floors in one run and prints ratios, so a speed
+//! claim is always relative to a primitive measured on the same machine at the same moment. The criterion
+//! benches in `benches/` measure the same things with statistics; this is the quick, self-contained view.
+//!
+//! Two synthetic archives are measured: an era1 file (decode, verify, senders on both secp256k1 backends,
+//! export; floors: snappy, keccak, raw libsecp256k1 and raw k256 recovery, Parquet encoding) and an era file
+//! (verification: the state's hash_tree_root, every block, every payload's block hash; floor: the SHA-256
+//! hashes that verification needs). Both backends run in this one process on signers built for the bench
+//! ([`Signer::new`]), beside the process signer, which the bench never touches. Two more lines export three
+//! era1 files from local disk and from a loopback HTTP mirror (`bench/mirror.rs`, in-process) through the
+//! remote-input path (prefetch, bounded cache), side by side. Every measured run must succeed: a stage that
+//! fails is an error, never a fast time.
+
+use crate::consensus::Fork;
+use crate::crypto::keccak::keccak256;
+use crate::crypto::sha256;
+use crate::crypto::signer::{SignatureAlgorithm, Signer, SignerBackend};
+use crate::datasets;
+use crate::formats::e2store::{E2StoreReader, RecordType};
+use crate::formats::snappy::FramedDecoder;
+use crate::network::Network;
+use crate::pipeline::export::{export, ExportOptions};
+use crate::pipeline::report::Progress;
+use crate::sink::parquet::ParquetOptions;
+use crate::synth::era1::SynthError;
+use crate::verify::era1::VerifyOptions;
+use std::path::{Path, PathBuf};
+
+mod floors;
+mod measure;
+mod mirror;
+mod names;
+mod report;
+
+pub use report::{print, BenchArchive, BenchReport, Measurement, Ratio};
+
+use floors::{prune_floor, read_batches, signatures};
+use measure::{best, loadavg, pool, Timing};
+use report::ratios;
+
+/// Files of the remote-input line (the first is fetched before any work: more files, less of that).
+const MIRROR_FILES: usize = 3;
+
+/// What to measure on.
+#[derive(Debug, Clone)]
+pub struct BenchOptions {
+    /// Blocks of the synthetic era1 file, and (at most 8192) of the era file.
+    pub blocks: u64,
+    /// Transactions per block (era: per execution payload).
+    pub txs_per_block: u32,
+    /// Validators in the era file's state.
+    pub validators: usize,
+    /// Timed repetitions of each stage; the best is kept.
+    pub runs: usize,
+}
+
+/// Why the bench could not measure.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// The synthetic input could not be made.
+    #[error("synthesising the bench input")]
+    Synth(#[from] SynthError),
+    /// A file could not be read.
+    #[error("{}", .path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The synthetic input did not decode.
+    #[error("decoding the bench input: {what}")]
+    Decode {
+        /// What was being decoded.
+        what: &'static str,
+        /// The cause.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// A measured stage did not succeed (so its time would mean nothing).
+    #[error("stage {stage:?} did not succeed: {detail}")]
+    Stage {
+        /// The stage's name.
+        stage: String,
+        /// What went wrong.
+        detail: String,
+    },
+    /// A worker pool could not be built.
+    #[error("building a {threads}-thread pool")]
+    Pool {
+        /// Its size.
+        threads: usize,
+        /// The cause.
+        #[source]
+        source: rayon::ThreadPoolBuildError,
+    },
+}
+
+pub(super) fn decode_err<E: std::error::Error + Send + Sync + 'static>(
+    what: &'static str,
+) -> impl FnOnce(E) -> BenchError {
+    move |e| BenchError::Decode {
+        what,
+        source: Box::new(e),
+    }
+}
+
+/// Runs the benchmark in `dir`: synthesises (once) an era1 file of `opts.blocks` blocks and an era file of at
+/// most 8192 of them, then measures every stage and floor `opts.runs` times, keeping the best.
+pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
+    let net = Network::by_name("synthnet").map_err(decode_err("the synthnet preset"))?;
+    let mut o = crate::synth::era1::SynthOptions::new(net.clone());
+    o.blocks = opts.blocks;
+    o.txs_per_block = opts.txs_per_block;
+    let input = crate::synth::era1::write_once(&dir.join("archive"), &o)?.remove(0);
+    let mut e = crate::synth::era::EraSynthOptions::new(net.clone());
+    e.era = crate::synth::era::EraSynthOptions::era_of_fork(&net, Fork::Electra)?;
+    e.blocks = opts.blocks.min(crate::formats::era::SLOTS_PER_ERA);
+    e.txs_per_block = opts.txs_per_block;
+    e.validators = opts.validators;
+    let era_input = crate::synth::era::write_once(&dir.join("era-archive"), &e)?.remove(0);
+
+    let size_of = |p: &Path| {
+        std::fs::metadata(p)
+            .map(|m| m.len())
+            .map_err(|source| BenchError::Io {
+                path: p.to_path_buf(),
+                source,
+            })
+    };
+    let era1 = BenchArchive {
+        kind: "era1",
+        path: input.clone(),
+        blocks: opts.blocks,
+        transactions: opts.blocks * u64::from(opts.txs_per_block),
+        bytes: size_of(&input)?,
+    };
+    let era = BenchArchive {
+        kind: "era",
+        path: era_input.clone(),
+        blocks: e.blocks,
+        transactions: e.blocks * u64::from(e.txs_per_block),
+        bytes: size_of(&era_input)?,
+    };
+
+    let bytes = std::fs::read(&input).map_err(|source| BenchError::Io {
+        path: input.clone(),
+        source,
+    })?;
+    let compressed: Vec<&[u8]> = E2StoreReader::new(&bytes)
+        .filter_map(Result::ok)
+        .filter(|r| {
+            [
+                RecordType::COMPRESSED_HEADER,
+                RecordType::COMPRESSED_BODY,
+                RecordType::COMPRESSED_RECEIPTS,
+            ]
+            .contains(&r.kind)
+        })
+        .map(|r| r.data)
+        .collect();
+    let mut dec = FramedDecoder::new();
+    let decompressed: Vec<Vec<u8>> = compressed
+        .iter()
+        .map(|c| dec.decompress(c).map(<[u8]>::to_vec))
+        .collect::<Result<_, _>>()
+        .map_err(decode_err("snappy records"))?;
+    let (sigs, encoded) = signatures(&input, &net)?;
+
+    // One signer per backend for the whole bench (a libsecp256k1 context is built once, here), leaked to the
+    // `&'static` workers borrow; the process signer stays untouched.
+    let signers: Vec<(&'static str, &'static Signer)> =
+        [SignerBackend::Libsecp256k1, SignerBackend::K256]
+            .into_iter()
+            .map(|b| {
+                let s: &'static Signer =
+                    Box::leak(Box::new(Signer::new(SignatureAlgorithm::Secp256k1, b)));
+                (b.name(), s)
+            })
+            .collect();
+    let (one, two) = (pool(1)?, pool(2)?);
+    let runs = opts.runs;
+
+    let load_average_start = loadavg();
+    let mut out: Vec<Measurement> = Vec::new();
+    let mut add = |name: &str, a: &BenchArchive, threads: usize, t: Timing| {
+        let s = t.wall;
+        out.push(Measurement {
+            name: name.into(),
+            archive: a.kind,
+            threads,
+            seconds: s,
+            cpu_seconds: t.cpu,
+            peak_rss_added_bytes: t.rss,
+            blocks_per_second: a.blocks as f64 / s,
+            transactions_per_second: a.transactions as f64 / s,
+            archive_mb_per_second: a.bytes as f64 / 1e6 / s,
+        })
+    };
+
+    add(
+        names::SNAPPY,
+        &era1,
+        1,
+        best(&one, runs, names::SNAPPY, || {
+            let mut d = FramedDecoder::new();
+            let mut n = 0usize;
+            for c in &compressed {
+                n += d.decompress(c).map_err(|e| e.to_string())?.len();
+            }
+            std::hint::black_box(n);
+            Ok(())
+        })?,
+    );
+    add(
+        names::KECCAK,
+        &era1,
+        1,
+        best(&one, runs, names::KECCAK, || {
+            let x = decompressed
+                .iter()
+                .map(|d| keccak256(d)[0])
+                .fold(0u8, |a, b| a ^ b);
+            std::hint::black_box(x);
+            Ok(())
+        })?,
+    );
+    // Floors for senders: each library alone, from (hash, r, s, parity) to the address (keccak of the key).
+    let ctx = secp256k1::Secp256k1::verification_only();
+    add(
+        names::RAW_LIBSECP,
+        &era1,
+        1,
+        best(&one, runs, names::RAW_LIBSECP, || {
+            use secp256k1::ecdsa::{RecoverableSignature, RecoveryId};
+            let mut x = 0u8;
+            for (h, r, s, y) in &sigs {
+                let mut rs = [0u8; 64];
+                rs[..32].copy_from_slice(r);
+                rs[32..].copy_from_slice(s);
+                let id = if *y {
+                    RecoveryId::One
+                } else {
+                    RecoveryId::Zero
+                };
+                let sig = RecoverableSignature::from_compact(&rs, id).map_err(|e| e.to_string())?;
+                let pk = ctx
+                    .recover_ecdsa(secp256k1::Message::from_digest(*h), &sig)
+                    .map_err(|e| e.to_string())?;
+                x ^= keccak256(&pk.serialize_uncompressed()[1..])[12];
+            }
+            std::hint::black_box(x);
+            Ok(())
+        })?,
+    );
+    add(
+        names::RAW_K256,
+        &era1,
+        1,
+        best(&one, runs, names::RAW_K256, || {
+            use k256::ecdsa::{RecoveryId, Signature, VerifyingKey};
+            let mut x = 0u8;
+            for (h, r, s, y) in &sigs {
+                let sig = Signature::from_scalars(*r, *s).map_err(|e| e.to_string())?;
+                let vk = VerifyingKey::recover_from_prehash(h, &sig, RecoveryId::new(*y, false))
+                    .map_err(|e| e.to_string())?;
+                x ^= keccak256(&vk.to_sec1_point(false).as_bytes()[1..])[12];
+            }
+            std::hint::black_box(x);
+            Ok(())
+        })?,
+    );
+
+    // The signer alone, in a tight loop: decode, signing hash, checks, recovery. Set beside the floor and the
+    // pipeline, it tells the signer's own overhead from what interleaving with the rest of the pipeline costs.
+    for (backend, signer) in &signers {
+        let name = names::signer_alone(backend);
+        let t = best(&one, runs, &name, || {
+            let mut x = 0u8;
+            for (e, homestead) in &encoded {
+                let tx = crate::execution::transaction::TxView::decode_canonical(e)
+                    .map_err(|e| e.to_string())?;
+                x ^= signer
+                    .recover_sender(&tx, *homestead)
+                    .map_err(|e| e.to_string())?[0];
+            }
+            std::hint::black_box(x);
+            Ok(())
+        })?;
+        add(&name, &era1, 1, t);
+    }
+
+    let verify = |signer: Option<&'static Signer>| {
+        let opts = VerifyOptions {
+            senders: signer.is_some(),
+            signer,
+            ..Default::default()
+        };
+        let p = input.clone();
+        move || {
+            let r = crate::verify::era1::verify_file(&p, &opts);
+            match (r.ok, r.sender_errors) {
+                (false, _) => Err(format!("{:?}", r.errors)),
+                (true, Some(n)) if n > 0 => Err(format!("{n} sender errors")),
+                _ => Ok(()),
+            }
+        }
+    };
+    add(
+        names::VERIFY,
+        &era1,
+        1,
+        best(&one, runs, names::VERIFY, verify(None))?,
+    );
+    for (backend, signer) in &signers {
+        let name = names::verify_senders(backend);
+        add(
+            &name,
+            &era1,
+            1,
+            best(&one, runs, &name, verify(Some(*signer)))?,
+        );
+    }
+
+    let export_to = |signer: Option<&'static Signer>, name: &str| {
+        let opts = ExportOptions {
+            out: dir.join(name),
+            datasets: datasets::ALL.to_vec(),
+            senders: signer.is_some(),
+            signer_backend: SignerBackend::default(),
+            signer,
+            network: None,
+            overwrite: true,
+            clean_stale: false,
+            parquet: ParquetOptions::default(),
+        };
+        let input = input.clone();
+        move || {
+            let o = export(std::slice::from_ref(&input), &opts, &Progress::hidden())
+                .map_err(|e| crate::error::render(&e))?;
+            match o.first() {
+                Some(o) if o.ok => Ok(()),
+                Some(o) => Err(format!("{:?}", o.errors)),
+                None => Err("no outcome".into()),
+            }
+        }
+    };
+    add(
+        names::EXPORT_NO_SENDERS,
+        &era1,
+        1,
+        best(
+            &one,
+            runs,
+            names::EXPORT_NO_SENDERS,
+            export_to(None, "out-nosend-1"),
+        )?,
+    );
+    for (threads, p) in [(1, &one), (2, &two)] {
+        for (backend, signer) in &signers {
+            let name = names::export_senders(backend, threads);
+            let to = format!("out-send-{backend}-{threads}");
+            add(
+                &name,
+                &era1,
+                threads,
+                best(p, runs, &name, export_to(Some(*signer), &to))?,
+            );
+        }
+    }
+    // Remote input beside local files: the same files exported from a loopback HTTP mirror (fetched by the
+    // prefetcher into a cache bounded at two files while the worker exports) and from the local folder. One
+    // worker thread, so the mirror and the download have the other core: the mirror is not the bottleneck.
+    let mut m = o.clone();
+    m.files = MIRROR_FILES as u64;
+    let mirror_dir = dir.join("mirror");
+    let mirror_files = crate::synth::era1::write_once(&mirror_dir, &m)?;
+    let mut mirror_bytes = Vec::with_capacity(mirror_files.len());
+    // A checksums.txt beside the files, as public mirrors publish: each download is checked against it.
+    let mut sums = String::new();
+    for f in &mirror_files {
+        mirror_bytes.push(size_of(f)?);
+        let io = |source| BenchError::Io {
+            path: f.clone(),
+            source,
+        };
+        let sha = hex::encode(sha256::sha256(&std::fs::read(f).map_err(io)?));
+        let name = f.file_name().map(|n| n.to_string_lossy().into_owned());
+        sums.push_str(&format!("{sha}  {}\n", name.unwrap_or_default()));
+    }
+    let sums_path = mirror_dir.join("checksums.txt");
+    std::fs::write(&sums_path, sums).map_err(|source| BenchError::Io {
+        path: sums_path,
+        source,
+    })?;
+    let set = BenchArchive {
+        kind: "era1 x3",
+        path: mirror_dir.clone(),
+        blocks: m.blocks * mirror_files.len() as u64,
+        transactions: m.blocks * u64::from(m.txs_per_block) * mirror_files.len() as u64,
+        bytes: mirror_bytes.iter().sum(),
+    };
+    let cache = crate::store::cache::CacheOptions {
+        dir: dir.join("cache"),
+        max_bytes: 2 * mirror_bytes.iter().copied().max().unwrap_or(0),
+        keep: false,
+    };
+    let server = mirror::Mirror::start(&mirror_dir).map_err(|source| BenchError::Io {
+        path: mirror_dir.clone(),
+        source,
+    })?;
+    let export_set = |inputs: Vec<String>, out: &str| {
+        let opts = ExportOptions {
+            out: dir.join(out),
+            datasets: datasets::ALL.to_vec(),
+            senders: false,
+            signer_backend: SignerBackend::default(),
+            signer: None,
+            network: None,
+            overwrite: true,
+            clean_stale: false,
+            parquet: ParquetOptions::default(),
+        };
+        let cache = &cache;
+        move || {
+            let o = crate::pipeline::stream::export_inputs(&inputs, &opts, cache)
+                .map_err(|e| crate::error::render(&e))?;
+            match o.iter().find(|o| !o.ok) {
+                _ if o.len() != MIRROR_FILES => Err(format!("{} outcomes", o.len())),
+                Some(bad) => Err(format!("{}: {:?}", bad.file, bad.errors)),
+                None => Ok(()),
+            }
+        }
+    };
+    let local_inputs = mirror_files
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    add(
+        names::SET_LOCAL,
+        &set,
+        1,
+        best(
+            &one,
+            runs,
+            names::SET_LOCAL,
+            export_set(local_inputs, "out-set-local"),
+        )?,
+    );
+    add(
+        names::SET_HTTP,
+        &set,
+        1,
+        best(
+            &one,
+            runs,
+            names::SET_HTTP,
+            export_set(vec![server.url()], "out-set-http"),
+        )?,
+    );
+    drop(server);
+    let remote_cache_max_bytes = cache.max_bytes;
+
+    // Prune: verification on the light path (no receipts, no senders) and the manifest's lists.
+    let prune_to = |name: &'static str| {
+        let (input, out) = (input.clone(), dir.join(name));
+        move || {
+            crate::prune::run(
+                std::slice::from_ref(&input),
+                &out,
+                &crate::prune::PruneOptions::default(),
+            )
+            .map(drop)
+            .map_err(|e| crate::error::render(&e))
+        }
+    };
+    // Its floor (issue 12, item 5): snappy of every header and body, keccak of every header and transaction, and
+    // the transactions trie over them (each leaf holds a whole transaction: a second keccak pass), as the
+    // light verification path computes them, and nothing else.
+    add(
+        names::PRUNE_FLOOR,
+        &era1,
+        1,
+        best(&one, runs, names::PRUNE_FLOOR, || {
+            prune_floor(&input).map(|x| {
+                std::hint::black_box(x);
+            })
+        })?,
+    );
+    for (name, threads, p, out) in [
+        (names::PRUNE_1, 1, &one, "prune-1"),
+        (names::PRUNE_2, 2, &two, "prune-2"),
+    ] {
+        add(name, &era1, threads, best(p, runs, name, prune_to(out))?);
+    }
+    // Floor for the Parquet side: re-encoding the batches the export produced, with the same writer settings.
+    let batches = read_batches(&dir.join("out-nosend-1"))?;
+    add(
+        names::PARQUET,
+        &era1,
+        1,
+        best(&one, runs, names::PARQUET, || {
+            for (ds, bs) in &batches {
+                let Some(schema) = bs.first().map(|b| b.schema()) else {
+                    continue;
+                };
+                let p = dir.join("encode-only").join(format!("{ds}.parquet"));
+                let mut sink = crate::sink::parquet::ParquetSink::create(
+                    &p,
+                    schema,
+                    &ParquetOptions::default(),
+                )
+                .map_err(|e| e.to_string())?;
+                for b in bs {
+                    sink.write(b).map_err(|e| e.to_string())?;
+                }
+                sink.commit().map_err(|e| e.to_string())?;
+            }
+            Ok(())
+        })?,
+    );
+
+    // The era file: count the SHA-256 blocks its verification hashes (on the real path), then time that many
+    // blocks through the batched hasher (the tighter floor) and the verification itself.
+    let verify_era = || {
+        let p = era_input.clone();
+        move || {
+            let r = crate::verify::era::verify_file(&p, &VerifyOptions::default());
+            if r.ok {
+                Ok(())
+            } else {
+                Err(format!("{:?}", r.errors))
+            }
+        }
+    };
+    sha256::set_hash_counting(true);
+    let _ = sha256::take_hash_count();
+    let counted = one.install(verify_era());
+    let era_sha256_blocks = sha256::take_hash_count();
+    sha256::set_hash_counting(false);
+    counted.map_err(|detail| BenchError::Stage {
+        stage: names::ERA_1.into(),
+        detail,
+    })?;
+    const BATCH: usize = 4096;
+    let blocks: Vec<u8> = (0..64 * BATCH).map(|i| (i * 131 % 251) as u8).collect();
+    let reps = (era_sha256_blocks as usize).div_ceil(BATCH).max(1);
+    let batch_seconds = best(&one, runs, names::ERA_FLOOR, || {
+        let mut hashed = vec![0u8; 32 * BATCH];
+        for _ in 0..reps {
+            sha256::hash_blocks(std::hint::black_box(&blocks), &mut hashed);
+        }
+        std::hint::black_box(&hashed);
+        Ok(())
+    })?;
+    let per_block = |s: f64| s / (reps * BATCH) as f64;
+    let sha256_block_ns = per_block(batch_seconds.wall) * 1e9;
+    add(
+        names::ERA_FLOOR,
+        &era,
+        1,
+        Timing {
+            wall: era_sha256_blocks as f64 * per_block(batch_seconds.wall),
+            cpu: batch_seconds
+                .cpu
+                .map(|c| era_sha256_blocks as f64 * per_block(c)),
+            rss: batch_seconds.rss,
+        },
+    );
+    add(
+        names::ERA_1,
+        &era,
+        1,
+        best(&one, runs, names::ERA_1, verify_era())?,
+    );
+    add(
+        names::ERA_2,
+        &era,
+        2,
+        best(&two, runs, names::ERA_2, verify_era())?,
+    );
+    let load_average_end = loadavg();
+
+    let mut report = BenchReport {
+        load_average_start,
+        load_average_end,
+        archives: vec![era1, era],
+        measurements: out,
+        ratios: Vec::new(),
+        era_sha256_blocks,
+        sha256_block_ns,
+        remote_cache_max_bytes,
+    };
+    report.ratios = ratios(&report);
+    Ok(report)
+}

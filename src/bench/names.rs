@@ -1,0 +1,30 @@
+//! Stage names, shared by the measurements and the ratios computed from them.
+
+pub const SNAPPY: &str = "floor: snappy decompression (all records)";
+pub const KECCAK: &str = "floor: keccak256 of the decompressed bytes";
+pub const RAW_LIBSECP: &str = "floor: raw libsecp256k1 recovery of every signature";
+pub const RAW_K256: &str = "floor: raw k256 recovery of every signature";
+pub const VERIFY: &str = "decode + verify, 1 thread";
+pub const EXPORT_NO_SENDERS: &str = "export without senders, 1 thread";
+pub const PRUNE_1: &str = "prune manifest, 1 thread";
+pub const PRUNE_2: &str = "prune manifest, 2 threads";
+pub const PRUNE_FLOOR: &str = "floor: prune's hashing with the transactions root";
+pub const PARQUET: &str = "floor: parquet encode of the same rows";
+pub const ERA_FLOOR: &str = "floor: sha256 of every block era verification hashes";
+pub const ERA_1: &str = "era verification (state root + blocks + payloads), 1 thread";
+pub const ERA_2: &str = "era verification (state root + blocks + payloads), 2 threads";
+pub const SET_LOCAL: &str = "export of 3 era1 files from local disk, 1 thread";
+pub const SET_HTTP: &str = "export of 3 era1 files from a loopback HTTP mirror, 1 thread";
+
+pub fn signer_alone(backend: &str) -> String {
+    format!("signer alone, decode + recover ({backend}), 1 thread")
+}
+
+pub fn verify_senders(backend: &str) -> String {
+    format!("decode + verify + senders ({backend}), 1 thread")
+}
+
+pub fn export_senders(backend: &str, threads: usize) -> String {
+    let t = if threads == 1 { "thread" } else { "threads" };
+    format!("export with senders ({backend}), {threads} {t}")
+}

@@ -1,0 +1,113 @@
+//! A small SSZ schema and view layer: offset-validated reading of serialized objects, and their
+//! hash_tree_root computed straight from the bytes.
+//!
+//! Spec facts used (consensus-specs `ssz/simple-serialize.md`,
+//! <https://github.com/ethereum/consensus-specs/blob/master/ssz/simple-serialize.md>):
+//! - Fixed-size types serialize to exactly their size; a container's fixed part holds fixed-size fields inline
+//!   and a 4-byte little-endian offset (`BYTES_PER_LENGTH_OFFSET`) for each variable-size field; variable
+//!   parts follow in field order, so offsets are non-decreasing, within the object, and the first equals the
+//!   fixed-part size.
+//! - A list of variable-size elements is a table of offsets followed by the elements; the first offset gives
+//!   the count (`offset / 4`).
+//! - Bitlists carry a delimiter bit just above the last data bit; bitvectors must not set bits past `N`.
+//! - hash_tree_root: basic values and vectors/lists of them are packed into chunks; composite elements
+//!   contribute their own roots; lists mix in their length; bitlists merkleize their bits without the
+//!   delimiter with chunk limit `(N + 255) // 256`.
+//!
+//! The module by concept: the schema ([`Ty`], [`Container`], [`Field`]) here; reading and validating bytes
+//! ([`split_container`], [`View`]) in `read`; errors in `error`; hash_tree_root in `root`; serializing
+//! (synthetic data) in `encode`.
+
+mod encode;
+mod error;
+mod read;
+mod root;
+#[cfg(test)]
+mod tests;
+
+pub use encode::{encode_container, encode_variable_list, field_container, with_fields};
+pub use error::{ErrorKind, PathSeg, SszError};
+pub use read::{read_u64, split_container, View};
+pub use root::{container_root, container_root_of_fields, hash_tree_root};
+
+/// An SSZ type, described statically so one generic walker validates and hashes every fork's containers.
+#[derive(Debug)]
+pub enum Ty {
+    /// `uintN` with N/8 bytes (1, 8 or 32 here), little-endian.
+    Uint(usize),
+    /// `boolean`: one byte, 0 or 1.
+    Bool,
+    /// `ByteVector[N]` (Bytes4 ... Bytes96, the logs bloom): packed bytes.
+    Bytes(usize),
+    /// `Vector[T, N]`.
+    Vector(&'static Ty, usize),
+    /// `List[T, N]` (`ByteList[N]` is `List[uint8, N]`).
+    List(&'static Ty, u64),
+    /// `Bitvector[N]`.
+    Bitvector(usize),
+    /// `Bitlist[N]`.
+    Bitlist(u64),
+    /// A container: named fields in order.
+    Container(&'static Container),
+}
+
+/// A container definition: its name (for errors) and its fields in serialization order.
+#[derive(Debug)]
+pub struct Container {
+    /// The spec's class name, e.g. `BeaconState`.
+    pub name: &'static str,
+    /// Fields in order; the order defines both the layout and the merkle leaves.
+    pub fields: &'static [Field],
+    /// A routine specialised for lists and vectors of this container, used instead of hashing each element
+    /// with the generic walker (the validator registry, see `validators`). The schema supplies it, so this
+    /// walker stays independent of any particular container.
+    pub elements_root: Option<ElementsRoot>,
+}
+
+/// The root of `bytes.len() / size` fixed-size elements of one container type, tree sized for `limit`
+/// elements and without the length mix-in (the caller mixes it in for lists). The caller has checked that
+/// `bytes.len()` is a multiple of the element size.
+pub type ElementsRoot = fn(bytes: &[u8], limit: u64) -> Result<[u8; 32], SszError>;
+
+/// One named field of a [`Container`].
+#[derive(Debug)]
+pub struct Field {
+    /// Spec field name, used by accessors and in error paths.
+    pub name: &'static str,
+    /// Field type.
+    pub ty: &'static Ty,
+}
+
+impl Ty {
+    /// Serialized size when the type is fixed-size (spec `is_fixed_size`), `None` otherwise.
+    pub fn fixed_size(&self) -> Option<usize> {
+        match self {
+            Ty::Uint(n) | Ty::Bytes(n) => Some(*n),
+            Ty::Bool => Some(1),
+            Ty::Bitvector(n) => Some(n.div_ceil(8)),
+            Ty::Vector(e, n) => e.fixed_size().map(|s| s * n),
+            Ty::List(..) | Ty::Bitlist(_) => None,
+            Ty::Container(c) => c.fields.iter().map(|f| f.ty.fixed_size()).sum(),
+        }
+    }
+
+    /// Short type name for error messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Ty::Uint(n) => format!("uint{}", n * 8),
+            Ty::Bool => "boolean".into(),
+            Ty::Bytes(n) => format!("Bytes{n}"),
+            Ty::Vector(e, n) => format!("Vector[{}, {n}]", e.describe()),
+            Ty::List(e, n) => format!("List[{}, {n}]", e.describe()),
+            Ty::Bitvector(n) => format!("Bitvector[{n}]"),
+            Ty::Bitlist(n) => format!("Bitlist[{n}]"),
+            Ty::Container(c) => c.name.into(),
+        }
+    }
+
+    /// Elements whose serialization is already their chunk data (spec: basic types are packed; a Bytes32
+    /// element is its own root), so a vector or list of them is merkleized from the input bytes directly.
+    fn packs(&self) -> bool {
+        matches!(self, Ty::Uint(_) | Ty::Bool | Ty::Bytes(32))
+    }
+}
