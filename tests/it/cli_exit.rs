@@ -322,3 +322,28 @@ fn commands_that_read_local_files_name_a_remote_input() {
         expect(&cmd, 2, "reads local files; remote inputs stream through");
     }
 }
+
+#[test]
+fn a_failed_file_is_logged_with_its_rendered_error_not_its_debug_form() {
+    let d = tempfile::tempdir().unwrap();
+    let input = synth_era1(&d.path().join("in"), 16, 1);
+    let mut bytes = std::fs::read(&input).unwrap();
+    // A byte in the middle of the file: whatever record it lands in, the file fails verification.
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0xff;
+    std::fs::write(&input, bytes).unwrap();
+    let out = d.path().join("out");
+    // Not a terminal: the failure is a structured log line on stderr, then the summary on stdout.
+    let (c, stdout, stderr) = run(eraflow().args(["export", "--out", s(&out), s(&input)]));
+    assert_eq!(c, Some(1), "{stdout}{stderr}");
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("file failed"))
+        .unwrap_or_else(|| panic!("no 'file failed' log line in: {stderr}"));
+    let name = input.file_name().unwrap().to_str().unwrap();
+    assert!(line.contains(name), "{line}");
+    assert!(line.contains("at byte offset"), "{line}");
+    for debug in ["FormatError {", "Verify(", "kind:"] {
+        assert!(!line.contains(debug), "Debug form in the log line: {line}");
+    }
+}
