@@ -18,10 +18,23 @@
 //! [EIP-2930]: https://eips.ethereum.org/EIPS/eip-2930
 //! [EIP-1559]: https://eips.ethereum.org/EIPS/eip-1559
 //! [EIP-4844]: https://eips.ethereum.org/EIPS/eip-4844
-//! [EIP-7702]: https://eips.ethereum.org/EIPS/eip-7702
+//! [EIP-7702]: https://eips.ethereum.org/EIPS/eip-7702//!
+//! By concept: the envelope, [`TxView`] and its hashes here; reading and validating RLP fields in `fields`; the
+//! iterators over access lists, blob hashes and authorizations in `lists`.
+
+mod fields;
+mod lists;
+#[cfg(test)]
+mod tests;
+
+pub use lists::{AccessListIter, Authorization, AuthorizationIter, FixedIter};
+
+use fields::{
+    count_items, expect_list, expect_string, next_item, to_field, uint_bytes, uint_u64,
+    validate_access_list, validate_authorizations, validate_blob_hashes,
+};
 
 use alloy_primitives::{Keccak256, B256, U256};
-use alloy_rlp::Header;
 
 use crate::crypto::keccak::keccak256;
 
@@ -155,188 +168,6 @@ pub enum TxError {
 }
 
 type Result<T> = std::result::Result<T, TxError>;
-
-/// One RLP item: whether it is a list, its payload and its full encoding (header included).
-#[derive(Clone, Copy)]
-struct Item<'a> {
-    list: bool,
-    payload: &'a [u8],
-}
-
-/// Reads the next RLP item of `buf`, advancing it.
-#[inline]
-fn next_item<'a>(buf: &mut &'a [u8], field: &'static str) -> Result<Item<'a>> {
-    let h = Header::decode(buf).map_err(|source| TxError::Rlp { field, source })?;
-    // Header::decode checked `payload_length <= buf.len()`; `get` keeps this panic-free regardless.
-    let payload = buf.get(..h.payload_length).ok_or(TxError::Rlp {
-        field,
-        source: alloy_rlp::Error::InputTooShort,
-    })?;
-    *buf = &buf[h.payload_length..];
-    Ok(Item {
-        list: h.list,
-        payload,
-    })
-}
-
-#[inline]
-fn expect_string<'a>(buf: &mut &'a [u8], field: &'static str) -> Result<&'a [u8]> {
-    let it = next_item(buf, field)?;
-    if it.list {
-        return Err(TxError::WrongRlpKind {
-            field,
-            expected: "string",
-            found: "list",
-        });
-    }
-    Ok(it.payload)
-}
-
-#[inline]
-fn expect_list<'a>(buf: &mut &'a [u8], field: &'static str) -> Result<&'a [u8]> {
-    let it = next_item(buf, field)?;
-    if !it.list {
-        return Err(TxError::WrongRlpKind {
-            field,
-            expected: "list",
-            found: "string",
-        });
-    }
-    Ok(it.payload)
-}
-
-/// A big-endian unsigned integer of at most `max` bytes, canonical (no leading zero).
-#[inline]
-fn uint_bytes<'a>(buf: &mut &'a [u8], field: &'static str, max: usize) -> Result<&'a [u8]> {
-    let p = expect_string(buf, field)?;
-    if p.len() > max {
-        return Err(TxError::IntegerTooLarge {
-            field,
-            max,
-            found: p.len(),
-        });
-    }
-    if p.first() == Some(&0) {
-        return Err(TxError::NonCanonicalInteger { field });
-    }
-    Ok(p)
-}
-
-#[inline]
-fn be_u64(p: &[u8]) -> u64 {
-    p.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b))
-}
-
-#[inline]
-fn uint_u64(buf: &mut &[u8], field: &'static str) -> Result<u64> {
-    uint_bytes(buf, field, 8).map(be_u64)
-}
-
-#[inline]
-fn fixed<'a, const N: usize>(buf: &mut &'a [u8], field: &'static str) -> Result<&'a [u8; N]> {
-    let p = expect_string(buf, field)?;
-    p.try_into().map_err(|_| TxError::BadLength {
-        field,
-        expected: N,
-        found: p.len(),
-    })
-}
-
-/// `to`: 20 bytes, or empty for a contract creation when `allow_create`
-/// ([EIP-4844](https://eips.ethereum.org/EIPS/eip-4844) and [EIP-7702](https://eips.ethereum.org/EIPS/eip-7702) forbid
-/// it).
-#[inline]
-fn to_field<'a>(buf: &mut &'a [u8], allow_create: bool) -> Result<Option<&'a [u8; 20]>> {
-    let p = expect_string(buf, "to")?;
-    if p.is_empty() && allow_create {
-        return Ok(None);
-    }
-    p.try_into().map(Some).map_err(|_| TxError::BadLength {
-        field: "to",
-        expected: 20,
-        found: p.len(),
-    })
-}
-
-fn count_items(mut buf: &[u8], field: &'static str) -> Result<usize> {
-    let mut n = 0;
-    while !buf.is_empty() {
-        next_item(&mut buf, field)?;
-        n += 1;
-    }
-    Ok(n)
-}
-
-/// Validates an [EIP-2930](https://eips.ethereum.org/EIPS/eip-2930) access list payload:
-/// `[[address(20), [key(32)...]]...]`.
-fn validate_access_list(mut buf: &[u8]) -> Result<()> {
-    while !buf.is_empty() {
-        let mut entry = expect_list(&mut buf, "access_list entry")?;
-        fixed::<20>(&mut entry, "access_list address")?;
-        let mut keys = expect_list(&mut entry, "access_list storage_keys")?;
-        if !entry.is_empty() {
-            return Err(TxError::TrailingBytes {
-                what: "access_list entry",
-                count: entry.len(),
-            });
-        }
-        while !keys.is_empty() {
-            fixed::<32>(&mut keys, "access_list storage_key")?;
-        }
-    }
-    Ok(())
-}
-
-/// Validates [EIP-4844](https://eips.ethereum.org/EIPS/eip-4844) `blob_versioned_hashes`: a list of 32-byte strings.
-fn validate_blob_hashes(mut buf: &[u8]) -> Result<()> {
-    while !buf.is_empty() {
-        fixed::<32>(&mut buf, "blob_versioned_hash")?;
-    }
-    Ok(())
-}
-
-/// Reads one [EIP-7702](https://eips.ethereum.org/EIPS/eip-7702) authorization tuple
-/// `[chain_id, address, nonce, y_parity, r, s]`. EIP-7702 makes the whole transaction invalid when a tuple field is out
-/// of its bounds (chain_id, r, s < 2^256, nonce < 2^64, 20-byte address, y_parity < 2^8), so those are decode errors; a
-/// bad signature inside the bounds only invalidates that authorization, and is reported per authority at recovery.
-fn read_authorization<'a>(buf: &mut &'a [u8]) -> Result<Authorization<'a>> {
-    let mut t = expect_list(buf, "authorization")?;
-    let fields = t;
-    let chain_id = uint_bytes(&mut t, "authorization chain_id", 32)?;
-    let address = fixed::<20>(&mut t, "authorization address")?;
-    let nonce = uint_u64(&mut t, "authorization nonce")?;
-    let unsigned_len = fields.len() - t.len();
-    // EIP-7702: y_parity is a uint8; r and s are uint256.
-    let y_parity = uint_bytes(&mut t, "authorization y_parity", 1)?
-        .first()
-        .copied()
-        .unwrap_or(0);
-    let r = uint_bytes(&mut t, "authorization r", 32)?;
-    let s = uint_bytes(&mut t, "authorization s", 32)?;
-    if !t.is_empty() {
-        return Err(TxError::FieldCount {
-            kind: "authorization",
-            expected: 6,
-            found: 6 + count_items(t, "authorization")?,
-        });
-    }
-    Ok(Authorization {
-        chain_id,
-        address,
-        nonce,
-        y_parity,
-        r,
-        s,
-        unsigned_fields: &fields[..unsigned_len],
-    })
-}
-
-fn validate_authorizations(mut buf: &[u8]) -> Result<()> {
-    while !buf.is_empty() {
-        read_authorization(&mut buf)?;
-    }
-    Ok(())
-}
 
 /// Splits a canonical transaction into its kind by envelope (legacy is refined from `v` later) and its field
 /// list's payload, refusing unknown types and trailing bytes.
@@ -779,149 +610,5 @@ fn encode_u64(v: u64, out: &mut [u8; 9]) -> usize {
         out[0] = 0x80 + n as u8;
         out[1..1 + n].copy_from_slice(&be[skip..]);
         1 + n
-    }
-}
-
-/// Iterator over [EIP-2930](https://eips.ethereum.org/EIPS/eip-2930) access list entries: `(address, storage keys)`.
-/// The list was validated when the transaction was decoded, so iteration cannot fail.
-#[derive(Clone, Debug)]
-pub struct AccessListIter<'a> {
-    buf: &'a [u8],
-}
-
-impl<'a> Iterator for AccessListIter<'a> {
-    type Item = (&'a [u8; 20], FixedIter<'a, 32>);
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.buf.is_empty() {
-            return None;
-        }
-        let parsed = (|| {
-            let mut entry = expect_list(&mut self.buf, "access_list entry")?;
-            let addr = fixed::<20>(&mut entry, "access_list address")?;
-            let keys = expect_list(&mut entry, "access_list storage_keys")?;
-            Ok::<_, TxError>((addr, FixedIter { buf: keys }))
-        })();
-        match parsed {
-            Ok(e) => Some(e),
-            Err(_) => {
-                // Unreachable after validation; stop rather than panic.
-                self.buf = &[];
-                None
-            }
-        }
-    }
-}
-
-/// Iterator over a validated RLP list of fixed-width byte strings (storage keys, blob versioned hashes).
-#[derive(Clone, Debug)]
-pub struct FixedIter<'a, const N: usize> {
-    buf: &'a [u8],
-}
-
-impl<'a, const N: usize> Iterator for FixedIter<'a, N> {
-    type Item = &'a [u8; N];
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.buf.is_empty() {
-            return None;
-        }
-        match fixed::<N>(&mut self.buf, "fixed item") {
-            Ok(x) => Some(x),
-            Err(_) => {
-                self.buf = &[];
-                None
-            }
-        }
-    }
-}
-
-/// One [EIP-7702](https://eips.ethereum.org/EIPS/eip-7702) authorization tuple
-/// `[chain_id, address, nonce, y_parity, r, s]`, borrowed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Authorization<'a> {
-    /// Chain id as minimal big-endian bytes (uint256; 0 means any chain,
-    /// [EIP-7702](https://eips.ethereum.org/EIPS/eip-7702)).
-    pub chain_id: &'a [u8],
-    /// The address whose code the authority delegates to.
-    pub address: &'a [u8; 20],
-    /// The authority's nonce.
-    pub nonce: u64,
-    /// Signature y parity as found (valid values 0 and 1).
-    pub y_parity: u8,
-    /// Signature `r`, minimal big-endian.
-    pub r: &'a [u8],
-    /// Signature `s`, minimal big-endian.
-    pub s: &'a [u8],
-    /// The RLP of `chain_id, address, nonce` (list payload) as found, for the signing hash.
-    unsigned_fields: &'a [u8],
-}
-
-impl Authorization<'_> {
-    /// [EIP-7702](https://eips.ethereum.org/EIPS/eip-7702) authorization signing hash:
-    /// `keccak(MAGIC || rlp([chain_id, address, nonce]))` with `MAGIC = 0x05`, from the original field bytes.
-    pub fn signing_hash(&self) -> B256 {
-        let mut head = [0u8; 10];
-        head[0] = 0x05;
-        let n = 1 + list_header(self.unsigned_fields.len(), &mut head[1..]);
-        let mut h = Keccak256::new();
-        h.update(&head[..n]);
-        h.update(self.unsigned_fields);
-        h.finalize()
-    }
-}
-
-/// Iterator over a validated [EIP-7702](https://eips.ethereum.org/EIPS/eip-7702) authorization list.
-#[derive(Clone, Debug)]
-pub struct AuthorizationIter<'a> {
-    buf: &'a [u8],
-}
-
-impl<'a> Iterator for AuthorizationIter<'a> {
-    type Item = Authorization<'a>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.buf.is_empty() {
-            return None;
-        }
-        match read_authorization(&mut self.buf) {
-            Ok(a) => Some(a),
-            Err(_) => {
-                self.buf = &[];
-                None
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn eip155_example_signing_hash() {
-        // EIP-155 text: nonce 9, gas price 20 gwei, gas 21000, to 0x3535..., value 1 ether, empty data.
-        let signed = hex::decode("f86c098504a817c800825208943535353535353535353535353535353535353535880de0b6b3a76400008025a028ef61340bd939bc2195fe537567866003e1a15d3c71ff63e1590620aa636276a067cbe9d8997f761aecb703304b3800ccf555c9f3dc64214b297fb1966a3b6d83").unwrap();
-        let tx = TxView::decode(&signed).unwrap();
-        assert_eq!(tx.kind(), TxKind::Legacy155);
-        assert_eq!(tx.chain_id(), Some(1));
-        assert_eq!(tx.nonce(), 9);
-        assert_eq!(tx.gas_limit(), 21000);
-        assert_eq!(tx.y_parity(), Some(false));
-        assert_eq!(
-            hex::encode(tx.signing_hash()),
-            "daf5a779ae972f972197303d7b574746c7ef83eadac0f2791ad23db92e4c8e53"
-        );
-    }
-
-    #[test]
-    fn list_header_lengths() {
-        let mut b = [0u8; 9];
-        assert_eq!(list_header(55, &mut b), 1);
-        assert_eq!(b[0], 0xc0 + 55);
-        assert_eq!(list_header(56, &mut b), 2);
-        assert_eq!(&b[..2], &[0xf8, 56]);
-        assert_eq!(list_header(0x1234, &mut b), 3);
-        assert_eq!(&b[..3], &[0xf9, 0x12, 0x34]);
     }
 }
