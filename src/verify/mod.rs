@@ -4,6 +4,7 @@ pub mod anchor;
 pub mod era;
 pub mod era1;
 mod era1_receipts;
+mod era1_sequence;
 mod era_state;
 pub mod links;
 pub mod payload;
