@@ -2,7 +2,9 @@
 
 use crate::network::Network;
 
-/// Default in-memory budget of the hash sort: 256 MiB (8 M hashes per run; ~210 runs for mainnet).
+/// Default in-memory budget of the hash sort: 256 MiB (8 M hashes per run; ~210 runs for mainnet). The value
+/// jobs use is `[prune] memory_budget` of `configs/default.toml` ([`PruneOptions::default`] reads it); a test
+/// keeps this constant equal to it.
 pub const DEFAULT_MEMORY_BUDGET: usize = 256 << 20;
 
 /// Which list files to write besides the binary ones (which are always written: `prune check` and nodes use them).
@@ -45,14 +47,42 @@ pub struct PruneOptions {
 }
 
 impl Default for PruneOptions {
+    /// The `[prune]` format, memory budget and gap policy of `configs/default.toml` (the one place defaults
+    /// live); no network or range.
     fn default() -> Self {
+        #[derive(serde::Deserialize)]
+        struct Defaults {
+            prune: Prune,
+        }
+        #[derive(serde::Deserialize)]
+        struct Prune {
+            format: String,
+            memory_budget: usize,
+            allow_gaps: bool,
+        }
+        let d: Defaults = toml::from_str(include_str!("../../configs/default.toml"))
+            .expect("configs/default.toml is embedded and tested");
         PruneOptions {
             network: None,
             from_block: None,
             until_block: None,
-            allow_gaps: false,
-            format: OutputFormat::Binary,
-            memory_budget: DEFAULT_MEMORY_BUDGET,
+            allow_gaps: d.prune.allow_gaps,
+            format: d.prune.format.parse().unwrap_or_default(),
+            memory_budget: d.prune.memory_budget,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_embedded_configs() {
+        let d = PruneOptions::default();
+        assert_eq!(d.memory_budget, DEFAULT_MEMORY_BUDGET);
+        assert_eq!(d.format, OutputFormat::Binary);
+        assert!(!d.allow_gaps);
+        assert!(d.network.is_none() && d.from_block.is_none() && d.until_block.is_none());
     }
 }
