@@ -7,7 +7,7 @@
 //! anonymous read-only mapping over it, `MAP_FIXED`), marks the mapping as faulted and returns, so the read
 //! sees zeros and the file's verification goes on to fail. [`Era1File`](super::era1::Era1File) and
 //! [`EraFile`](super::era::EraFile) check [`MapGuard::fault`] and the file's size and modification time
-//! again once the file is processed, and fail it with [`FormatErrorKind::Changed`](super::FormatErrorKind::Changed)
+//! again once the file is processed, and fail it with [`super::FormatErrorKind::Changed`]
 //! — an I/O error (exit 2) — so nothing verified or exported ever rests on bytes that changed underneath.
 //!
 //! A SIGBUS outside every registered mapping is not ours: the handler reinstalls the previous action (Rust's

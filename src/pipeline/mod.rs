@@ -1,6 +1,6 @@
 //! Jobs: typed job definitions layered from `configs/default.toml`, pipeline files, `--set` and flags
 //! ([`config`], [`job`]); one library call per command ([`commands`]); reading a dataset straight into Arrow
-//! ([`read`]); the export stage, the stage runner, progress and run reports.
+//! ([`read`](mod@read)); the export stage, the stage runner, progress and run reports.
 
 pub mod commands;
 pub mod config;

@@ -11,7 +11,7 @@
 //! than its range (whatever its Content-Length says, an endless body included) is cut off there, one whose
 //! Content-Range gives another total size than declared fails, and a server that ignores ranges is refused
 //! by object_store before its body is read; so memory stays at one network buffer per download. HTTP
-//! redirects are followed only within the mirror's origin ([`SameOrigin`]).
+//! redirects are followed only within the mirror's origin (`SameOrigin`).
 
 use super::remote::RemoteError;
 use super::url::{RemoteUrl, Scheme};

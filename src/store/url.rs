@@ -66,7 +66,7 @@ impl RemoteUrl {
         self.scheme
     }
 
-    /// The bucket (s3, gs), container (az) or host[:port] (http, https).
+    /// The bucket (s3, gs), container (az) or `host[:port]` (http, https).
     pub fn authority(&self) -> &str {
         &self.authority
     }

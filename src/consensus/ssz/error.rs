@@ -113,7 +113,7 @@ pub enum ErrorKind {
         /// The field asked for.
         field: String,
     },
-    /// An object too short to read its slot from (see [`super::slot_of`]), so its fork cannot be told.
+    /// An object too short to read its slot from (see [`crate::consensus::slot_of`]), so its fork cannot be told.
     #[error("object has {found} bytes, too short to hold the slot at offset {offset}")]
     NoSlot {
         /// Where the slot would be: its byte offset in the serialized block or state.
