@@ -10,7 +10,7 @@ use eraflow::network::Network;
 use eraflow::pipeline::export::{export, ExportOptions};
 use eraflow::pipeline::report::Progress;
 use eraflow::sink::parquet::ParquetOptions;
-use eraflow::verify::era1::{verify_file, VerifyOptions};
+use eraflow::verify::execution::{verify_file, VerifyOptions};
 use std::hint::black_box;
 
 fn bench(c: &mut Criterion) {

@@ -24,11 +24,12 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughpu
 use eraflow::crypto::keccak::keccak256;
 use eraflow::execution::body::BodyView;
 use eraflow::execution::trie::ordered_root_and_hashes;
-use eraflow::formats::era1::{self, BlockDecoders, Era1File};
+use eraflow::formats::era1::Era1File;
+use eraflow::formats::execution::{decompress, BlockDecoders};
 use eraflow::network::Network;
 use eraflow::prune::{run, PruneOptions};
 use eraflow::synth::era1::{write, SynthOptions};
-use eraflow::verify::era1::{
+use eraflow::verify::execution::{
     verify_file_with, BlockHashes, BlockVisitor, VerifiedBlock, VerifyOptions,
 };
 use std::hint::black_box;
@@ -97,9 +98,9 @@ fn floor(path: &Path) -> u64 {
     let mut acc = 0u64;
     for i in 0..file.block_count() {
         let t = file.block(i).expect("block");
-        let h = era1::decompress(&mut dec.header, &t.header, path, t.number).expect("header");
+        let h = decompress(&mut dec.header, &t.header, path, t.number).expect("header");
         acc ^= keccak256(h).0[0] as u64;
-        let b = era1::decompress(&mut dec.body, &t.body, path, t.number).expect("body");
+        let b = decompress(&mut dec.body, &t.body, path, t.number).expect("body");
         let body = BodyView::decode(b).expect("body rlp");
         for tx in body.transaction_encodings() {
             acc = acc.wrapping_add(keccak256(tx.expect("tx")).0[0] as u64);
@@ -119,8 +120,8 @@ fn floor_with_tx_root(path: &Path) -> u64 {
     let mut hashes = Vec::new();
     for i in 0..file.block_count() {
         let t = file.block(i).expect("block");
-        let h = era1::decompress(&mut dec.header, &t.header, path, t.number).expect("header");
-        let b = era1::decompress(&mut dec.body, &t.body, path, t.number).expect("body");
+        let h = decompress(&mut dec.header, &t.header, path, t.number).expect("header");
+        let b = decompress(&mut dec.body, &t.body, path, t.number).expect("body");
         let body = BodyView::decode(b).expect("body rlp");
         let items: Vec<&[u8]> = body
             .transaction_encodings()

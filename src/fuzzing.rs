@@ -13,7 +13,6 @@ use crate::execution::receipt::{self, Outcome, ReceiptView};
 use crate::execution::transaction::{canonical_and_kind, TxView};
 use crate::formats::e2store::{read_record_at, E2StoreReader};
 use crate::formats::era::EraFile;
-use crate::formats::era1::Era1File;
 use crate::formats::snappy::{compress_framed, FramedDecoder};
 use std::path::Path;
 use std::sync::OnceLock;
@@ -91,8 +90,13 @@ fn one_thread<R: Send>(f: impl FnOnce() -> R + Send) -> R {
 /// check: index, tuples, decompression with the per-kind caps, headers, bodies, receipts, roots, total
 /// difficulty, accumulator), without sender recovery.
 pub fn era1(data: &[u8]) {
-    let path = Path::new("synthnet-00000-00000000.era1");
-    let Ok(file) = Era1File::from_bytes(path, data) else {
+    execution_file(Path::new("synthnet-00000-00000000.era1"), data);
+}
+
+/// A whole era1 or ere file opened from the bytes and verified as a synthnet file (every check of the one
+/// execution block path), without sender recovery.
+fn execution_file(path: &Path, data: &[u8]) {
+    let Ok(file) = crate::formats::ExecutionArchive::from_bytes(path, data) else {
         return;
     };
     assert!(file.first_block().checked_add(file.block_count()).is_some());
@@ -104,11 +108,11 @@ pub fn era1(data: &[u8]) {
         ..Default::default()
     };
     let report = one_thread(|| {
-        let mut report = crate::verify::report::FileReport::start(path, "era1");
-        crate::verify::era1::verify_era1(
+        let mut report = crate::verify::report::FileReport::start(path, file.kind().extension());
+        crate::verify::execution::verify_execution(
             &file,
             &opts,
-            &crate::verify::era1::NoVisitor,
+            &crate::verify::execution::NoVisitor,
             &mut |_| {},
             &mut report,
         );

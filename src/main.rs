@@ -96,6 +96,7 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
         Command::Synth {
             out,
             kind,
+            profile,
             network,
             era,
             fork,
@@ -108,6 +109,7 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             f.str("name", Some("synth")).str("network", network);
             f.path("synth.out", &out)
                 .str("synth.kind", kind)
+                .str("synth.profile", profile)
                 .int("synth.era", era);
             f.str("synth.fork", fork)
                 .int("synth.files", files)
@@ -275,6 +277,36 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
                 rayon::current_num_threads()
             );
             Ok(ExitStatus::Ok)
+        }
+        Command::Convert {
+            to,
+            out,
+            profile,
+            network,
+            paths,
+        } => {
+            f.str("name", Some("convert"))
+                .str("network", network)
+                .list("inputs", &paths);
+            let job = f.job(threads, None, &[])?;
+            let opts = pipeline::convert::ConvertOptions {
+                to: to.parse().map_err(|e| JobError::Invalid {
+                    key: "--to",
+                    message: format!("{e}"),
+                })?,
+                out,
+                profile: pipeline::convert::parse_profile(profile.as_deref())?,
+                network: job.network.clone(),
+            };
+            let files = job.local_files("convert")?;
+            let converted = pipeline::convert::convert(&files, &opts);
+            for c in &converted {
+                match &c.output {
+                    Some(p) => stdout.line(p.display()),
+                    None => stdout.line(eraflow::verify::render::verify_lines(&c.report)),
+                }
+            }
+            Ok(ExitStatus::of_files(converted.iter().map(|c| &c.report)))
         }
         Command::Inspect { file, network } => {
             f.str("name", Some("inspect")).str("network", network);

@@ -22,6 +22,20 @@ pub struct ForkBlocks {
     pub berlin: u64,
     /// [EIP-1559](https://eips.ethereum.org/EIPS/eip-1559): headers gain `base_fee_per_gas`.
     pub london: u64,
+    /// Shanghai, by block timestamp (unix seconds, geth's `shanghaiTime`): bodies carry withdrawals and headers
+    /// `withdrawals_root` ([EIP-4895](https://eips.ethereum.org/EIPS/eip-4895)). Absent: not scheduled.
+    #[serde(default)]
+    pub shanghai_time: Option<u64>,
+    /// Cancun, by block timestamp (geth's `cancunTime`): blob transactions (type 3) and the header's
+    /// `blob_gas_used`, `excess_blob_gas` ([EIP-4844](https://eips.ethereum.org/EIPS/eip-4844)) and
+    /// `parent_beacon_block_root` ([EIP-4788](https://eips.ethereum.org/EIPS/eip-4788)). Absent: not scheduled.
+    #[serde(default)]
+    pub cancun_time: Option<u64>,
+    /// Prague, by block timestamp (geth's `pragueTime`): set-code transactions (type 4,
+    /// [EIP-7702](https://eips.ethereum.org/EIPS/eip-7702)) and the header's `requests_hash`
+    /// ([EIP-7685](https://eips.ethereum.org/EIPS/eip-7685)). Absent: not scheduled.
+    #[serde(default)]
+    pub prague_time: Option<u64>,
 }
 
 /// Consensus-layer facts needed to read era files.
@@ -236,6 +250,60 @@ impl Network {
     /// [EIP-155](https://eips.ethereum.org/EIPS/eip-155) replay-protected signatures may appear in this block.
     pub fn is_spurious_dragon(&self, block: u64) -> bool {
         block >= self.forks.spurious_dragon
+    }
+
+    /// The block is proof-of-stake (at or after the merge's first block): difficulty and nonce are zero, there are
+    /// no ommers, and it has no total difficulty of its own.
+    pub fn is_merged(&self, block: u64) -> bool {
+        block >= self.first_pos_block
+    }
+
+    /// A block with this timestamp is in Shanghai (withdrawals).
+    pub fn is_shanghai(&self, timestamp: u64) -> bool {
+        self.forks.shanghai_time.is_some_and(|t| timestamp >= t)
+    }
+
+    /// A block with this timestamp is in Cancun (blobs, parent beacon block root).
+    pub fn is_cancun(&self, timestamp: u64) -> bool {
+        self.forks.cancun_time.is_some_and(|t| timestamp >= t)
+    }
+
+    /// A block with this timestamp is in Prague (set-code transactions, requests hash).
+    pub fn is_prague(&self, timestamp: u64) -> bool {
+        self.forks.prague_time.is_some_and(|t| timestamp >= t)
+    }
+
+    /// How many fields the header of block `block` with timestamp `timestamp` has: 15 before London, 16 with
+    /// `base_fee_per_gas`, 17 with `withdrawals_root` (Shanghai), 20 with the blob and beacon-root fields (Cancun),
+    /// 21 with `requests_hash` (Prague).
+    pub fn header_fields(&self, block: u64, timestamp: u64) -> usize {
+        if self.is_prague(timestamp) {
+            21
+        } else if self.is_cancun(timestamp) {
+            20
+        } else if self.is_shanghai(timestamp) {
+            17
+        } else if self.is_london(block) {
+            16
+        } else {
+            15
+        }
+    }
+
+    /// The highest transaction type block `block` with timestamp `timestamp` may hold (0 legacy, 1 access list
+    /// from Berlin, 2 dynamic fee from London, 3 blob from Cancun, 4 set-code from Prague).
+    pub fn max_tx_type(&self, block: u64, timestamp: u64) -> u8 {
+        if self.is_prague(timestamp) {
+            4
+        } else if self.is_cancun(timestamp) {
+            3
+        } else if self.is_london(block) {
+            2
+        } else if self.is_berlin(block) {
+            1
+        } else {
+            0
+        }
     }
 }
 

@@ -14,16 +14,16 @@ use std::path::Path;
 /// away.
 pub(super) fn prune_floor(path: &Path) -> Result<u64, String> {
     use crate::execution::body::BodyView;
-    use crate::formats::era1::{self, BlockDecoders, Era1File};
+    use crate::formats::era1::Era1File;
+    use crate::formats::execution::{decompress, BlockDecoders};
     let file = Era1File::open(path).map_err(|e| e.to_string())?;
     let mut dec = BlockDecoders::default();
     let (mut acc, mut hashes) = (0u64, Vec::new());
     for i in 0..file.block_count() {
         let t = file.block(i).map_err(|e| e.to_string())?;
-        let h = era1::decompress(&mut dec.header, &t.header, path, t.number)
-            .map_err(|e| e.to_string())?;
-        let b =
-            era1::decompress(&mut dec.body, &t.body, path, t.number).map_err(|e| e.to_string())?;
+        let h =
+            decompress(&mut dec.header, &t.header, path, t.number).map_err(|e| e.to_string())?;
+        let b = decompress(&mut dec.body, &t.body, path, t.number).map_err(|e| e.to_string())?;
         let body = BodyView::decode(b).map_err(|e| e.to_string())?;
         let items = body
             .transaction_encodings()

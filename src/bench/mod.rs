@@ -23,7 +23,7 @@ use crate::pipeline::export::{export, ExportOptions};
 use crate::pipeline::report::Progress;
 use crate::sink::parquet::ParquetOptions;
 use crate::synth::era1::SynthError;
-use crate::verify::era1::VerifyOptions;
+use crate::verify::execution::VerifyOptions;
 use std::path::{Path, PathBuf};
 
 mod floors;
@@ -299,7 +299,7 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
         };
         let p = input.clone();
         move || {
-            let r = crate::verify::era1::verify_file(&p, &opts);
+            let r = crate::verify::execution::verify_file(&p, &opts);
             match (r.ok, r.sender_errors) {
                 (false, _) => Err(format!("{:?}", r.errors)),
                 (true, Some(n)) if n > 0 => Err(format!("{n} sender errors")),

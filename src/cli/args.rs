@@ -68,19 +68,24 @@ pub enum Command {
         #[arg(required = true)]
         paths: Vec<String>,
     },
-    /// Write deterministic synthetic archives: era1 (real signatures, logs, every pre-merge transaction kind) or
-    /// era (beacon blocks of any fork chained into their state, payloads with transactions of types 0-4).
+    /// Write deterministic synthetic archives: era1 (real signatures, logs, every pre-merge transaction kind), ere
+    /// (the same blocks with slim receipts, in any era: past the merge with transaction types 0-4, withdrawals,
+    /// blobs) or era (beacon blocks of any fork chained into their state, payloads with transactions of types 0-4).
     Synth {
         /// Output directory.
         #[arg(long)]
         out: PathBuf,
-        /// Archive kind: era1 (default) or era.
+        /// Archive kind: era1 (default), ere or era.
         #[arg(long)]
         kind: Option<String>,
+        /// ere files only: noproofs (default) or noproofs-noreceipts.
+        #[arg(long)]
+        profile: Option<String>,
         /// Network preset name or preset .toml (default: synthnet).
         #[arg(long)]
         network: Option<String>,
-        /// First era (era files: default the first era wholly in --fork, else 1; era1: 0).
+        /// First era (era files: default the first era wholly in --fork, else 1; era1 and ere: 0; on synthnet, ere
+        /// era 122 crosses the merge and the later forks).
         #[arg(long)]
         era: Option<u64>,
         /// Era files only: pick the first era whose blocks and state are all of this fork.
@@ -233,6 +238,25 @@ pub enum Command {
         check: Option<PruneCommand>,
         #[command(flatten)]
         args: PruneArgs,
+    },
+    /// Rewrite verified execution archives in the other layout: era1 to ere (slim receipts, total difficulty,
+    /// accumulator root; the noproofs profile), or pre-merge ere back to era1. Prints each file written.
+    Convert {
+        /// The layout to write: ere or era1.
+        #[arg(long)]
+        to: String,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// ere output: noproofs (default) or noproofs-noreceipts.
+        #[arg(long)]
+        profile: Option<String>,
+        /// Network preset name or preset .toml (default: from each file name).
+        #[arg(long)]
+        network: Option<String>,
+        /// Files, directories or glob patterns.
+        #[arg(required = true)]
+        paths: Vec<String>,
     },
     /// Summarise one archive file: range, counts by record type, transaction kinds, roots, total difficulty.
     Inspect {

@@ -171,18 +171,8 @@ impl<'a> BeaconBlockBody<'a> {
     }
 }
 
-/// One `Withdrawal` of a capella+ payload.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Withdrawal {
-    /// Global withdrawal index.
-    pub index: u64,
-    /// Validator index.
-    pub validator_index: u64,
-    /// Execution address credited.
-    pub address: [u8; 20],
-    /// Amount in Gwei.
-    pub amount: u64,
-}
+/// One `Withdrawal` of a capella+ payload: the same withdrawal an execution body carries in RLP.
+pub use crate::execution::withdrawal::Withdrawal;
 
 /// A validated `ExecutionPayload` (bellatrix and later).
 #[derive(Debug, Clone)]

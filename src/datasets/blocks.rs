@@ -8,7 +8,7 @@ use super::{Dataset, DatasetBuilder, DatasetError, ExportContext};
 use crate::execution::transaction::TxView;
 use crate::formats::ArchiveKind;
 use crate::verify::era::VerifiedBeaconBlock;
-use crate::verify::era1::VerifiedBlock;
+use crate::verify::execution::VerifiedBlock;
 use arrow::array::{ArrayRef, BinaryBuilder, UInt32Builder, UInt64Builder};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
@@ -72,7 +72,7 @@ impl Dataset for Blocks {
         &["author"]
     }
     fn sources(&self) -> &'static [ArchiveKind] {
-        &[ArchiveKind::Era1, ArchiveKind::Era]
+        &[ArchiveKind::Era1, ArchiveKind::Ere, ArchiveKind::Era]
     }
     fn builder(&self, ctx: ExportContext) -> Box<dyn DatasetBuilder> {
         Box::new(BlocksBuilder {
@@ -127,7 +127,7 @@ impl DatasetBuilder for BlocksBuilder {
         self.receipts_root.append_value(h.receipts_root());
         self.logs_bloom.append_value(h.logs_bloom());
         self.difficulty.append(Some(h.difficulty()));
-        self.total_difficulty.append(Some(b.total_difficulty));
+        self.total_difficulty.append(b.total_difficulty);
         self.gas_used.append_value(h.gas_used());
         self.gas_limit.append_value(h.gas_limit());
         self.extra_data.append_value(h.extra_data());

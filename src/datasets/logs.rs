@@ -2,7 +2,7 @@
 
 use super::{Dataset, DatasetBuilder, ExportContext};
 use crate::formats::ArchiveKind;
-use crate::verify::era1::VerifiedBlock;
+use crate::verify::execution::VerifiedBlock;
 use arrow::array::{ArrayRef, BinaryBuilder, UInt32Builder, UInt64Builder};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
@@ -36,7 +36,6 @@ impl Dataset for Logs {
     fn schema(&self) -> SchemaRef {
         SCHEMA.clone()
     }
-    /// era1 only: era files carry no receipts (so no logs) and post-merge blocks have no ommers.
     fn sort_columns(&self) -> &'static [&'static str] {
         &["block_number", "log_index"]
     }
@@ -44,7 +43,8 @@ impl Dataset for Logs {
         &["address", "topic0", "topic1", "topic2", "topic3"]
     }
     fn sources(&self) -> &'static [ArchiveKind] {
-        &[ArchiveKind::Era1]
+        // era files carry no receipts, so no logs.
+        &[ArchiveKind::Era1, ArchiveKind::Ere]
     }
     fn needs_receipts(&self) -> bool {
         true

@@ -21,7 +21,7 @@ use crate::consensus::SszError;
 use crate::crypto::signer::Signer;
 use crate::formats::ArchiveKind;
 use crate::verify::era::VerifiedBeaconBlock;
-use crate::verify::era1::VerifiedBlock;
+use crate::verify::execution::VerifiedBlock;
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 

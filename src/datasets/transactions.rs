@@ -9,7 +9,7 @@ use crate::execution::receipt::{Outcome, ReceiptView};
 use crate::execution::transaction::TxView;
 use crate::formats::ArchiveKind;
 use crate::verify::era::VerifiedBeaconBlock;
-use crate::verify::era1::VerifiedBlock;
+use crate::verify::execution::VerifiedBlock;
 use alloy_primitives::U256;
 use arrow::array::{
     ArrayBuilder, ArrayRef, BinaryBuilder, BooleanBuilder, ListBuilder, StringBuilder,
@@ -120,7 +120,7 @@ impl Dataset for Transactions {
         &["from_address", "to_address"]
     }
     fn sources(&self) -> &'static [ArchiveKind] {
-        &[ArchiveKind::Era1, ArchiveKind::Era]
+        &[ArchiveKind::Era1, ArchiveKind::Ere, ArchiveKind::Era]
     }
     fn builder(&self, ctx: ExportContext) -> Box<dyn DatasetBuilder> {
         Box::new(TxBuilder::new(ctx.signer, ctx.chain_id))

@@ -4,7 +4,7 @@ use super::columns::{u256_fields, U256Columns};
 use super::{Dataset, DatasetBuilder, ExportContext};
 use crate::execution::header::HeaderView;
 use crate::formats::ArchiveKind;
-use crate::verify::era1::VerifiedBlock;
+use crate::verify::execution::VerifiedBlock;
 use arrow::array::{ArrayRef, BinaryBuilder, UInt32Builder, UInt64Builder};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
@@ -45,7 +45,8 @@ impl Dataset for Uncles {
         &["author"]
     }
     fn sources(&self) -> &'static [ArchiveKind] {
-        &[ArchiveKind::Era1]
+        // Post-merge blocks (era payloads) have no ommers.
+        &[ArchiveKind::Era1, ArchiveKind::Ere]
     }
     fn needs_receipts(&self) -> bool {
         false

@@ -1,10 +1,12 @@
-//! `withdrawals`: one row per [EIP-4895](https://eips.ethereum.org/EIPS/eip-4895) withdrawal of a post-merge execution
-//! payload (Capella on), as the era file's beacon block carries it; the payload's `withdrawals_root` (checked through
-//! the block hash) commits to every row.
+//! `withdrawals`: one row per [EIP-4895](https://eips.ethereum.org/EIPS/eip-4895) withdrawal of a post-merge block
+//! (Shanghai/Capella on), from an ere file's block body or an era file's execution payload; the header's
+//! `withdrawals_root` (checked against the body, or through the payload's block hash) commits to every row.
 
 use super::{Dataset, DatasetBuilder, DatasetError, ExportContext};
+use crate::execution::withdrawal::Withdrawal;
 use crate::formats::ArchiveKind;
 use crate::verify::era::VerifiedBeaconBlock;
+use crate::verify::execution::VerifiedBlock;
 use arrow::array::{ArrayRef, BinaryBuilder, UInt64Builder};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
@@ -34,7 +36,6 @@ impl Dataset for Withdrawals {
     fn needs_receipts(&self) -> bool {
         false
     }
-    /// Era files only: withdrawals started after the merge.
     fn sort_columns(&self) -> &'static [&'static str] {
         &["block_number", "withdrawal_index"]
     }
@@ -42,7 +43,8 @@ impl Dataset for Withdrawals {
         &["address"]
     }
     fn sources(&self) -> &'static [ArchiveKind] {
-        &[ArchiveKind::Era]
+        // Withdrawals started after the merge: never in era1 files.
+        &[ArchiveKind::Ere, ArchiveKind::Era]
     }
     fn builder(&self, _: ExportContext) -> Box<dyn DatasetBuilder> {
         Box::<WithdrawalsBuilder>::default()
@@ -59,18 +61,30 @@ struct WithdrawalsBuilder {
     amount_gwei: UInt64Builder,
 }
 
-impl DatasetBuilder for WithdrawalsBuilder {
-    fn add_beacon_block(&mut self, b: &VerifiedBeaconBlock<'_>) -> Result<(), DatasetError> {
-        let Some(x) = &b.execution else {
-            return Ok(());
-        };
-        for w in x.withdrawals {
-            self.block_number.append_value(x.header.number);
-            self.block_hash.append_value(x.block_hash);
+impl WithdrawalsBuilder {
+    /// The rows of one block's withdrawals, whichever archive kind gave them.
+    fn add_rows(&mut self, number: u64, hash: &[u8; 32], withdrawals: &[Withdrawal]) {
+        for w in withdrawals {
+            self.block_number.append_value(number);
+            self.block_hash.append_value(hash);
             self.withdrawal_index.append_value(w.index);
             self.validator_index.append_value(w.validator_index);
             self.address.append_value(w.address);
             self.amount_gwei.append_value(w.amount);
+        }
+    }
+}
+
+impl DatasetBuilder for WithdrawalsBuilder {
+    fn add_block(&mut self, b: &VerifiedBlock<'_>) {
+        if !b.withdrawals.is_empty() {
+            self.add_rows(b.number, &b.header.hash().0, b.withdrawals);
+        }
+    }
+
+    fn add_beacon_block(&mut self, b: &VerifiedBeaconBlock<'_>) -> Result<(), DatasetError> {
+        if let Some(x) = &b.execution {
+            self.add_rows(x.header.number, &x.block_hash.0, x.withdrawals);
         }
         Ok(())
     }

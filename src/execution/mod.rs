@@ -1,5 +1,5 @@
-//! Execution-layer data as zero-copy RLP views: headers, bodies, transactions, receipts and logs, plus the roots
-//! that commit to them (ordered tries, the logs bloom, the era1 accumulator).
+//! Execution-layer data as zero-copy RLP views: headers, bodies, transactions, receipts (full and slim), logs and
+//! withdrawals, plus the roots that commit to them (ordered tries, the logs bloom, the era1 accumulator).
 
 pub mod accumulator;
 pub mod bloom;
@@ -10,3 +10,4 @@ pub mod rlp;
 pub mod transaction;
 pub mod trie;
 pub mod tx_request;
+pub mod withdrawal;

@@ -5,6 +5,11 @@
 //! status byte (empty = 0 = failure, 0x01 = success). Typed receipts ([EIP-2718]) are `type || rlp(fields)`,
 //! and appear in a receipt list as RLP strings, like typed transactions in a body.
 //!
+//! ere files store *slim* receipts instead (go-ethereum's `SlimReceipt`): `[tx_type, post_state_or_status,
+//! cumulative_gas_used, logs]`, one RLP list per receipt whatever its type, without the bloom, which is a function
+//! of the logs. [`SlimReceipt::write_canonical`] rebuilds the full receipt from its fields' own encodings (no
+//! re-encoding), so the receipts root comes out of the same trie code.
+//!
 //! Yellow paper: <https://ethereum.github.io/yellowpaper/paper.pdf>.
 //!
 //! [EIP-658]: https://eips.ethereum.org/EIPS/eip-658
@@ -57,21 +62,7 @@ impl<'a> ReceiptView<'a> {
             it.next()
                 .ok_or_else(|| RlpError::new("receipt", format!("missing field {name}")))?
         };
-        let first = next("status")?;
-        let outcome = match rlp::string_payload(&first, "status")? {
-            [] => Outcome::Status(false),
-            [1] => Outcome::Status(true),
-            p if p.len() == 32 => Outcome::PostState(rlp::as_fixed::<32>(&first, "post_state")?),
-            p => {
-                return Err(RlpError::new(
-                    "status",
-                    format!(
-                        "expected empty, 0x01 or a 32-byte state root, found {} bytes",
-                        p.len()
-                    ),
-                ))
-            }
-        };
+        let outcome = decode_outcome(&next("status")?)?;
         let cumulative_gas_used =
             rlp::as_u64(&next("cumulative_gas_used")?, "cumulative_gas_used")?;
         let bloom = rlp::as_fixed::<256>(&next("logs_bloom")?, "logs_bloom")?;
@@ -118,6 +109,151 @@ impl<'a> ReceiptView<'a> {
     pub fn logs(&self) -> impl Iterator<Item = Result<LogView<'a>, RlpError>> {
         ListIter::new(self.logs.payload, "log").map(|r| r.and_then(|it| LogView::decode(&it)))
     }
+    /// The RLP encoding of the logs list, as stored.
+    pub fn logs_rlp(&self) -> &'a [u8] {
+        self.logs.raw
+    }
+}
+
+/// The first receipt field: empty (failure), 0x01 (success) or a 32-byte post-transaction state root.
+fn decode_outcome<'a>(item: &Item<'a>) -> Result<Outcome<'a>, RlpError> {
+    Ok(match rlp::string_payload(item, "status")? {
+        [] => Outcome::Status(false),
+        [1] => Outcome::Status(true),
+        p if p.len() == 32 => Outcome::PostState(rlp::as_fixed::<32>(item, "post_state")?),
+        p => {
+            return Err(RlpError::new(
+                "status",
+                format!(
+                    "expected empty, 0x01 or a 32-byte state root, found {} bytes",
+                    p.len()
+                ),
+            ))
+        }
+    })
+}
+
+/// One slim receipt of an ere file: `[tx_type, post_state_or_status, cumulative_gas_used, logs]`.
+#[derive(Debug, Clone, Copy)]
+pub struct SlimReceipt<'a> {
+    tx_type: u8,
+    outcome_item: Item<'a>,
+    gas_item: Item<'a>,
+    outcome: Outcome<'a>,
+    cumulative_gas_used: u64,
+    logs: Item<'a>,
+}
+
+impl<'a> SlimReceipt<'a> {
+    /// Decodes one element of a slim receipt list.
+    pub fn decode(item: &Item<'a>) -> Result<Self, RlpError> {
+        if !item.is_list {
+            return Err(RlpError::new(
+                "slim receipt",
+                "expected a list, found a string",
+            ));
+        }
+        let mut it = ListIter::new(item.payload, "slim receipt field");
+        let mut next = |name: &str| {
+            it.next()
+                .ok_or_else(|| RlpError::new("slim receipt", format!("missing field {name}")))?
+        };
+        let ty = rlp::as_u64(&next("tx_type")?, "tx_type")?;
+        // A typed receipt's type is its first byte, below the RLP list prefixes (EIP-2718).
+        let tx_type = u8::try_from(ty)
+            .ok()
+            .filter(|t| *t <= 0x7f)
+            .ok_or_else(|| RlpError::new("tx_type", format!("expected 0 to 127, found {ty}")))?;
+        let outcome_item = next("status")?;
+        let outcome = decode_outcome(&outcome_item)?;
+        let gas_item = next("cumulative_gas_used")?;
+        let cumulative_gas_used = rlp::as_u64(&gas_item, "cumulative_gas_used")?;
+        let logs = next("logs")?;
+        if !logs.is_list {
+            return Err(RlpError::new("logs", "expected a list, found a string"));
+        }
+        if it.next().is_some() {
+            return Err(RlpError::new("slim receipt", "more than 4 fields"));
+        }
+        Ok(SlimReceipt {
+            tx_type,
+            outcome_item,
+            gas_item,
+            outcome,
+            cumulative_gas_used,
+            logs,
+        })
+    }
+
+    /// [EIP-2718](https://eips.ethereum.org/EIPS/eip-2718) type (0 for legacy).
+    pub fn tx_type(&self) -> u8 {
+        self.tx_type
+    }
+    /// Status or post-transaction state root, as in a full receipt.
+    pub fn outcome(&self) -> Outcome<'a> {
+        self.outcome
+    }
+    /// Gas used in the block up to and including this transaction.
+    pub fn cumulative_gas_used(&self) -> u64 {
+        self.cumulative_gas_used
+    }
+    /// The logs, decoded lazily.
+    pub fn logs(&self) -> impl Iterator<Item = Result<LogView<'a>, RlpError>> {
+        ListIter::new(self.logs.payload, "log").map(|r| r.and_then(|it| LogView::decode(&it)))
+    }
+
+    /// Appends the canonical encoding of the full receipt (the receipts-trie value) with `bloom` (which must be
+    /// the bloom of [`logs`](Self::logs)): the fields are copied as stored, so the bytes are exactly those a
+    /// full receipt list would hold.
+    pub fn write_canonical(&self, bloom: &[u8; 256], out: &mut Vec<u8>) {
+        const BLOOM_PREFIX: [u8; 3] = [0xb9, 0x01, 0x00]; // an RLP string of 256 bytes
+        let payload = self.outcome_item.raw.len()
+            + self.gas_item.raw.len()
+            + BLOOM_PREFIX.len()
+            + bloom.len()
+            + self.logs.raw.len();
+        if self.tx_type != 0 {
+            out.push(self.tx_type);
+        }
+        alloy_rlp::Header {
+            list: true,
+            payload_length: payload,
+        }
+        .encode(out);
+        out.extend_from_slice(self.outcome_item.raw);
+        out.extend_from_slice(self.gas_item.raw);
+        out.extend_from_slice(&BLOOM_PREFIX);
+        out.extend_from_slice(bloom);
+        out.extend_from_slice(self.logs.raw);
+    }
+}
+
+/// Iterates the slim receipts of a block's list (the ere `CompressedSlimReceipts` payload).
+pub fn decode_slim_list(
+    raw: &[u8],
+) -> Result<impl Iterator<Item = Result<SlimReceipt<'_>, RlpError>>, RlpError> {
+    let list = rlp::single_list(raw, "slim receipt list")?;
+    Ok(ListIter::new(list.payload, "slim receipt")
+        .map(|r| r.and_then(|it| SlimReceipt::decode(&it))))
+}
+
+/// Encodes a block's slim receipt list from its full receipts (the ere writer's side of era1 -> ere).
+pub fn encode_slim_list<'a>(receipts: impl IntoIterator<Item = ReceiptView<'a>>) -> Vec<u8> {
+    use alloy_rlp::Encodable;
+    let mut payload = Vec::new();
+    let mut fields = Vec::new();
+    for r in receipts {
+        fields.clear();
+        u64::from(r.tx_type()).encode(&mut fields);
+        match r.outcome() {
+            Outcome::PostState(root) => root.as_slice().encode(&mut fields),
+            Outcome::Status(ok) => u64::from(ok).encode(&mut fields),
+        }
+        r.cumulative_gas_used().encode(&mut fields);
+        fields.extend_from_slice(r.logs_rlp());
+        payload.extend_from_slice(&super::header::wrap_list(&fields));
+    }
+    super::header::wrap_list(&payload)
 }
 
 /// One log: `[address, [topic, ...], data]`.
@@ -238,6 +374,23 @@ pub fn encode_receipt(
     (out, bloom)
 }
 
+/// The bloom of a receipt's logs: each log's address and topics accrued (yellow paper §4.3.1).
+pub fn logs_bloom<'a>(
+    logs: impl Iterator<Item = Result<LogView<'a>, RlpError>>,
+) -> Result<([u8; 256], u64), RlpError> {
+    let mut bloom = [0u8; 256];
+    let mut n = 0u64;
+    for log in logs {
+        let log = log?;
+        super::bloom::accrue(&mut bloom, log.address);
+        for topic in log.topics() {
+            super::bloom::accrue(&mut bloom, topic);
+        }
+        n += 1;
+    }
+    Ok((bloom, n))
+}
+
 /// Encodes a block's receipt list from canonical receipts (typed ones wrapped as RLP strings).
 pub fn encode_list(canonical: &[Vec<u8>]) -> Vec<u8> {
     use alloy_rlp::Encodable;
@@ -250,4 +403,79 @@ pub fn encode_list(canonical: &[Vec<u8>]) -> Vec<u8> {
         }
     }
     super::header::wrap_list(&payload)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A full receipt of every type and outcome, slimmed and rebuilt, comes back byte for byte.
+    #[test]
+    fn slim_receipts_rebuild_the_full_ones() {
+        let logs = vec![
+            LogFields {
+                address: [1; 20],
+                topics: vec![[2; 32], [3; 32]],
+                data: vec![4; 70],
+            },
+            LogFields {
+                address: [5; 20],
+                topics: vec![],
+                data: vec![],
+            },
+        ];
+        let root = [9u8; 32];
+        let full: Vec<(Vec<u8>, [u8; 256])> = vec![
+            encode_receipt(0, Outcome::PostState(&root), 21_000, &logs),
+            encode_receipt(0, Outcome::Status(false), 42_000, &[]),
+            encode_receipt(1, Outcome::Status(true), 63_000, &logs[..1]),
+            encode_receipt(2, Outcome::Status(true), 1 << 40, &logs),
+            encode_receipt(3, Outcome::Status(false), (1 << 40) + 1, &[]),
+            encode_receipt(4, Outcome::Status(true), (1 << 40) + 2, &logs[1..]),
+        ];
+        let canonical: Vec<Vec<u8>> = full.iter().map(|(c, _)| c.clone()).collect();
+        let list = encode_list(&canonical);
+        let views: Vec<ReceiptView<'_>> = decode_list(&list).unwrap().map(Result::unwrap).collect();
+        let slim = encode_slim_list(views.iter().copied());
+        let mut out = Vec::new();
+        for (i, r) in decode_slim_list(&slim).unwrap().enumerate() {
+            let r = r.unwrap();
+            let (bloom, _) = logs_bloom(r.logs()).unwrap();
+            assert_eq!(bloom, full[i].1, "receipt {i}'s bloom");
+            out.clear();
+            r.write_canonical(&bloom, &mut out);
+            assert_eq!(out, canonical[i], "receipt {i}");
+            assert_eq!(r.tx_type(), views[i].tx_type());
+        }
+        // Slim receipts are smaller by the blooms (and the typed envelopes' string headers).
+        assert!(
+            slim.len() + 6 * 256 < list.len() + 16,
+            "{} vs {}",
+            slim.len(),
+            list.len()
+        );
+    }
+
+    #[test]
+    fn slim_receipt_errors() {
+        use alloy_rlp::Encodable;
+        let enc = |fields: &[&[u8]]| super::super::header::wrap_list(&fields.concat());
+        let mut ty = Vec::new();
+        200u64.encode(&mut ty);
+        let bad_type = enc(&[&ty, &[0x01], &[0x80], &[0xc0]]);
+        let item = rlp::next_item(&mut &bad_type[..], "t").unwrap();
+        assert!(SlimReceipt::decode(&item)
+            .unwrap_err()
+            .to_string()
+            .contains("0 to 127"));
+        let short = enc(&[&[0x02], &[0x01], &[0x80]]);
+        let item = rlp::next_item(&mut &short[..], "t").unwrap();
+        assert!(SlimReceipt::decode(&item)
+            .unwrap_err()
+            .to_string()
+            .contains("missing field logs"));
+        let bad_status = enc(&[&[0x02], &[0x82, 1, 2], &[0x80], &[0xc0]]);
+        let item = rlp::next_item(&mut &bad_status[..], "t").unwrap();
+        assert!(SlimReceipt::decode(&item).is_err());
+    }
 }

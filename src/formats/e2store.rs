@@ -1,4 +1,4 @@
-//! e2store: the type-length-value container under both era1 and era files.
+//! e2store: the type-length-value container under era1, era and ere files.
 //!
 //! Format facts (e2store as specified in nimbus-eth2's `docs/e2store.md`
 //! <https://github.com/status-im/nimbus-eth2/blob/unstable/docs/e2store.md>; the formats built on it are in
@@ -43,6 +43,12 @@ impl RecordType {
     pub const COMPRESSED_BEACON_STATE: RecordType = RecordType([0x02, 0x00]);
     /// era: slot index (starting slot, offsets, count).
     pub const SLOT_INDEX: RecordType = RecordType([0x69, 0x32]);
+    /// ere: snappy-framed RLP list of slim receipts `[tx-type, post-state-or-status, cumulative-gas, logs]`.
+    pub const COMPRESSED_SLIM_RECEIPTS: RecordType = RecordType([0x0a, 0x00]);
+    /// ere: snappy-framed RLP `[proof-type, ssz(proof)]` tying a header to a trusted root (Portal proofs).
+    pub const PROOF: RecordType = RecordType([0x0b, 0x00]);
+    /// ere: dynamic block index (starting number, 2 to 5 offsets per block, component count, count).
+    pub const DYNAMIC_BLOCK_INDEX: RecordType = RecordType([0x67, 0x32]);
     /// Padding record, ignored.
     pub const EMPTY: RecordType = RecordType([0x00, 0x00]);
 
@@ -59,6 +65,9 @@ impl RecordType {
             Self::COMPRESSED_SIGNED_BEACON_BLOCK => "CompressedSignedBeaconBlock",
             Self::COMPRESSED_BEACON_STATE => "CompressedBeaconState",
             Self::SLOT_INDEX => "SlotIndex",
+            Self::COMPRESSED_SLIM_RECEIPTS => "CompressedSlimReceipts",
+            Self::PROOF => "Proof",
+            Self::DYNAMIC_BLOCK_INDEX => "DynamicBlockIndex",
             Self::EMPTY => "Empty",
             _ => "",
         };

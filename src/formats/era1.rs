@@ -20,8 +20,7 @@ use super::error::{FormatError, FormatErrorKind};
 use super::mapped::MappedFile;
 use std::path::{Path, PathBuf};
 
-/// Blocks per era1 file (the accumulator's list limit).
-pub const BLOCKS_PER_ERA: u64 = 8192;
+pub use super::execution::BLOCKS_PER_ERA;
 
 /// The block index: which block each tuple holds and where it starts.
 #[derive(Debug, Clone)]
@@ -59,6 +58,19 @@ pub struct BlockTuple<'a> {
     /// `TotalDifficulty`: the chain's total difficulty after this block, 32 bytes little-endian (not
     /// compressed).
     pub total_difficulty: Record<'a>,
+}
+
+impl<'a> From<BlockTuple<'a>> for super::execution::BlockRecords<'a> {
+    fn from(t: BlockTuple<'a>) -> Self {
+        super::execution::BlockRecords {
+            number: t.number,
+            header: t.header,
+            body: t.body,
+            receipts: Some(t.receipts),
+            total_difficulty: Some(t.total_difficulty),
+            proof: None,
+        }
+    }
 }
 
 /// An era1 file, memory-mapped, with its index and accumulator located and bounds-checked.
@@ -288,16 +300,7 @@ impl Era1File {
         total_difficulty
             .expect(RecordType::TOTAL_DIFFICULTY, "TotalDifficulty")
             .map_err(at)?;
-        if total_difficulty.data.len() != 32 {
-            return Err(at(FormatError::at(
-                total_difficulty.offset,
-                FormatErrorKind::Mismatch {
-                    what: "total difficulty length",
-                    expected: "32".into(),
-                    found: total_difficulty.data.len().to_string(),
-                },
-            )));
-        }
+        super::execution::check_total_difficulty(&total_difficulty).map_err(at)?;
         Ok(BlockTuple {
             number,
             header,
@@ -306,68 +309,6 @@ impl Era1File {
             total_difficulty,
         })
     }
-}
-
-/// Decodes a TotalDifficulty record (32 bytes little-endian).
-pub fn total_difficulty(record: &Record<'_>) -> alloy_primitives::U256 {
-    alloy_primitives::U256::from_le_slice(record.data)
-}
-
-/// Largest decompressed `CompressedHeader` accepted. A header is ~540 bytes on mainnet (15-16 fields, a 256-byte
-/// bloom, `extra_data` of at most 32 bytes); Clique networks put their signer list in `extra_data` (20 bytes a
-/// signer), and 64 KiB (one snappy chunk) still holds ~3,000 signers.
-pub const MAX_HEADER_BYTES: usize = 64 << 10;
-
-/// Largest decompressed `CompressedBody` accepted. Pre-merge blocks are bounded by gas: at mainnet's and
-/// Sepolia's pre-merge limit of 30M gas a block holds at most ~7.5 MB of transaction data (4 gas per zero
-/// byte, EIP-2028), plus two ommer headers; 32 MiB leaves room for a private network with 4x that gas limit.
-pub const MAX_BODY_BYTES: usize = 32 << 20;
-
-/// Largest decompressed `CompressedReceipts` accepted. Receipts are bounded by gas too: log data costs 8 gas
-/// a byte and each log 375, so 30M gas buys ~3.75 MB of log data, plus a 256-byte bloom per receipt (at most
-/// ~1,430 transactions of 21,000 gas): ~4.2 MB; 16 MiB is ~4x that.
-pub const MAX_RECEIPTS_BYTES: usize = 16 << 20;
-
-// `TotalDifficulty` records are not compressed: exactly 32 bytes, checked by `Era1File::block`.
-
-/// One framed decoder per record kind, so header, body and receipts of a block can be held at once.
-/// Create one per worker thread and reuse it for every block.
-///
-/// Each decoder refuses to produce more than its kind's cap ([`MAX_HEADER_BYTES`], [`MAX_BODY_BYTES`],
-/// [`MAX_RECEIPTS_BYTES`]) and grows its buffer only as far as the data asks, so a decompression bomb costs a
-/// verification thread at most ~48 MiB, not the 1 GiB a state may need.
-pub struct BlockDecoders {
-    /// Decodes `CompressedHeader` records.
-    pub header: super::snappy::FramedDecoder,
-    /// Decodes `CompressedBody` records.
-    pub body: super::snappy::FramedDecoder,
-    /// Decodes `CompressedReceipts` records.
-    pub receipts: super::snappy::FramedDecoder,
-}
-
-impl Default for BlockDecoders {
-    fn default() -> Self {
-        use super::snappy::FramedDecoder;
-        BlockDecoders {
-            header: FramedDecoder::with_max_output(MAX_HEADER_BYTES),
-            body: FramedDecoder::with_max_output(MAX_BODY_BYTES),
-            receipts: FramedDecoder::with_max_output(MAX_RECEIPTS_BYTES),
-        }
-    }
-}
-
-/// Decompresses one record with `dec`, locating any error at the record in `file`, block `number`.
-pub fn decompress<'d>(
-    dec: &'d mut super::snappy::FramedDecoder,
-    record: &Record<'_>,
-    file: &Path,
-    number: u64,
-) -> Result<&'d [u8], FormatError> {
-    dec.decompress(record.data).map_err(|k| {
-        FormatError::at(record.offset, k)
-            .in_file(file)
-            .in_block(number)
-    })
 }
 
 /// Writes an era1 file: block tuples in order, then the accumulator and index. The file appears under its

@@ -22,10 +22,12 @@ use std::time::Instant;
 /// `eraflow synth`: writes the job's synthetic archives and returns their paths in order. `once` skips the
 /// work when the directory already holds the files these exact options produce (a pipeline's synth stage).
 pub fn synth(job: &SynthJob, once: bool) -> Result<Vec<PathBuf>, JobError> {
-    use crate::synth::{era, era1};
+    use crate::synth::{era, era1, ere};
     Ok(match (&job.archives, once) {
         (SynthArchives::Era1(o), false) => era1::write(&job.out, o)?,
         (SynthArchives::Era1(o), true) => era1::write_once(&job.out, o)?,
+        (SynthArchives::Ere(o), false) => ere::write(&job.out, o)?,
+        (SynthArchives::Ere(o), true) => ere::write_once(&job.out, o)?,
         (SynthArchives::Era(o), false) => era::write(&job.out, o)?,
         (SynthArchives::Era(o), true) => era::write_once(&job.out, o)?,
     })
@@ -138,7 +140,7 @@ pub fn inspect(file: &Path, network: Option<&Network>) -> Result<FileReport, Job
     };
     Ok(match ArchiveKind::of(file) {
         Some(ArchiveKind::Era) => crate::verify::era::verify_file(file, &opts),
-        _ => crate::verify::era1::verify_file(file, &opts),
+        _ => crate::verify::execution::verify_file(file, &opts),
     })
 }
 

@@ -62,9 +62,12 @@ pub struct PipelineConfig {
 pub struct SynthStage {
     /// Directory the files are written to.
     pub out: PathBuf,
-    /// `era1` or `era`.
+    /// `era1`, `era` or `ere`.
     #[serde(deserialize_with = "parsed")]
     pub kind: ArchiveKind,
+    /// ere files: which components to leave out, `noproofs` (default) or `noproofs-noreceipts`.
+    #[serde(default)]
+    pub profile: Option<String>,
     /// The network synthesised when the job names none at the top level.
     pub network: String,
     /// First era (era files: default the first era wholly in `fork`, else 1).
@@ -74,9 +77,9 @@ pub struct SynthStage {
     pub fork: Option<Fork>,
     /// Consecutive files.
     pub files: u64,
-    /// Blocks per file; absent: `era1_blocks` or `era_blocks` by kind.
+    /// Blocks per file; absent: `era1_blocks` (era1 and ere) or `era_blocks` by kind.
     pub blocks: Option<u64>,
-    /// Blocks per era1 file when `blocks` is absent.
+    /// Blocks per era1 or ere file when `blocks` is absent.
     pub era1_blocks: u64,
     /// Blocks per era file when `blocks` is absent (the other slots stay empty).
     pub era_blocks: u64,

@@ -10,6 +10,7 @@
 use super::report::{FileOutcome, OutcomeError, Progress};
 use crate::crypto::signer::{Signer, SignerBackend, SignerError};
 use crate::datasets::{Dataset, DatasetBuilder, DatasetError, ExportContext};
+use crate::formats::execution::BLOCKS_PER_ERA;
 use crate::formats::{Archive, ArchiveKind};
 use crate::network::Network;
 use crate::sink::manifest::{self, CompletionRecord, OutputEntry};
@@ -19,7 +20,7 @@ use crate::store::output::{OutputDir, OutputStore, StoreError};
 use crate::store::remote::RemoteOutput;
 use crate::store::url::RemoteUrl;
 use crate::verify::era::{BeaconVisitor, VerifiedBeaconBlock};
-use crate::verify::era1::{BlockVisitor, VerifiedBlock, VerifyOptions};
+use crate::verify::execution::{BlockVisitor, VerifiedBlock, VerifyOptions};
 use crate::verify::report::FileReport;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -88,6 +89,111 @@ impl ExportOptions {
             self.parquet.row_group_size,
             crate::datasets::SCHEMA_VERSION
         )
+    }
+}
+
+/// Which input gives which rows when inputs of one run hold the same blocks, decided from file names alone (so
+/// remote files not fetched yet are planned like local ones), the same way every run:
+///
+/// - execution files of one network and era of different kinds or profiles (an era1 and an ere file, or ere
+///   files of two profiles) hold the same blocks: only those of the first kind with receipts are exported, the
+///   others are not read ([`FileOutcome::same_blocks_as`]): ere (default profile, then `noproofs`), then era1,
+///   then ere without receipts;
+/// - when a network's ere files in the run reach past the merge, its era files give the beacon-chain datasets
+///   only: `blocks`, `transactions` and `withdrawals` of post-merge blocks come from the ere files, which carry
+///   receipts (and so `gas_used`, `success` and logs) that era files lack.
+#[derive(Debug, Default)]
+pub(crate) struct SourcePlan {
+    /// Execution inputs left out, by file name: the name of the input of the same blocks that is exported.
+    same_blocks: std::collections::HashMap<String, String>,
+    /// Networks whose era files give no execution rows in this run.
+    execution_from_ere: std::collections::BTreeSet<String>,
+}
+
+impl SourcePlan {
+    /// Plans `names` (paths or URLs; only their file names are read), each on `network` or the one its name names.
+    pub(crate) fn new(names: &[PathBuf], network: Option<&Network>) -> SourcePlan {
+        use crate::formats::ArchiveName;
+        let mut plan = SourcePlan::default();
+        let mut by_era: std::collections::BTreeMap<(String, u64), Vec<(u8, String)>> =
+            Default::default();
+        for p in names {
+            let Some(file) = p.file_name().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            let Ok(name) = ArchiveName::parse(file) else {
+                continue;
+            };
+            let net_name = network.map_or(name.network.clone(), |n| n.name.clone());
+            let rank = match (name.kind, name.profile.no_receipts, name.profile.no_proofs) {
+                (ArchiveKind::Ere, false, false) => 0,
+                (ArchiveKind::Ere, false, true) => 1,
+                (ArchiveKind::Era1, _, _) => 2,
+                (ArchiveKind::Ere, true, _) => 3,
+                (ArchiveKind::Era, _, _) => continue,
+            };
+            if name.kind == ArchiveKind::Ere && !name.profile.no_receipts {
+                let first_pos = network
+                    .cloned()
+                    .or_else(|| Network::by_name(&name.network).ok())
+                    .map(|n| n.first_pos_block);
+                let last = name.era.saturating_mul(BLOCKS_PER_ERA) + BLOCKS_PER_ERA - 1;
+                if first_pos.is_some_and(|f| last >= f) {
+                    plan.execution_from_ere.insert(net_name.clone());
+                }
+            }
+            by_era
+                .entry((net_name, name.era))
+                .or_default()
+                .push((rank, file.to_string()));
+        }
+        // Files of the same kind and profile in one era are different chains (or a partial file beside a full
+        // one), exported as before; only other kinds and profiles of the era step aside for the best one.
+        for (_, mut files) in by_era {
+            files.sort();
+            let Some((best, kept)) = files.first().cloned() else {
+                continue;
+            };
+            for (rank, other) in files {
+                if rank != best {
+                    plan.same_blocks.insert(other, kept.clone());
+                }
+            }
+        }
+        plan
+    }
+
+    /// The input exported instead of `source`, when `source` holds blocks another input gives.
+    pub(crate) fn same_blocks_as(&self, source: &str) -> Option<&str> {
+        self.same_blocks.get(source).map(String::as_str)
+    }
+
+    /// Whether `dataset` takes rows from `source` (of `kind`, on `network`): not an execution dataset of an era
+    /// file when the run's ere files give that network's post-merge execution rows.
+    fn gives(&self, kind: ArchiveKind, network: &str, dataset: &dyn Dataset) -> bool {
+        dataset.sources().contains(&kind)
+            && !(kind == ArchiveKind::Era
+                && dataset.sources().contains(&ArchiveKind::Ere)
+                && self.execution_from_ere.contains(network))
+    }
+
+    /// What the plan adds to a dataset's fingerprint for `source`: an era file whose execution rows come from
+    /// ere files instead is complete without them, and redone (to drop them) when that changes.
+    fn fingerprint(
+        &self,
+        source: &str,
+        network: Option<&Network>,
+        dataset: &dyn Dataset,
+    ) -> String {
+        let Some(name) = crate::formats::ArchiveName::parse(source).ok() else {
+            return String::new();
+        };
+        let net = network.map_or(name.network.as_str(), |n| n.name.as_str());
+        if name.kind == ArchiveKind::Era && !self.gives(name.kind, net, dataset) {
+            ";execution_rows=ere".into()
+        } else {
+            String::new()
+        }
     }
 }
 
@@ -205,6 +311,7 @@ pub struct Exporter<'a> {
     opts: &'a ExportOptions,
     store: OutputStore,
     needs_receipts: bool,
+    plan: SourcePlan,
 }
 
 impl<'a> Exporter<'a> {
@@ -242,12 +349,43 @@ impl<'a> Exporter<'a> {
             opts,
             store,
             needs_receipts: opts.datasets.iter().any(|d| d.needs_receipts()),
+            plan: SourcePlan::new(names, opts.network.as_ref()),
         })
     }
 
-    /// Verifies and exports one file (or skips it when its records prove every dataset complete).
+    /// Verifies and exports one file (or skips it when its records prove every dataset complete, or when
+    /// another input of the run gives its blocks' rows).
     pub fn file(&self, path: &Path, progress: &Progress) -> FileOutcome {
-        export_one(path, self.opts, self.needs_receipts, &self.store, progress)
+        let source = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if let Some(other) = self.plan.same_blocks_as(&source) {
+            return self.same_blocks(path.display().to_string(), other);
+        }
+        export_one(path, self, progress)
+    }
+
+    /// The outcome of an input left out because `other` holds the same blocks and is exported instead.
+    fn same_blocks(&self, file: String, other: &str) -> FileOutcome {
+        FileOutcome {
+            file,
+            ok: true,
+            skipped: true,
+            same_blocks_as: Some(other.to_string()),
+            ..Default::default()
+        }
+    }
+
+    /// The fingerprint of `dataset`'s output from `source`: the options that shape its bytes, and which rows
+    /// the run's plan gives it.
+    fn fingerprint(&self, source: &str, dataset: &dyn Dataset) -> String {
+        format!(
+            "{}{}",
+            self.opts.fingerprint(dataset),
+            self.plan
+                .fingerprint(source, self.opts.network.as_ref(), dataset)
+        )
     }
 
     /// The outcome of a source skipped without reading it, when the records of the file named `source`
@@ -259,6 +397,9 @@ impl<'a> Exporter<'a> {
         source: &str,
         sha256: Option<&str>,
     ) -> Result<Option<FileOutcome>, StoreError> {
+        if let Some(other) = self.plan.same_blocks_as(source) {
+            return Ok(Some(self.same_blocks(source.to_string(), other)));
+        }
         if self.opts.overwrite {
             return Ok(None);
         }
@@ -268,16 +409,16 @@ impl<'a> Exporter<'a> {
                 source,
                 d.name(),
                 sha256,
-                &self.opts.fingerprint(d),
+                &self.fingerprint(source, d),
             )? {
                 Some(r) => done.push(r),
                 None => return Ok(None),
             }
         }
-        // Blocks as a local skip counts them where the records tell (an era1 file's block range).
+        // Blocks as a local skip counts them where the records tell (an execution file's block range).
         let blocks = done
             .first()
-            .filter(|r| r.kind == ArchiveKind::Era1.extension())
+            .filter(|r| r.kind != ArchiveKind::Era.extension())
             .map_or(0, |r| r.last_block.saturating_sub(r.first_block) + 1);
         Ok(Some(FileOutcome {
             file: source.to_string(),
@@ -310,13 +451,8 @@ pub(crate) fn network_of(path: &Path, explicit: Option<&Network>) -> Option<Netw
     Network::by_name(&name.network).ok()
 }
 
-fn export_one(
-    path: &Path,
-    opts: &ExportOptions,
-    needs_receipts: bool,
-    store: &OutputStore,
-    progress: &Progress,
-) -> FileOutcome {
+fn export_one(path: &Path, exporter: &Exporter<'_>, progress: &Progress) -> FileOutcome {
+    let (opts, store) = (exporter.opts, &exporter.store);
     let started = Instant::now();
     let source = path
         .file_name()
@@ -338,7 +474,7 @@ fn export_one(
     let mut pending: Vec<&'static dyn Dataset> = Vec::new();
     let mut done: Vec<CompletionRecord> = Vec::new();
     for &d in &opts.datasets {
-        match store.complete(&source, d.name(), &sha, &opts.fingerprint(d)) {
+        match store.complete(&source, d.name(), &sha, &exporter.fingerprint(&source, d)) {
             Ok(Some(r)) if !opts.overwrite => done.push(r),
             Ok(_) => pending.push(d),
             Err(e) => {
@@ -364,17 +500,18 @@ fn export_one(
             .push(OutcomeError::UnknownNetwork(path.to_path_buf()));
         return outcome;
     };
-    // Only datasets this kind of archive can fill get a file (no era1 withdrawals, no era logs).
+    // Only datasets this kind of archive can fill get a file (no era1 withdrawals, no era logs), and an era file
+    // no execution rows the run's ere files give.
     let kind = file.kind();
     let datasets: Vec<&'static dyn Dataset> = pending
         .iter()
         .copied()
-        .filter(|d| d.sources().contains(&kind))
+        .filter(|d| exporter.plan.gives(kind, &network.name, *d))
         .collect();
     let mut sinks = Vec::with_capacity(datasets.len());
     for d in &datasets {
         let rel = match &file {
-            Archive::Era1(f) => {
+            Archive::Execution(f) => {
                 output_path(d.name(), &network.name, f.first_block(), f.last_block())
             }
             Archive::Era(f) => era_output_path(d.name(), &network.name, f.era()),
@@ -432,7 +569,7 @@ fn export_one(
         network: Some(network.clone()),
         checksum: false,
         senders: opts.senders,
-        skip_receipts: !needs_receipts,
+        skip_receipts: !exporter.needs_receipts,
         signer,
         trusted_states: None,
     };
@@ -443,9 +580,9 @@ fn export_one(
     // The checksum recorded in the manifest was read from this same map before verification, which ends by
     // checking that the file has not changed since it was mapped.
     let (report, first, last, slots) = match &file {
-        Archive::Era1(f) => {
+        Archive::Execution(f) => {
             // The map the sha256 was read from: one map of the file, so its pages count once in RSS.
-            let report = crate::verify::era1::verify_opened_with(
+            let report = crate::verify::execution::verify_opened_with(
                 f,
                 &vopts,
                 &visitor,
@@ -493,8 +630,7 @@ fn export_one(
         &datasets,
         &pending,
         done,
-        opts,
-        store,
+        exporter,
         outcome,
         started,
     )
@@ -539,11 +675,11 @@ fn finish_source(
     datasets: &[&'static dyn Dataset],
     pending: &[&'static dyn Dataset],
     done: Vec<CompletionRecord>,
-    opts: &ExportOptions,
-    store: &OutputStore,
+    exporter: &Exporter<'_>,
     mut outcome: FileOutcome,
     started: Instant,
 ) -> FileOutcome {
+    let (opts, store) = (exporter.opts, &exporter.store);
     outcome.blocks = report.blocks;
     outcome.transactions = report.transactions;
     outcome.logs = report.logs;
@@ -567,7 +703,7 @@ fn finish_source(
             }
         };
         for &d in pending {
-            let options = opts.fingerprint(d);
+            let options = exporter.fingerprint(&args.source, d);
             let slot = datasets.iter().position(|x| x.name() == d.name());
             if !opts.overwrite {
                 match store.complete(&args.source, d.name(), &args.sha, &options) {

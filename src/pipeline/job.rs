@@ -84,6 +84,8 @@ pub enum SynthArchives {
     Era1(SynthOptions),
     /// Beacon-chain archives.
     Era(EraSynthOptions),
+    /// Execution archives of any era (pre-merge, merge-transition, post-merge).
+    Ere(crate::synth::ere::EreSynthOptions),
 }
 
 /// The `[verify]` stage.
@@ -360,19 +362,32 @@ impl Job {
                     Some(n) => n.clone(),
                     None => Network::resolve(&s.network)?,
                 };
+                if s.kind != ArchiveKind::Era && s.fork.is_some() {
+                    return Err(invalid("synth.fork", "applies to kind = \"era\" only"));
+                }
+                if s.kind != ArchiveKind::Ere && s.profile.is_some() {
+                    return Err(invalid("synth.profile", "applies to kind = \"ere\" only"));
+                }
+                let chain = SynthOptions {
+                    network: net.clone(),
+                    era: s.era.unwrap_or(0),
+                    files: s.files,
+                    blocks: s.blocks.unwrap_or(s.era1_blocks),
+                    txs_per_block: s.txs_per_block,
+                    seed: s.seed,
+                };
                 let archives = match s.kind {
-                    ArchiveKind::Era1 => {
-                        if s.fork.is_some() {
-                            return Err(invalid("synth.fork", "applies to kind = \"era\" only"));
-                        }
-                        SynthArchives::Era1(SynthOptions {
-                            network: net,
-                            era: s.era.unwrap_or(0),
-                            files: s.files,
-                            blocks: s.blocks.unwrap_or(s.era1_blocks),
-                            txs_per_block: s.txs_per_block,
-                            seed: s.seed,
-                        })
+                    ArchiveKind::Era1 => SynthArchives::Era1(chain),
+                    ArchiveKind::Ere => {
+                        let profile = super::convert::parse_profile(s.profile.as_deref()).map_err(
+                            |e| match e {
+                                JobError::Invalid { message, .. } => {
+                                    invalid("synth.profile", message)
+                                }
+                                e => e,
+                            },
+                        )?;
+                        SynthArchives::Ere(crate::synth::ere::EreSynthOptions { chain, profile })
                     }
                     ArchiveKind::Era => SynthArchives::Era(EraSynthOptions {
                         era: crate::synth::era::era_to_synthesize(&net, s.era, s.fork)?,

@@ -1,9 +1,11 @@
 //! Jobs: typed job definitions layered from `configs/default.toml`, pipeline files, `--set` and flags
 //! ([`config`], [`job`]); one library call per command ([`commands`]); reading a dataset straight into Arrow
-//! ([`read`](mod@read)); the export stage, the stage runner, progress and run reports.
+//! ([`read`](mod@read)); the export stage, converting execution archives between layouts ([`convert`]), the stage
+//! runner, progress and run reports.
 
 pub mod commands;
 pub mod config;
+pub mod convert;
 pub mod export;
 pub mod interrupt;
 pub mod job;

@@ -80,8 +80,8 @@ pub fn read(
     let mut batches = Vec::new();
     let mut dataset_error = None;
     let report = match kind {
-        ArchiveKind::Era1 => {
-            crate::verify::era1::verify_file_with(path, &opts, &visitor, |(_, _, builders)| {
+        ArchiveKind::Era1 | ArchiveKind::Ere => {
+            crate::verify::execution::verify_file_with(path, &opts, &visitor, |(_, _, builders)| {
                 batches.extend(builders.into_iter().map(|b| b.finish()));
             })
         }

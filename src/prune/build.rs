@@ -7,9 +7,9 @@ use super::lists::{write_json, ChunkOut, Lists};
 use super::manifest::{self, BlockRange, Manifest, Ranges, SourceFile, Totals};
 use super::options::PruneOptions;
 use super::plan::{pick_network, plan, scan_inputs, Plan};
-use crate::formats::era1::Era1File;
+use crate::formats::ExecutionArchive;
 use crate::network::Network;
-use crate::verify::era1::{
+use crate::verify::execution::{
     verify_opened_with, BlockHashes, BlockVisitor, VerifiedBlock, VerifyOptions,
 };
 use crate::verify::report::FileReport;
@@ -213,7 +213,7 @@ const WRITE_QUEUE: usize = 8;
 /// The sha256 of a whole archive (recorded in the manifest), computed on a helper thread while the same file
 /// is verified, so it costs no time on the verification threads when a core is free. It reads the map
 /// verification reads: a second map of the file would count its pages twice in the process's RSS.
-fn file_sha256(file: &Era1File) -> String {
+fn file_sha256(file: &ExecutionArchive) -> String {
     hex::encode(crate::crypto::sha256::sha256(file.bytes()))
 }
 
@@ -298,7 +298,7 @@ fn verify_inputs(
     // (file name, last block, last block hash, final total difficulty) of the previous file.
     let mut prev: Option<(String, u64, String, Option<String>)> = None;
     for input in &plan.selected {
-        let file = match Era1File::open(&input.path) {
+        let file = match ExecutionArchive::open(&input.path) {
             Ok(f) => f,
             Err(e) => {
                 let mut report = FileReport::start(&input.path, "era1");

@@ -4,7 +4,7 @@
 use super::error::PruneError;
 use super::manifest::BlockRange;
 use super::options::PruneOptions;
-use crate::formats::era1::Era1File;
+use crate::formats::ExecutionArchive;
 use crate::formats::{ArchiveKind, ArchiveName};
 use crate::network::Network;
 use std::path::PathBuf;
@@ -25,7 +25,7 @@ pub(super) struct Input {
 pub(super) fn scan_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, PruneError> {
     let mut inputs = Vec::with_capacity(paths.len());
     for p in paths {
-        let f = Era1File::open(p).map_err(PruneError::Open)?;
+        let f = ExecutionArchive::open(p).map_err(PruneError::Open)?;
         inputs.push(Input {
             path: p.clone(),
             name: p
@@ -59,12 +59,23 @@ pub(super) fn pick_network(opt: Option<&Network>, inputs: &[Input]) -> Result<Ne
     }
     let mut name: Option<String> = None;
     for i in inputs {
-        let parsed = ArchiveName::parse_as(ArchiveKind::Era1, &i.name).map_err(|e| {
-            PruneError::Network(format!(
-                "{}: {e}; pass --network to name the network",
-                i.name
-            ))
-        })?;
+        let parsed = ArchiveName::parse(&i.name)
+            .and_then(|n| {
+                if n.kind.is_execution() {
+                    Ok(n)
+                } else {
+                    Err(crate::formats::FormatErrorKind::FileName(format!(
+                        "'{}' is not an era1 or ere file",
+                        i.name
+                    )))
+                }
+            })
+            .map_err(|e| {
+                PruneError::Network(format!(
+                    "{}: {e}; pass --network to name the network",
+                    i.name
+                ))
+            })?;
         match &name {
             None => name = Some(parsed.network),
             Some(n) if *n != parsed.network => {

@@ -2,8 +2,10 @@
 //! (logs, [EIP-2930](https://eips.ethereum.org/EIPS/eip-2930), pre-EIP-155 signatures, post-state-root receipts), and
 //! the embedded default of the README's main command.
 
+pub mod blocks;
 pub mod era;
 pub mod era1;
+pub mod ere;
 pub mod rng;
 
 use std::path::{Path, PathBuf};

@@ -570,7 +570,7 @@ fn check_block<V: BeaconVisitor>(
     for t in &txs {
         *counts
             .tx_kinds
-            .entry(super::era1::kind_label(t.kind()))
+            .entry(super::execution::kind_label(t.kind()))
             .or_default() += 1;
     }
     let mut senders = Vec::new();

@@ -237,6 +237,19 @@ pub(super) fn sequential_checks(
         last_root: Some(sf.block_root(start + SLOTS_PER_ERA - 1)),
         first_payload: blocks.iter().find_map(|b| b.payload).map(|p| (p.0, p.2)),
         execution_head: execution_head(state),
+        payload_marks: {
+            let payloads: Vec<(u64, [u8; 32])> = blocks
+                .iter()
+                .filter_map(|b| b.payload)
+                .map(|p| (p.0, p.1))
+                .collect();
+            let last = payloads.last().copied();
+            payloads
+                .into_iter()
+                .filter(|(n, _)| n % crate::formats::execution::BLOCKS_PER_ERA == 8191)
+                .chain(last)
+                .collect()
+        },
         state_root: None,
         first_slot_state_root: matches!(index.offsets.first(), Some(None))
             .then(|| sf.state_root(start)),

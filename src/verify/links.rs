@@ -1,38 +1,49 @@
-//! The checks between files, run once every file has its own report: consecutive era1 files chain by parent
-//! hash and total difficulty; consecutive era files by the boundary block root, the state link of an empty first
-//! slot and the execution chain, then era states are anchored ([`super::anchor`]). They read only the reports
-//! (and an era1 file's first header), so a report kept from an earlier run links like a fresh one.
+//! The checks between files, run once every file has its own report: consecutive era1 and ere files chain by
+//! parent hash and total difficulty, and files of the same blocks must agree (era1 against ere, ere against the
+//! payloads of era files); consecutive era files chain by the boundary block root, the state link of an empty
+//! first slot and the execution chain, then era states are anchored ([`super::anchor`]). They read only the
+//! reports (and a file's first header, or one block's), so a report kept from an earlier run links like a fresh
+//! one.
 
 use super::hex0x;
 use super::report::FileReport;
 use super::VerifyOptions;
 use crate::execution::header::HeaderView;
 use crate::formats::era::SLOTS_PER_ERA;
-use crate::formats::era1::{BlockDecoders, Era1File};
+use crate::formats::execution::BlockDecoders;
+use crate::formats::ExecutionArchive;
 use std::path::Path;
 
-/// Chains era1 reports of one network by block number: each file's first parent hash (`parent_of`, read from
-/// the file: [`first_parent_hash`], or kept from when a streamed file was there) is the previous file's last
-/// block hash, and its initial total difficulty the previous file's final one.
-pub fn link_era1(reports: &mut [FileReport], parent_of: impl Fn(&FileReport) -> Option<String>) {
+/// Chains execution reports (era1 and ere) of one network by block number: each file's first parent hash
+/// (`parent_of`, read from the file: [`first_parent_hash`], or kept from when a streamed file was there) is the
+/// previous range's last block hash, and its initial total difficulty that range's final one. Files of the same
+/// blocks (an era1 and an ere file of one era, or two ere profiles) are compared first ([`cross_check_same_blocks`]);
+/// each file then links to the first file of the range before it.
+pub fn link_execution(
+    reports: &mut [FileReport],
+    parent_of: impl Fn(&FileReport) -> Option<String>,
+) {
+    cross_check_same_blocks(reports);
     let mut order: Vec<usize> = (0..reports.len())
         .filter(|&i| reports[i].first_block.is_some())
         .collect();
-    order.sort_by_key(|&i| (reports[i].network.clone(), reports[i].first_block));
-    for w in order.windows(2) {
-        let (a, b) = (w[0], w[1]);
-        let (ra, rb) = (&reports[a], &reports[b]);
-        if ra.network != rb.network || ra.last_block.map(|l| l + 1) != rb.first_block {
+    order.sort_by_key(|&i| (reports[i].network.clone(), reports[i].first_block, i));
+    for (pos, &b) in order.iter().enumerate() {
+        // The first report of the range ending right before b's first block.
+        let Some(&a) = order[..pos].iter().find(|&&a| {
+            reports[a].network == reports[b].network
+                && reports[a].last_block.map(|l| l + 1) == reports[b].first_block
+        }) else {
             continue;
-        }
-        // The first block's parent is only known from the file; re-read it cheaply.
-        let parent = parent_of(rb);
-        let (last_hash, final_td, initial_td) = (
+        };
+        let ra = &reports[a];
+        let (last_hash, final_td, prev_file) = (
             ra.last_block_hash.clone(),
             ra.final_total_difficulty.clone(),
-            rb.initial_total_difficulty.clone(),
+            ra.file.clone(),
         );
-        let prev_file = ra.file.clone();
+        // The first block's parent is only known from the file; re-read it cheaply.
+        let parent = parent_of(&reports[b]);
         let rb = &mut reports[b];
         if let (Some(p), Some(h)) = (parent, last_hash) {
             if p != h {
@@ -44,8 +55,7 @@ pub fn link_era1(reports: &mut [FileReport], parent_of: impl Fn(&FileReport) -> 
                 ));
             }
         }
-        let rb = &mut reports[b];
-        if let (Some(f), Some(i)) = (final_td, initial_td) {
+        if let (Some(f), Some(i)) = (final_td, rb.initial_total_difficulty.clone()) {
             if f != i {
                 rb.error(format!("{}: total difficulty before block {}: expected {f} (end of previous file), found {i}", rb.file, rb.first_block.unwrap_or(0)));
             }
@@ -53,13 +63,168 @@ pub fn link_era1(reports: &mut [FileReport], parent_of: impl Fn(&FileReport) -> 
     }
 }
 
-/// The parent hash of an era1 file's first block, `0x`-hex.
+/// Execution files of one network that hold exactly the same blocks (an era1 file and the ere file of the same
+/// era, or ere files of two profiles) must agree: first and last block hash (each file's own hash chain then
+/// makes every header, and through the roots every body and receipt, the same), total difficulty before and
+/// after, and the accumulator root. Each says what it was compared with in `cross_checked`.
+pub fn cross_check_same_blocks(reports: &mut [FileReport]) {
+    let key = |r: &FileReport| (r.network.clone(), r.first_block, r.last_block);
+    for b in 0..reports.len() {
+        if reports[b].first_block.is_none() || !reports[b].ok {
+            continue;
+        }
+        for a in 0..b {
+            if key(&reports[a]) != key(&reports[b]) || !reports[a].ok {
+                continue;
+            }
+            let (ra, rb) = (&reports[a], &reports[b]);
+            let mut differ = Vec::new();
+            for (what, x, y) in [
+                (
+                    "first block hash",
+                    &ra.first_block_hash,
+                    &rb.first_block_hash,
+                ),
+                ("last block hash", &ra.last_block_hash, &rb.last_block_hash),
+                (
+                    "total difficulty before the first block",
+                    &ra.initial_total_difficulty,
+                    &rb.initial_total_difficulty,
+                ),
+                (
+                    "total difficulty after the last block",
+                    &ra.final_total_difficulty,
+                    &rb.final_total_difficulty,
+                ),
+                (
+                    "accumulator root",
+                    &ra.accumulator_root,
+                    &rb.accumulator_root,
+                ),
+            ] {
+                if let (Some(x), Some(y)) = (x, y) {
+                    if x != y {
+                        differ.push(format!("{what}: {} has {x}, {} has {y}", ra.file, rb.file));
+                    }
+                }
+            }
+            let range = format!(
+                "{}..={}",
+                ra.first_block.unwrap_or(0),
+                ra.last_block.unwrap_or(0)
+            );
+            let (fa, fb) = (ra.file.clone(), rb.file.clone());
+            if differ.is_empty() {
+                reports[a]
+                    .cross_checked
+                    .push(format!("blocks {range} agree with {fb}"));
+                reports[b]
+                    .cross_checked
+                    .push(format!("blocks {range} agree with {fa}"));
+            } else {
+                let msg = format!(
+                    "blocks {range} differ between {fa} and {fb}: {}",
+                    differ.join("; ")
+                );
+                reports[a].error(format!("{fa}: {msg}"));
+                reports[b].error(format!("{fb}: {msg}"));
+            }
+        }
+    }
+}
+
+/// The parent hash of an era1 or ere file's first block, `0x`-hex.
 pub fn first_parent_hash(path: &Path) -> Option<String> {
-    let file = Era1File::open(path).ok()?;
-    let t = file.block(0).ok()?;
+    let file = ExecutionArchive::open(path).ok()?;
+    Some(hex0x(
+        HeaderView::decode(&header_rlp(&file, 0)?)
+            .ok()?
+            .parent_hash(),
+    ))
+}
+
+/// The hash of block `number` of an era1 or ere file, `0x`-hex, read from the file.
+pub fn block_hash_in(path: &Path, number: u64) -> Option<String> {
+    let file = ExecutionArchive::open(path).ok()?;
+    let i = number.checked_sub(file.first_block())?;
+    Some(hex0x(
+        &crate::crypto::keccak::keccak256(&header_rlp(&file, i)?).0,
+    ))
+}
+
+/// The decompressed header of the `i`-th block of `file`.
+fn header_rlp(file: &ExecutionArchive, i: u64) -> Option<Vec<u8>> {
+    let t = file.block(i).ok()?;
     let mut dec = BlockDecoders::default();
-    let raw = dec.header.decompress(t.header.data).ok()?;
-    Some(hex0x(HeaderView::decode(raw).ok()?.parent_hash()))
+    dec.header
+        .decompress(t.header.data)
+        .ok()
+        .map(<[u8]>::to_vec)
+}
+
+/// Execution files (ere) against the era files whose execution payloads hold the same post-merge blocks. Both
+/// kinds chain their blocks by parent hash within the file, so the two agree on every block they share as soon
+/// as they agree on the highest one: that is the era file's last payload (hashed from the ere file with
+/// `hash_in`, which reads local files) or the ere file's last block (found among the era file's payloads at era
+/// ends, [`crate::verify::report::EraLinks::payload_marks`]). A disagreement fails both files.
+pub fn cross_check_payloads(
+    execution: &mut [FileReport],
+    era: &mut [FileReport],
+    hash_in: impl Fn(&FileReport, u64) -> Option<String>,
+) {
+    for x in execution.iter_mut() {
+        let (Some(a), Some(b)) = (x.first_block, x.last_block) else {
+            continue;
+        };
+        if !x.ok {
+            continue;
+        }
+        for e in era.iter_mut() {
+            let Some(beacon) = e.beacon.as_ref() else {
+                continue;
+            };
+            let (Some(f), Some(l)) = (e.first_block, e.last_block) else {
+                continue;
+            };
+            if e.network != x.network || !e.ok || l < a || f > b {
+                continue;
+            }
+            // The highest block both hold, and each side's hash of it.
+            let top = b.min(l);
+            let era_hash = beacon
+                .links
+                .payload_marks
+                .iter()
+                .find(|(n, _)| *n == top)
+                .map(|(_, h)| hex0x(h));
+            let ere_hash = if top == b {
+                x.last_block_hash.clone()
+            } else {
+                hash_in(x, top)
+            };
+            let range = format!("{}..={top}", a.max(f));
+            match (era_hash, ere_hash) {
+                (Some(h), Some(g)) if h == g => {
+                    x.cross_checked
+                        .push(format!("blocks {range} agree with the execution payloads of {}", e.file));
+                    e.cross_checked
+                        .push(format!("execution blocks {range} agree with {}", x.file));
+                }
+                (Some(h), Some(g)) => {
+                    let msg = format!(
+                        "block {top}: hash {g} in {}, but the execution payload in {} has {h}",
+                        x.file, e.file
+                    );
+                    x.error(format!("{}: {msg}", x.file));
+                    e.error(format!("{}: {msg}", e.file));
+                }
+                _ => x.warnings.push(format!(
+                    "blocks {range} are also in {}, but no block hash both files give could be compared (block {top})",
+                    e.file
+                )),
+            }
+        }
+    }
 }
 
 /// Chains era reports of one network by era number, then anchors their states with `opts.trusted_states`.

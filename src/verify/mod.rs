@@ -1,23 +1,45 @@
 //! Verification: everything in an archive that can be checked against something else is checked here.
+//! Execution archives (era1 and ere files) share one block path ([`execution`]); era files have their own
+//! ([`era`]); the checks between files run once every file has its report ([`links`]).
 
 pub mod anchor;
 pub mod era;
-pub mod era1;
-mod era1_receipts;
-mod era1_sequence;
 mod era_state;
+pub mod execution;
+mod layout;
 pub mod links;
 pub mod payload;
+pub mod proof;
+mod receipts;
 pub mod render;
 pub mod report;
-
-pub use era1::VerifyOptions;
+mod sequence;
 
 use crate::crypto::signer::{self, Signer};
 use crate::formats::{FormatError, FormatErrorKind};
 use crate::network::Network;
 use report::FileReport;
 use std::path::Path;
+
+/// How to verify.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyOptions {
+    /// Network to check fork rules against; `None` takes it from each file name.
+    pub network: Option<Network>,
+    /// Also compute the sha256 of each file for the report.
+    pub checksum: bool,
+    /// Also recover every transaction's sender with `signer`, or else the process-wide signer (which must be
+    /// initialised, with the algorithm of the files' network, before calling).
+    pub senders: bool,
+    /// Skip receipts entirely (no decompression, no receipts root, blooms or gas checks): for paths that
+    /// need only headers and transactions, like prune manifests.
+    pub skip_receipts: bool,
+    /// The signer senders are recovered with; `None`: the process signer ([`signer::global`]). Set only to
+    /// compare signers side by side in one process (`eraflow bench`); jobs leave it `None`.
+    pub signer: Option<&'static Signer>,
+    /// Trusted `(slot, state root)` pairs era states are compared with (see [`crate::verify::anchor`]).
+    pub trusted_states: Option<std::sync::Arc<anchor::TrustedStates>>,
+}
 
 /// A mismatch error at `offset`: what was checked, what was expected, what was found.
 pub(crate) fn mismatch(
@@ -171,11 +193,31 @@ pub trait ReportCache: Sync {
     fn put(&self, path: &Path, report: &FileReport);
 }
 
-/// Verifies a mixed list of archives: era1 files (in parallel, chained by parent hash and total difficulty)
-/// and era files (chained by boundary block root and execution head). Reports come era1 first, then era, each
-/// in input order.
+/// Verifies a mixed list of archives: execution files (era1 and ere, in parallel, chained by parent hash and
+/// total difficulty, files of the same blocks compared) and era files (chained by boundary block root and
+/// execution head); then ere files are compared with the era files' payloads of the same blocks. Reports come
+/// execution files first, then era, each in input order.
 pub fn verify_archives(paths: &[std::path::PathBuf], opts: &VerifyOptions) -> Vec<FileReport> {
     verify_archives_until(paths, opts, &|| false)
+}
+
+/// Splits archives into execution files (era1, ere) and era files.
+fn split_kinds(paths: &[std::path::PathBuf]) -> (Vec<std::path::PathBuf>, Vec<std::path::PathBuf>) {
+    use crate::formats::ArchiveKind;
+    paths
+        .iter()
+        .cloned()
+        .partition(|p| ArchiveKind::of(p) != Some(ArchiveKind::Era))
+}
+
+/// The checks between execution and era files, once each kind is linked: ere blocks against era payloads,
+/// hashing an ere file's block from the file when it is still there.
+fn link_kinds(mut execution: Vec<FileReport>, mut era: Vec<FileReport>) -> Vec<FileReport> {
+    links::cross_check_payloads(&mut execution, &mut era, |r, n| {
+        links::block_hash_in(Path::new(&r.file), n)
+    });
+    execution.extend(era);
+    execution
 }
 
 /// [`verify_archives`], starting no file once `stop()` is true (a scheduled run asked to stop): the files
@@ -185,14 +227,11 @@ pub fn verify_archives_until(
     opts: &VerifyOptions,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Vec<FileReport> {
-    use crate::formats::ArchiveKind;
-    let (era, era1): (Vec<_>, Vec<_>) = paths
-        .iter()
-        .cloned()
-        .partition(|p| ArchiveKind::of(p) == Some(ArchiveKind::Era));
-    let mut reports = era1::verify_files_until(&era1, opts, stop);
-    reports.extend(era::verify_files_until(&era, opts, stop));
-    reports
+    let (execution, era) = split_kinds(paths);
+    link_kinds(
+        execution::verify_files_until(&execution, opts, stop),
+        era::verify_files_until(&era, opts, stop),
+    )
 }
 
 /// [`verify_archives_until`], taking each file's own report from `cache` when it has one and keeping every
@@ -203,12 +242,8 @@ pub fn verify_archives_cached(
     stop: &(dyn Fn() -> bool + Sync),
     cache: &dyn ReportCache,
 ) -> Vec<FileReport> {
-    use crate::formats::ArchiveKind;
     use rayon::prelude::*;
-    let (era, era1): (Vec<_>, Vec<_>) = paths
-        .iter()
-        .cloned()
-        .partition(|p| ArchiveKind::of(p) == Some(ArchiveKind::Era));
+    let (execution, era) = split_kinds(paths);
     let one = |p: &std::path::PathBuf, verify: fn(&Path, &VerifyOptions) -> FileReport| {
         cache.get(p).unwrap_or_else(|| {
             let r = verify(p, opts);
@@ -218,13 +253,13 @@ pub fn verify_archives_cached(
             r
         })
     };
-    // era1 files in parallel, era files one at a time (each uses every thread), as without a cache.
-    let mut reports: Vec<FileReport> = era1
+    // Execution files in parallel, era files one at a time (each uses every thread), as without a cache.
+    let mut reports: Vec<FileReport> = execution
         .par_iter()
         .filter(|_| !stop())
-        .map(|p| one(p, era1::verify_file))
+        .map(|p| one(p, execution::verify_file))
         .collect();
-    links::link_era1(&mut reports, |r| {
+    links::link_execution(&mut reports, |r| {
         links::first_parent_hash(Path::new(&r.file))
     });
     let mut era_reports: Vec<FileReport> = era
@@ -233,26 +268,26 @@ pub fn verify_archives_cached(
         .map(|p| one(p, era::verify_file))
         .collect();
     links::link_era(&mut era_reports, opts);
-    reports.extend(era_reports);
-    reports
+    link_kinds(reports, era_reports)
 }
 
 /// Verifies one file of a stream whose files do not stay on disk (remote inputs, removed from the cache after
-/// use): its report, and what the checks across files later need from the file itself (an era1 file's first
-/// parent hash), read while it is there. [`link_streamed`] runs those checks at the end.
+/// use): its report, and what the checks across files later need from the file itself (an execution file's
+/// first parent hash), read while it is there. [`link_streamed`] runs those checks at the end.
 pub fn verify_one(path: &Path, opts: &VerifyOptions) -> (FileReport, Option<String>) {
     use crate::formats::ArchiveKind;
     match ArchiveKind::of(path) {
         Some(ArchiveKind::Era) => (era::verify_file(path, opts), None),
         _ => (
-            era1::verify_file(path, opts),
+            execution::verify_file(path, opts),
             links::first_parent_hash(path),
         ),
     }
 }
 
 /// The checks across files of [`verify_archives`] over reports made one at a time by [`verify_one`]. Reports
-/// come era1 first, then era, each in the order given (as from [`verify_archives`]).
+/// come execution files first, then era, each in the order given (as from [`verify_archives`]). The files are
+/// gone, so ere blocks are compared with era payloads only where the era files' payload marks reach them.
 pub fn link_streamed(
     reports: Vec<(FileReport, Option<String>)>,
     opts: &VerifyOptions,
@@ -260,20 +295,21 @@ pub fn link_streamed(
     use crate::formats::ArchiveKind;
     use std::collections::HashMap;
     let mut parents: HashMap<String, String> = HashMap::new();
-    let (mut era_reports, mut era1_reports) = (Vec::new(), Vec::new());
+    let (mut era_reports, mut execution_reports) = (Vec::new(), Vec::new());
     for (r, parent) in reports {
         if let Some(p) = parent {
             parents.insert(r.file.clone(), p);
         }
         match ArchiveKind::of(Path::new(&r.file)) {
             Some(ArchiveKind::Era) => era_reports.push(r),
-            _ => era1_reports.push(r),
+            _ => execution_reports.push(r),
         }
     }
-    links::link_era1(&mut era1_reports, |r| parents.get(&r.file).cloned());
+    links::link_execution(&mut execution_reports, |r| parents.get(&r.file).cloned());
     links::link_era(&mut era_reports, opts);
-    era1_reports.extend(era_reports);
-    era1_reports
+    links::cross_check_payloads(&mut execution_reports, &mut era_reports, |_, _| None);
+    execution_reports.extend(era_reports);
+    execution_reports
 }
 
 #[cfg(test)]

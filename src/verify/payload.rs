@@ -82,19 +82,7 @@ pub fn header_from_payload(block: &BeaconBlock<'_>) -> Result<HeaderFields, Payl
     let txs: Vec<&[u8]> = p.transactions()?.collect();
     let fork = block.fork();
     let withdrawals_root = if fork >= Fork::Capella {
-        let items: Vec<Vec<u8>> = p
-            .withdrawals()?
-            .iter()
-            .map(|w| {
-                use alloy_rlp::Encodable;
-                let mut f = Vec::with_capacity(64);
-                w.index.encode(&mut f);
-                w.validator_index.encode(&mut f);
-                w.address.as_slice().encode(&mut f);
-                w.amount.encode(&mut f);
-                crate::execution::header::wrap_list(&f)
-            })
-            .collect();
+        let items: Vec<Vec<u8>> = p.withdrawals()?.iter().map(|w| w.encode()).collect();
         Some(trie::ordered_root(&items))
     } else {
         None

@@ -59,15 +59,27 @@ pub fn verify_lines(r: &FileReport) -> String {
                 b.state_root
             ) + &format!("\n     state: {}", anchor_text(&b.state_anchor))
         }
-        None => format!(
-            "{status} {}  blocks {}..={}  txs {}{senders}  accumulator {}",
-            r.file,
-            or_unknown(r.first_block),
-            or_unknown(r.last_block),
-            r.transactions,
-            r.accumulator_root.as_deref().unwrap_or("?")
-        ),
+        None => {
+            let ere = r.ere.as_ref().map_or(String::new(), |x| {
+                format!("  profile {}  logs {}", x.profile, r.logs)
+            });
+            format!(
+                "{status} {}  blocks {}..={}  txs {}{senders}{ere}  accumulator {}",
+                r.file,
+                or_unknown(r.first_block),
+                or_unknown(r.last_block),
+                r.transactions,
+                r.accumulator_root.as_deref().unwrap_or(match &r.ere {
+                    Some(x) if x.pre_merge_blocks == 0 => "none (post-merge)",
+                    Some(_) => "none",
+                    None => "?",
+                })
+            )
+        }
     };
+    for c in &r.cross_checked {
+        let _ = write!(s, "\n     cross-checked: {c}");
+    }
     for e in &r.errors {
         let _ = write!(s, "\n     error: {e}");
     }
@@ -131,6 +143,26 @@ pub fn inspect_text(r: &FileReport) -> String {
             format!("last block hash:   {}", opt(&r.last_block_hash)),
         ]);
     } else {
+        if let Some(x) = &r.ere {
+            lines.extend([
+                format!("profile:           {}", x.profile),
+                format!("components:        {}", x.components.join(", ")),
+                format!(
+                    "proofs:            {}",
+                    if x.proof_types.is_empty() {
+                        "none".to_string()
+                    } else {
+                        x.proof_types
+                            .iter()
+                            .map(|(t, n)| format!("type {t}: {n}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    }
+                ),
+                format!("pre-merge blocks:  {} of {}", x.pre_merge_blocks, r.blocks),
+                format!("withdrawals:       {}", r.withdrawals),
+            ]);
+        }
         lines.extend([
             format!("logs:              {}", r.logs),
             format!("ommers:            {}", r.ommers),
@@ -150,5 +182,11 @@ pub fn inspect_text(r: &FileReport) -> String {
         if r.ok { "yes" } else { "NO" }
     ));
     lines.extend(r.errors.iter().map(|e| format!("  error: {e}")));
+    lines.extend(r.warnings.iter().map(|w| format!("  warning: {w}")));
+    lines.extend(
+        r.cross_checked
+            .iter()
+            .map(|c| format!("  cross-checked: {c}")),
+    );
     lines.join("\n")
 }

@@ -51,7 +51,7 @@ impl Serialize for ReportError {
 pub struct FileReport {
     /// Path as given on the command line.
     pub file: String,
-    /// `era1` or `era`.
+    /// `era1`, `era` or `ere`.
     pub kind: String,
     /// Network from the file name (or `--network`).
     pub network: String,
@@ -73,6 +73,9 @@ pub struct FileReport {
     pub receipts: u64,
     /// Logs over all receipts; 0 for era files.
     pub logs: u64,
+    /// Withdrawals in the blocks' bodies (ere files from Shanghai on; era files count theirs in `beacon`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub withdrawals: u64,
     /// Senders recovered (only with `--senders`), and failures among them.
     pub senders_recovered: Option<u64>,
     /// Transactions whose sender did not recover (only with `--senders`); any makes the file fail, with one
@@ -110,13 +113,38 @@ pub struct FileReport {
     pub errors_omitted: u64,
     /// Checks that could not run (e.g. fork rules for an unknown network).
     pub warnings: Vec<String>,
-    /// Beacon-chain facts of an era file (absent for era1).
+    /// Beacon-chain facts of an era file (absent for era1 and ere).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub beacon: Option<BeaconReport>,
+    /// What an ere file holds: its profile, components and proofs (absent for era1 and era).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ere: Option<EreReport>,
+    /// Other archives of the same blocks this file was compared with, and what agreed (an era1 and an ere file
+    /// of one era; an ere file and the era files whose payloads hold its post-merge blocks).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cross_checked: Vec<String>,
     /// The per-file checks were not run again: this file's bytes passed them before, with the same checks and
     /// eraflow version ([`super::ReportCache`]); the checks between files ran as usual.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub from_cache: bool,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// What `verify` reports about an ere file.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct EreReport {
+    /// `default`, `noproofs`, `noreceipts` or `noproofs-noreceipts`, from the components present.
+    pub profile: String,
+    /// The record types of each block's index entries, in index order.
+    pub components: Vec<String>,
+    /// `Proof` records by proof type (`"0"` to `"3"`).
+    pub proof_types: BTreeMap<String, u64>,
+    /// Blocks mined before the merge (difficulty above zero): the blocks total difficulty and the accumulator
+    /// root cover.
+    pub pre_merge_blocks: u64,
 }
 
 /// What `verify` reports about an era file's beacon chain. For era files, the report's `blocks` counts beacon
@@ -159,6 +187,9 @@ pub struct EraLinks {
     pub first_payload: Option<(u64, [u8; 32])>,
     /// The execution head at the era's end (number, hash), from the state's latest execution payload header.
     pub execution_head: Option<(u64, [u8; 32])>,
+    /// `(number, hash)` of the era's payloads that end an execution era (number 8191 mod 8192) and of its last
+    /// payload: where ere files of the same blocks are compared with it ([`crate::verify::links::cross_check_payloads`]).
+    pub payload_marks: Vec<(u64, [u8; 32])>,
     /// hash_tree_root of this era's state (the state at slot `era * 8192`).
     pub state_root: Option<[u8; 32]>,
     /// `state.state_roots` at this era's first slot, when that slot is empty: then it is the root of the state
@@ -170,7 +201,7 @@ pub struct EraLinks {
 pub const MAX_ERRORS: usize = 50;
 
 impl FileReport {
-    /// A passing report for `path` of `kind` (`era1` or `era`), with its size; checks add errors to it.
+    /// A passing report for `path` of `kind` (`era1`, `era` or `ere`), with its size; checks add errors to it.
     pub fn start(path: &std::path::Path, kind: &str) -> FileReport {
         FileReport {
             file: path.display().to_string(),

@@ -3,7 +3,7 @@
 
 use crate::util::{eraflow, rewrite_era1, synth_era1, unpack_era};
 use eraflow::formats::era::MAX_BLOCK_BYTES;
-use eraflow::formats::era1::{MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_RECEIPTS_BYTES};
+use eraflow::formats::execution::{MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_RECEIPTS_BYTES};
 use eraflow::formats::snappy::{compress_framed, FramedDecoder};
 use eraflow::formats::FormatErrorKind;
 use eraflow::verify::report::ReportError;
@@ -46,7 +46,7 @@ fn each_era1_record_kind_has_its_own_cap() {
         },
     );
     assert!(std::fs::metadata(&bombed).unwrap().len() < 4 << 20);
-    let r = eraflow::verify::era1::verify_file(&bombed, &VerifyOptions::default());
+    let r = eraflow::verify::execution::verify_file(&bombed, &VerifyOptions::default());
     assert!(!r.ok);
     assert_eq!(
         caps_hit(&r.errors),

@@ -2,8 +2,9 @@
 
 use crate::testdata;
 use eraflow::execution::body::BodyView;
-use eraflow::formats::era1::{self, BlockDecoders, Era1File};
-use eraflow::verify::era1::{verify_file, verify_files, VerifyOptions};
+use eraflow::formats::era1::Era1File;
+use eraflow::formats::execution::{self, BlockDecoders};
+use eraflow::verify::execution::{verify_file, verify_files, VerifyOptions};
 use std::path::{Path, PathBuf};
 
 fn era1_files() -> Option<Vec<PathBuf>> {
@@ -89,7 +90,7 @@ pub fn tx_hashes(path: &Path) -> Vec<(u64, String)> {
     let mut out = Vec::new();
     for i in 0..f.block_count() {
         let t = f.block(i).unwrap();
-        let raw = era1::decompress(&mut dec.body, &t.body, f.path(), t.number).unwrap();
+        let raw = execution::decompress(&mut dec.body, &t.body, f.path(), t.number).unwrap();
         for enc in BodyView::decode(raw).unwrap().transaction_encodings() {
             out.push((
                 t.number,
@@ -317,7 +318,7 @@ fn sepolia_senders_match_csv() {
     let mut got = Vec::new();
     for i in 0..f.block_count() {
         let t = f.block(i).unwrap();
-        let raw = era1::decompress(&mut dec.body, &t.body, f.path(), t.number).unwrap();
+        let raw = execution::decompress(&mut dec.body, &t.body, f.path(), t.number).unwrap();
         for item in BodyView::decode(raw).unwrap().transactions() {
             let tx = TxView::decode(item.unwrap().raw).unwrap();
             let from = s.recover_sender(&tx, true).unwrap();

@@ -85,9 +85,8 @@ mod seeds {
     use eraflow::consensus::{synth, ALL_FORKS};
     use eraflow::formats::e2store::{E2StoreReader, RecordType};
     use eraflow::formats::era::EraWriter;
-    use eraflow::formats::era1::{
-        decompress, total_difficulty, BlockDecoders, Era1File, Era1Writer,
-    };
+    use eraflow::formats::era1::{Era1File, Era1Writer};
+    use eraflow::formats::execution::{decompress, total_difficulty, BlockDecoders};
     use eraflow::formats::snappy::FramedDecoder;
     use eraflow::network::Network;
     use std::path::Path;

@@ -431,42 +431,7 @@ fn a_range_crossing_the_merge_is_refused_without_an_explicit_end() {
     .unwrap_err();
     assert!(matches!(e, PruneError::CrossesMerge { .. }), "{e}");
 
-    // Up to the merge, explicitly: pre-merge blocks only.
-    let s = run(
-        std::slice::from_ref(&path),
-        &out,
-        &PruneOptions {
-            until_block: Some(176000),
-            ..opts.clone()
-        },
-    )
-    .unwrap();
-    assert_eq!(
-        s.manifest.range,
-        BlockRange {
-            first: 172032,
-            last: 175999
-        }
-    );
-    assert!(s.manifest.explicit_range);
-    assert_eq!(s.manifest.totals.blocks, 176000 - 172032);
-    let blocks = read_hashes(&out.join("block_hashes.bin"));
-    assert_eq!(blocks.len(), 176000 - 172032);
-    let rows = csv_rows().unwrap();
-    let want = rows.iter().filter(|r| r.0 < 176000).count() as u64;
-    assert_eq!(s.manifest.totals.transactions, want);
-    check(&out).unwrap();
-
-    // Explicitly past the merge: the user asked for it.
-    let s = run(
-        &[path],
-        &out,
-        &PruneOptions {
-            until_block: Some(180224),
-            ..opts
-        },
-    )
-    .unwrap();
-    assert_eq!(s.manifest.totals.blocks, 8192);
-    check(&out).unwrap();
+    // Explicit ranges up to and past the merge are exercised on a real merge transition, the synthetic ere file
+    // of synthnet's merge era (`ere::prune_up_to_and_past_the_merge`): this preset's merge falls inside mined
+    // blocks, which verification now refuses past it (`ere::a_preset_merge_inside_mined_blocks_fails_them`).
 }

@@ -245,7 +245,7 @@ fn cli_exit_codes_for_prune_and_check() {
 /// give what the full path gives: the same block and transaction hashes and the same report.
 #[test]
 fn light_verification_path_agrees_with_the_full_one() {
-    use eraflow::verify::era1::{
+    use eraflow::verify::execution::{
         verify_file_with, BlockHashes, BlockVisitor, VerifiedBlock, VerifyOptions,
     };
     struct Full;

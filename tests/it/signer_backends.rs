@@ -20,7 +20,8 @@ use eraflow::crypto::signer::{
 use eraflow::execution::body::BodyView;
 use eraflow::execution::transaction::TxView;
 use eraflow::execution::tx_request::{SignedAuthorization, TxRequest};
-use eraflow::formats::era1::{decompress, BlockDecoders, Era1File};
+use eraflow::formats::era1::Era1File;
+use eraflow::formats::execution::{decompress, BlockDecoders};
 use eraflow::formats::ArchiveName;
 use eraflow::network::Network;
 use std::path::{Path, PathBuf};

@@ -7,7 +7,8 @@ use std::collections::HashMap;
 use eraflow::crypto::signer::{self, SignatureAlgorithm};
 use eraflow::execution::body::BodyView;
 use eraflow::execution::transaction::TxView;
-use eraflow::formats::era1::{decompress, BlockDecoders, Era1File};
+use eraflow::formats::era1::Era1File;
+use eraflow::formats::execution::{decompress, BlockDecoders};
 
 #[test]
 fn sepolia_00021_senders_match_expected_csv() {

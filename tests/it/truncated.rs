@@ -4,7 +4,7 @@
 
 use crate::util::{eraflow, synth_era1};
 use eraflow::pipeline::ExitStatus;
-use eraflow::verify::era1::{verify_file_with, BlockVisitor, VerifiedBlock};
+use eraflow::verify::execution::{verify_file_with, BlockVisitor, VerifiedBlock};
 use eraflow::verify::VerifyOptions;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};

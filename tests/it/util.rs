@@ -138,9 +138,8 @@ pub fn rewrite_era1(
     dir: &Path,
     mut edit: impl FnMut(u64, &mut Vec<u8>, &mut Vec<u8>, &mut Vec<u8>),
 ) -> PathBuf {
-    use eraflow::formats::era1::{
-        decompress, total_difficulty, BlockDecoders, Era1File, Era1Writer,
-    };
+    use eraflow::formats::era1::{Era1File, Era1Writer};
+    use eraflow::formats::execution::{decompress, total_difficulty, BlockDecoders};
     let f = Era1File::open(src).unwrap();
     let network = f.name().map(|n| n.network.clone()).unwrap();
     let mut dec = BlockDecoders::default();

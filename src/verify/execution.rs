@@ -1,9 +1,12 @@
-//! Full verification of era1 files: every block's hash chain, roots, receipts, total difficulty, the index and
-//! the accumulator, with blocks checked in parallel chunks and files in parallel.
+//! Full verification of execution archives — era1 and ere files alike: every block's hash chain, transactions,
+//! ommers and withdrawals roots, receipts (full, or rebuilt from slim ones) with their blooms and gas, fork rules,
+//! total difficulty, the index and the accumulator, with blocks checked in parallel chunks and files in parallel.
+//! The record layout ([`super::layout`]) and the per-kind rules at the end ([`super::sequence`]) are all that
+//! differ between the two kinds.
 
-use super::era1_receipts::check_receipts;
-use super::era1_sequence::sequential_checks;
+use super::receipts::check_receipts;
 use super::report::FileReport;
+use super::sequence::sequential_checks;
 use super::{hex0x, mismatch};
 use crate::crypto::keccak::keccak256;
 use crate::crypto::signer::{SenderError, Signer};
@@ -13,37 +16,17 @@ use crate::execution::receipt::ReceiptView;
 use crate::execution::rlp;
 use crate::execution::transaction::{canonical_and_kind, TxKind, TxView};
 use crate::execution::trie;
-use crate::formats::e2store::{E2StoreReader, RecordType};
-use crate::formats::era1::{self, BlockDecoders, Era1File, BLOCKS_PER_ERA};
-use crate::formats::{ArchiveKind, ArchiveName};
-use crate::formats::{FormatError, FormatErrorKind};
+use crate::execution::withdrawal::Withdrawal;
+use crate::formats::execution::{decompress, BlockDecoders, BLOCKS_PER_ERA};
+use crate::formats::ArchiveName;
+use crate::formats::{ExecutionArchive, FormatError, FormatErrorKind};
 use crate::network::Network;
 use alloy_primitives::U256;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// How to verify.
-#[derive(Debug, Clone, Default)]
-pub struct VerifyOptions {
-    /// Network to check fork rules against; `None` takes it from each file name.
-    pub network: Option<Network>,
-    /// Also compute the sha256 of each file for the report.
-    pub checksum: bool,
-    /// Also recover every transaction's sender with `signer`, or else the process-wide signer (which must be
-    /// initialised, with the algorithm of the files' network, before calling).
-    pub senders: bool,
-    /// Skip receipts entirely (no decompression, no receipts root, blooms or gas checks): for paths that
-    /// need only headers and transactions, like prune manifests.
-    pub skip_receipts: bool,
-    /// The signer senders are recovered with; `None`: the process signer ([`signer::global`]). Set only to
-    /// compare signers side by side in one process (`eraflow bench`); jobs leave it `None`.
-    ///
-    /// [`signer::global`]: crate::crypto::signer::global
-    pub signer: Option<&'static Signer>,
-    /// Trusted `(slot, state root)` pairs era states are compared with (see [`crate::verify::anchor`]).
-    pub trusted_states: Option<std::sync::Arc<crate::verify::anchor::TrustedStates>>,
-}
+pub use super::VerifyOptions;
 
 /// One block that passed every per-block check, as handed to a [`BlockVisitor`].
 pub struct VerifiedBlock<'a> {
@@ -57,10 +40,15 @@ pub struct VerifiedBlock<'a> {
     pub transactions: &'a [TxView<'a>],
     /// Recovered senders, parallel to `transactions`; empty unless senders were requested.
     pub senders: &'a [Result<[u8; 20], SenderError>],
-    /// Decoded receipts, parallel to `transactions`; empty when receipts are skipped.
+    /// Decoded receipts, parallel to `transactions`; empty when receipts are skipped or the file has none (an
+    /// ere file of the `noreceipts` profile). Rebuilt with their blooms from an ere file's slim receipts, so they
+    /// read the same from either kind.
     pub receipts: &'a [ReceiptView<'a>],
-    /// Total difficulty after this block (checked against the chain in the sequential pass).
-    pub total_difficulty: U256,
+    /// Withdrawals of the body (Shanghai on), in order; empty before.
+    pub withdrawals: &'a [Withdrawal],
+    /// Total difficulty after this block (checked against the chain in the sequential pass); `None` where the
+    /// file has none (post-merge ere files).
+    pub total_difficulty: Option<U256>,
 }
 
 /// Work done on every block during the verification pass, so consumers (export, prune) decode each block once.
@@ -123,7 +111,8 @@ type ChunkResult<C> = (Vec<BlockFacts>, Counts, Vec<FormatError>, C);
 pub(super) struct BlockFacts {
     pub(super) hash: [u8; 32],
     pub(super) parent: [u8; 32],
-    pub(super) td_le: [u8; 32],
+    /// The block's TotalDifficulty record, when the file has them.
+    pub(super) td_le: Option<[u8; 32]>,
     pub(super) difficulty: U256,
     pub(super) ok: bool,
 }
@@ -142,6 +131,9 @@ pub(super) struct Counts {
     header_fields: BTreeMap<usize, u64>,
     senders_recovered: u64,
     sender_errors: u64,
+    withdrawals: u64,
+    /// Proof records by proof type (ere, default profile).
+    proof_types: BTreeMap<u64, u64>,
 }
 
 impl Counts {
@@ -160,6 +152,10 @@ impl Counts {
         self.sender_errors += o.sender_errors;
         for (k, v) in o.header_fields {
             *self.header_fields.entry(k).or_default() += v;
+        }
+        self.withdrawals += o.withdrawals;
+        for (k, v) in o.proof_types {
+            *self.proof_types.entry(k).or_default() += v;
         }
         self
     }
@@ -200,13 +196,13 @@ pub fn kind_label(kind: TxKind) -> &'static str {
     }
 }
 
-/// Verifies one era1 file completely and returns its report (never panics; errors are in the report).
+/// Verifies one era1 or ere file completely and returns its report (never panics; errors are in the report).
 pub fn verify_file(path: &Path, opts: &VerifyOptions) -> FileReport {
     verify_file_with(path, opts, &NoVisitor, |_| {})
 }
 
-/// Verifies one era1 file and runs `visitor` over every block that passes its per-block checks; `emit` gets
-/// each chunk's output in block order, a bounded window of chunks at a time (memory does not grow with the
+/// Verifies one era1 or ere file and runs `visitor` over every block that passes its per-block checks; `emit`
+/// gets each chunk's output in block order, a bounded window of chunks at a time (memory does not grow with the
 /// file), while the workers verify the next window. Whether the file as a whole verified is only known from the
 /// returned report.
 pub fn verify_file_with<V: BlockVisitor>(
@@ -215,10 +211,13 @@ pub fn verify_file_with<V: BlockVisitor>(
     visitor: &V,
     emit: impl FnMut(V::Chunk) + Send,
 ) -> FileReport {
-    match Era1File::open(path) {
+    match ExecutionArchive::open(path) {
         Ok(file) => verify_opened_with(&file, opts, visitor, emit),
         Err(e) => {
-            let mut report = FileReport::start(path, "era1");
+            let kind = crate::formats::ArchiveKind::of(path)
+                .filter(|k| k.is_execution())
+                .unwrap_or(crate::formats::ArchiveKind::Era1);
+            let mut report = FileReport::start(path, kind.extension());
             report.error(e);
             report
         }
@@ -228,13 +227,13 @@ pub fn verify_file_with<V: BlockVisitor>(
 /// [`verify_file_with`] on a file the caller has opened already: export and prune read the same map for the
 /// file's sha256, and a second map of the file would double its pages in the process's RSS.
 pub fn verify_opened_with<V: BlockVisitor>(
-    file: &Era1File,
+    file: &ExecutionArchive,
     opts: &VerifyOptions,
     visitor: &V,
     mut emit: impl FnMut(V::Chunk) + Send,
 ) -> FileReport {
-    let mut report = FileReport::start(file.path(), "era1");
-    verify_era1(file, opts, visitor, &mut emit, &mut report);
+    let mut report = FileReport::start(file.path(), file.kind().extension());
+    verify_execution(file, opts, visitor, &mut emit, &mut report);
     // Last: whatever was read must still be the file (it did not shrink under the map or get rewritten).
     if let Err(e) = file.check_unchanged() {
         report.error(e);
@@ -242,10 +241,17 @@ pub fn verify_opened_with<V: BlockVisitor>(
     report
 }
 
-/// Verifies an opened era1 file into `report` (see [`verify_file_with`]); also the body of the `era1` fuzz
-/// target, which opens files from bytes.
-pub(crate) fn verify_era1<V: BlockVisitor>(
-    file: &Era1File,
+/// Per-thread state of the block pass: the record decoders, and the buffer slim receipts are rebuilt into.
+#[derive(Default)]
+struct Worker {
+    dec: BlockDecoders,
+    rebuilt: Vec<u8>,
+}
+
+/// Verifies an opened era1 or ere file into `report` (see [`verify_file_with`]); also the body of the `era1`
+/// and `ere` fuzz targets, which open files from bytes.
+pub(crate) fn verify_execution<V: BlockVisitor>(
+    file: &ExecutionArchive,
     opts: &VerifyOptions,
     visitor: &V,
     emit: &mut (impl FnMut(V::Chunk) + Send),
@@ -256,7 +262,7 @@ pub(crate) fn verify_era1<V: BlockVisitor>(
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or_default();
-    let parsed_name = ArchiveName::parse_as(ArchiveKind::Era1, name);
+    let parsed_name = ArchiveName::parse_as(file.kind(), name);
     let network = match (&opts.network, &parsed_name) {
         (Some(n), _) => Some(n.clone()),
         // A canonical name that names no known network is an error, not a warning: the fork rules and the
@@ -292,8 +298,27 @@ pub(crate) fn verify_era1<V: BlockVisitor>(
     if opts.checksum {
         report.sha256 = Some(hex::encode(crate::crypto::sha256::sha256(file.bytes())));
     }
+    if let ExecutionArchive::Ere(f) = file {
+        report.ere = Some(super::report::EreReport {
+            profile: f.profile().name().to_string(),
+            components: f
+                .index()
+                .order()
+                .iter()
+                .map(|c| c.name().to_string())
+                .collect(),
+            proof_types: BTreeMap::new(),
+            pre_merge_blocks: 0,
+        });
+        if f.profile().no_receipts {
+            report.warnings.push(
+                "no receipts in the file (noreceipts profile): receipts root, logs bloom and gas used not checked"
+                    .into(),
+            );
+        }
+    }
 
-    walk_records(file, report);
+    super::layout::walk_records(file, report);
 
     // The signer is looked up once per file, never per transaction, and only when senders are asked for.
     let signer: Option<&Signer> = match super::process_signer(opts, network.as_ref(), path, report)
@@ -305,19 +330,9 @@ pub(crate) fn verify_era1<V: BlockVisitor>(
     // Visitors that need only hashes get the light transaction path when nothing else needs the fields.
     let light = opts.skip_receipts && signer.is_none() && !visitor.needs_decoded_transactions();
 
-    // Parallel pass over blocks.
+    // Parallel pass over blocks, cut into chunks by block count and bytes.
     let n = file.block_count();
-    // A block's bytes: its tuple, from its index entry to the next one's (the last to the accumulator). A
-    // corrupt index only moves chunk boundaries; verification reports it.
-    let offsets = &file.index().offsets;
-    let chunks = super::chunk_ranges(n, |i| {
-        let at = offsets.get(i as usize).copied().unwrap_or(0);
-        let next = offsets
-            .get(i as usize + 1)
-            .copied()
-            .unwrap_or_else(|| file.accumulator_offset());
-        next.saturating_sub(at)
-    });
+    let chunks = super::chunk_ranges(n, |i| file.block_size(i));
     let mut facts = Vec::with_capacity(n as usize);
     let mut counts = Counts::default();
     // A window of chunks in flight: enough to keep every thread busy, bounded so outputs stream out; each
@@ -326,7 +341,7 @@ pub(crate) fn verify_era1<V: BlockVisitor>(
     let work = |group: &[(u64, u64)]| -> Vec<ChunkResult<V::Chunk>> {
         group
             .par_iter()
-            .map_init(BlockDecoders::default, |dec, &(s, e)| {
+            .map_init(Worker::default, |worker, &(s, e)| {
                 let mut out = visitor.start_chunk(file.first_block() + s);
                 let mut facts = Vec::with_capacity((e - s) as usize);
                 let mut counts = Counts::default();
@@ -335,7 +350,7 @@ pub(crate) fn verify_era1<V: BlockVisitor>(
                     match check_block(
                         file,
                         i,
-                        dec,
+                        worker,
                         network.as_ref(),
                         signer,
                         opts,
@@ -380,6 +395,14 @@ pub(crate) fn verify_era1<V: BlockVisitor>(
         }
     }
     report.logs = counts.logs;
+    report.withdrawals = counts.withdrawals;
+    if let Some(ere) = &mut report.ere {
+        ere.proof_types = counts
+            .proof_types
+            .iter()
+            .map(|(t, n)| (t.to_string(), *n))
+            .collect();
+    }
     report.tx_kinds = KIND_LABELS
         .iter()
         .zip(counts.tx_kinds)
@@ -405,118 +428,21 @@ pub(crate) fn verify_era1<V: BlockVisitor>(
     }
 }
 
-/// Walks every record in order: checks the tuple order against the index and counts record types.
-fn walk_records(file: &Era1File, report: &mut FileReport) {
-    let index = file.index();
-    let mut next_block = 0usize;
-    // Counted by type and named once at the end: naming allocates, and there are four records per block. A
-    // file holds a handful of types: a short list searched linearly beats a map lookup per record.
-    let mut by_kind: Vec<([u8; 2], u64)> = Vec::new();
-    let bytes = file.bytes();
-    for rec in E2StoreReader::new(bytes) {
-        let rec = match rec {
-            Ok(r) => r,
-            Err(e) => {
-                report.error(e.in_file(file.path()));
-                break;
-            }
-        };
-        match by_kind.iter_mut().find(|(k, _)| *k == rec.kind.0) {
-            Some((_, n)) => *n += 1,
-            None => by_kind.push((rec.kind.0, 1)),
-        }
-        if rec.kind == RecordType::COMPRESSED_HEADER {
-            prefetch_tuples(bytes, &index.offsets, next_block);
-            let expected = index.offsets.get(next_block).copied();
-            if expected != Some(rec.offset) {
-                report.error(
-                    FormatError::at(
-                        rec.offset,
-                        FormatErrorKind::Index(format!(
-                            "header record #{next_block} is here, but the index says {}",
-                            expected.map_or("nothing".to_string(), |o| format!("offset {o}"))
-                        )),
-                    )
-                    .in_file(file.path())
-                    .in_block(index.start + next_block as u64),
-                );
-            }
-            next_block += 1;
-        }
-    }
-    if next_block as u64 != index.len() {
-        report.error(
-            FormatError::at(
-                index.record_offset,
-                FormatErrorKind::Mismatch {
-                    what: "block count",
-                    expected: format!("{} (index)", index.len()),
-                    found: format!("{next_block} header records"),
-                },
-            )
-            .in_file(file.path()),
-        );
-    }
-    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
-    for (kind, n) in by_kind {
-        *counts.entry(RecordType(kind).name()).or_default() += n;
-    }
-    report.record_counts = counts;
-}
+/// `GAS_PER_BLOB` ([EIP-4844](https://eips.ethereum.org/EIPS/eip-4844)): a header's `blob_gas_used` is this
+/// times the blobs of its type-3 transactions.
+const GAS_PER_BLOB: u64 = 1 << 17;
 
-/// Blocks between the stages of [`prefetch_tuples`]: far enough ahead to cover a memory access.
-const PREFETCH_STEP: usize = 4;
+/// keccak256 of the empty list `0xc0`: the ommers hash of every post-merge block.
+const EMPTY_OMMERS_HASH: [u8; 32] =
+    alloy_primitives::hex!("1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347");
 
-/// Hints the CPU to fetch the record headers of blocks ahead of `block`, which the walk reaches later: each
-/// record's position depends on the previous record's length, so without this every record header is a cache
-/// miss in a chain. Staged through the index: the header record of block `block + 4 step`, then the body,
-/// receipts and total-difficulty record headers of blocks `3`, `2` and `1` steps ahead, each located from
-/// record headers fetched one stage earlier. Only hints: nothing read here is trusted or reported.
-#[inline]
-fn prefetch_tuples(bytes: &[u8], offsets: &[u64], block: usize) {
-    let at = |k: usize| offsets.get(block + k * PREFETCH_STEP).copied();
-    // The end of the record starting at `pos`, if its header is in the file.
-    let next = |pos: u64| -> Option<u64> {
-        let start = usize::try_from(pos).ok()?;
-        let h = bytes.get(start..start.checked_add(8)?)?;
-        let len = u32::from_le_bytes([h[2], h[3], h[4], h[5]]);
-        pos.checked_add(8 + u64::from(len))
-    };
-    prefetch(bytes, at(4));
-    let body = at(3).and_then(next);
-    prefetch(bytes, body);
-    let receipts = at(2).and_then(next).and_then(next);
-    prefetch(bytes, receipts);
-    let td = at(1).and_then(next).and_then(next).and_then(next);
-    prefetch(bytes, td);
-}
-
-/// A prefetch hint for the cache line holding `bytes[pos]` (nothing when out of range or not on x86-64).
-#[inline(always)]
-fn prefetch(bytes: &[u8], pos: Option<u64>) {
-    let Some(p) = pos
-        .and_then(|p| usize::try_from(p).ok())
-        .and_then(|p| bytes.get(p))
-    else {
-        return;
-    };
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch never faults, and `p` points into `bytes` anyway.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-            std::ptr::from_ref(p).cast(),
-        )
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
-/// Decodes and checks one block against itself: roots, receipts, blooms, gas.
+/// Decodes and checks one block against itself: header fields for its fork, transactions, ommers and
+/// withdrawals roots, blob gas, receipts with blooms and gas.
 #[allow(clippy::too_many_arguments)]
 fn check_block<V: BlockVisitor>(
-    file: &Era1File,
+    file: &ExecutionArchive,
     i: u64,
-    dec: &mut BlockDecoders,
+    worker: &mut Worker,
     network: Option<&Network>,
     signer: Option<&Signer>,
     opts: &VerifyOptions,
@@ -530,8 +456,9 @@ fn check_block<V: BlockVisitor>(
     let number = t.number;
     let rlp_err = |offset: u64| move |e: rlp::RlpError| rlp_error(e, offset, path, number);
     let located = |e: FormatError| e.in_file(path).in_block(number);
+    let Worker { dec, rebuilt } = worker;
 
-    let header_raw = era1::decompress(&mut dec.header, &t.header, path, number)?;
+    let header_raw = decompress(&mut dec.header, &t.header, path, number)?;
     let header = HeaderView::decode(header_raw).map_err(rlp_err(t.header.offset))?;
     *counts
         .header_fields
@@ -545,36 +472,48 @@ fn check_block<V: BlockVisitor>(
             header.number(),
         )));
     }
-    if let Some(net) = network {
-        let want = if net.is_london(number) { 16 } else { 15 };
-        if header.field_count() != want {
-            return Err(located(mismatch(
-                t.header.offset,
-                "header field count",
-                want,
-                header.field_count(),
-            )));
-        }
-    }
-    // Body: transactions root and ommers hash.
-    let body_raw = era1::decompress(&mut dec.body, &t.body, path, number)?;
+    let timestamp = header.timestamp();
+    check_header_fork(&header, network, t.header.offset).map_err(located)?;
+    let max_tx_type = network.map_or(u8::MAX, |n| n.max_tx_type(number, timestamp));
+    // Body: transactions root, ommers hash, withdrawals root.
+    let body_raw = decompress(&mut dec.body, &t.body, path, number)?;
     let body = BodyView::decode(body_raw).map_err(rlp_err(t.body.offset))?;
     let mut tx_encodings: Vec<&[u8]> = Vec::new();
     let mut kinds: Vec<&'static str> = Vec::new();
     let mut kind_counts = [0u64; KIND_LABELS.len()];
     let mut txs: Vec<TxView<'_>> = Vec::new();
     let mut senders: Vec<Result<[u8; 20], SenderError>> = Vec::new();
+    let mut blobs = 0u64;
+    let tx_error = |idx: usize, e: String| {
+        located(FormatError::at(
+            t.body.offset,
+            FormatErrorKind::Rlp(format!("transaction {idx}: {e}")),
+        ))
+    };
+    let check_type = |idx: usize, kind: TxKind| {
+        if kind.tx_type() > max_tx_type {
+            return Err(located(mismatch(
+                t.body.offset,
+                "transaction type",
+                format!("at most {max_tx_type} in this fork (transaction {idx})"),
+                kind.tx_type(),
+            )));
+        }
+        Ok(())
+    };
     // Light path: [header, ommers list, transactions...] hashes from one batch with the trie leaves.
     let mut light_hashes: Vec<[u8; 32]> = Vec::new();
     let (hash, tx_root, ommers_hash) = if light {
         for (idx, item) in body.transactions().enumerate() {
             let item = item.map_err(rlp_err(t.body.offset))?;
-            let (canonical, kind) = canonical_and_kind(item.raw).map_err(|e| {
-                located(FormatError::at(
-                    t.body.offset,
-                    FormatErrorKind::Rlp(format!("transaction {idx}: {e}")),
-                ))
-            })?;
+            let (canonical, kind) =
+                canonical_and_kind(item.raw).map_err(|e| tx_error(idx, e.to_string()))?;
+            check_type(idx, kind)?;
+            if kind == TxKind::Eip4844 {
+                // Blob counts need the fields; blob transactions are a few per block at most.
+                let tx = TxView::decode(item.raw).map_err(|e| tx_error(idx, e.to_string()))?;
+                blobs += tx.blob_versioned_hashes().count() as u64;
+            }
             tx_encodings.push(canonical);
             kinds.push(kind_label(kind));
             kind_counts[kind_slot(kind)] += 1;
@@ -590,12 +529,11 @@ fn check_block<V: BlockVisitor>(
         let homestead = network.is_none_or(|n| n.is_homestead(number));
         for (idx, item) in body.transactions().enumerate() {
             let item = item.map_err(rlp_err(t.body.offset))?;
-            let tx = TxView::decode(item.raw).map_err(|e| {
-                located(FormatError::at(
-                    t.body.offset,
-                    FormatErrorKind::Rlp(format!("transaction {idx}: {e}")),
-                ))
-            })?;
+            let tx = TxView::decode(item.raw).map_err(|e| tx_error(idx, e.to_string()))?;
+            check_type(idx, tx.kind())?;
+            if tx.kind() == TxKind::Eip4844 {
+                blobs += tx.blob_versioned_hashes().count() as u64;
+            }
             tx_encodings.push(tx.canonical());
             kinds.push(kind_label(tx.kind()));
             kind_counts[kind_slot(tx.kind())] += 1;
@@ -637,22 +575,37 @@ fn check_block<V: BlockVisitor>(
         HeaderView::decode(o.raw).map_err(rlp_err(t.body.offset))?;
         ommer_count += 1;
     }
-    if body.withdrawals().is_some() {
+    let withdrawals = check_withdrawals(&header, &body, t.body.offset).map_err(located)?;
+    if let Some(used) = header.blob_gas_used() {
+        let want = blobs.saturating_mul(GAS_PER_BLOB);
+        if used != want {
+            return Err(located(mismatch(
+                t.header.offset,
+                "blob gas used",
+                format!("{want} ({blobs} blobs x {GAS_PER_BLOB})"),
+                used,
+            )));
+        }
+    } else if blobs > 0 {
         return Err(located(mismatch(
-            t.body.offset,
-            "body lists",
-            "2 (pre-merge)",
-            "3 (withdrawals)",
+            t.header.offset,
+            "header field count",
+            "20 or more (blob transactions need blob_gas_used)",
+            header.field_count(),
         )));
     }
 
-    let td_le: [u8; 32] = t.total_difficulty.data.try_into().unwrap_or_default();
+    let td_le: Option<[u8; 32]> = t
+        .total_difficulty
+        .map(|r| r.data.try_into().unwrap_or_default());
     let mut receipt_views: Vec<ReceiptView<'_>> = Vec::new();
-    if !opts.skip_receipts {
-        receipt_views.reserve(txs.len());
+    if let (false, Some(record)) = (opts.skip_receipts, &t.receipts) {
+        receipt_views.reserve(kinds.len());
         check_receipts(
-            &t,
+            record,
+            &t.header,
             &mut dec.receipts,
+            rebuilt,
             path,
             number,
             network,
@@ -662,8 +615,13 @@ fn check_block<V: BlockVisitor>(
             &mut receipt_views,
         )?;
     }
+    if let Some(proof) = &t.proof {
+        let ty = super::proof::proof_type(proof, &mut dec.proof, path, number)?;
+        *counts.proof_types.entry(ty).or_default() += 1;
+    }
     counts.transactions += tx_encodings.len() as u64;
     counts.ommers += ommer_count;
+    counts.withdrawals += withdrawals.len() as u64;
     for (a, b) in counts.tx_kinds.iter_mut().zip(kind_counts) {
         *a += b;
     }
@@ -674,7 +632,8 @@ fn check_block<V: BlockVisitor>(
         transactions: &txs,
         senders: &senders,
         receipts: &receipt_views,
-        total_difficulty: U256::from_le_bytes(td_le),
+        withdrawals: &withdrawals,
+        total_difficulty: td_le.map(U256::from_le_bytes),
     };
     if light {
         let hashes = BlockHashes {
@@ -694,6 +653,105 @@ fn check_block<V: BlockVisitor>(
     })
 }
 
+/// The header against its network's fork rules (nothing without a network): its number of fields for the fork
+/// of its number and timestamp, and proof of work before the merge, none after (zero difficulty and nonce).
+fn check_header_fork(
+    header: &HeaderView<'_>,
+    network: Option<&Network>,
+    offset: u64,
+) -> Result<(), FormatError> {
+    let Some(net) = network else {
+        return Ok(());
+    };
+    let number = header.number();
+    let want = net.header_fields(number, header.timestamp());
+    if header.field_count() != want {
+        return Err(mismatch(
+            offset,
+            "header field count",
+            format!(
+                "{want} (fork of block {number}, timestamp {})",
+                header.timestamp()
+            ),
+            header.field_count(),
+        ));
+    }
+    if net.is_merged(number) {
+        if !header.difficulty().is_zero() || header.nonce() != &[0u8; 8] {
+            return Err(mismatch(
+                offset,
+                "proof-of-stake header (at or after the merge block)",
+                "difficulty 0 and nonce 0",
+                format!(
+                    "difficulty {}, nonce 0x{}",
+                    header.difficulty(),
+                    hex::encode(header.nonce())
+                ),
+            ));
+        }
+        if header.ommers_hash() != &EMPTY_OMMERS_HASH {
+            return Err(mismatch(
+                offset,
+                "ommers hash (no ommers after the merge)",
+                hex0x(&EMPTY_OMMERS_HASH),
+                hex0x(header.ommers_hash()),
+            ));
+        }
+    } else if header.difficulty().is_zero() {
+        return Err(mismatch(
+            offset,
+            "difficulty (a proof-of-work block, before the merge)",
+            "above 0",
+            0,
+        ));
+    }
+    Ok(())
+}
+
+/// The body's withdrawals against the header: present exactly when the header has `withdrawals_root`
+/// (Shanghai on), and rooted there.
+fn check_withdrawals(
+    header: &HeaderView<'_>,
+    body: &BodyView<'_>,
+    offset: u64,
+) -> Result<Vec<Withdrawal>, FormatError> {
+    let rlp_err = |e: rlp::RlpError| FormatError::at(offset, FormatErrorKind::Rlp(e.to_string()));
+    match (header.withdrawals_root(), body.withdrawals()) {
+        (None, None) => Ok(Vec::new()),
+        (Some(_), None) => Err(mismatch(
+            offset,
+            "body lists",
+            "3 (withdrawals, as the header has withdrawals_root)",
+            2,
+        )),
+        (None, Some(_)) => Err(mismatch(
+            offset,
+            "body lists",
+            "2 (no withdrawals_root in the header)",
+            3,
+        )),
+        (Some(root), Some(list)) => {
+            let mut items: Vec<&[u8]> = Vec::new();
+            let mut out = Vec::new();
+            for item in list {
+                let item = item.map_err(rlp_err)?;
+                out.push(Withdrawal::decode(&item).map_err(rlp_err)?);
+                items.push(item.raw);
+            }
+            let computed = trie::ordered_root(&items);
+            if computed.0 != *root {
+                return Err(mismatch(
+                    offset,
+                    "withdrawals root",
+                    hex0x(root),
+                    hex0x(&computed.0),
+                ));
+            }
+            Ok(out)
+        }
+    }
+}
+
 /// An RLP failure located at the record at `offset` of `path`, block `number`.
 pub(super) fn rlp_error(e: rlp::RlpError, offset: u64, path: &Path, number: u64) -> FormatError {
     FormatError::at(offset, FormatErrorKind::Rlp(e.to_string()))
@@ -701,8 +759,9 @@ pub(super) fn rlp_error(e: rlp::RlpError, offset: u64, path: &Path, number: u64)
         .in_block(number)
 }
 
-/// Verifies many files in parallel, then checks continuity between consecutive files of the same network
-/// (parent hash and total difficulty across the boundary). Reports come back in input order.
+/// Verifies many era1 and ere files in parallel, then checks continuity between consecutive files of the same
+/// network (parent hash and total difficulty across the boundary) and agreement between files of the same blocks.
+/// Reports come back in input order.
 pub fn verify_files(paths: &[std::path::PathBuf], opts: &VerifyOptions) -> Vec<FileReport> {
     verify_files_until(paths, opts, &|| false)
 }
@@ -718,7 +777,7 @@ pub fn verify_files_until(
         .filter(|_| !stop())
         .map(|p| verify_file(p, opts))
         .collect();
-    super::links::link_era1(&mut reports, |r| {
+    super::links::link_execution(&mut reports, |r| {
         super::links::first_parent_hash(Path::new(&r.file))
     });
     reports

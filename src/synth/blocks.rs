@@ -1,0 +1,353 @@
+//! Synthetic execution blocks, before and after the merge, for both execution archive writers (era1 and ere):
+//! real signatures over seeded keys, every transaction kind the block's forks allow (pre-EIP-155 and EIP-155
+//! legacy, 2930, 1559, and after the merge 4844 blobs and 7702 set-code), receipts with logs and correct blooms,
+//! failed transactions, ommers before the merge, withdrawals from Shanghai, blob gas and the parent beacon root
+//! from Cancun, the requests hash from Prague, and consistent roots.
+//!
+//! The same `(seed, block number)` always gives the same block, whichever file it is written into, so an era1
+//! and an ere file of one era hold the same blocks.
+
+use super::era1::{SynthError, SynthOptions};
+use super::rng::Rng;
+use crate::crypto::keccak::{keccak256, B256};
+use crate::crypto::signer::{self, SecretKeyBytes, SignatureAlgorithm};
+use crate::execution::body::encode_body;
+use crate::execution::header::HeaderFields;
+use crate::execution::receipt::{self, LogFields, Outcome};
+use crate::execution::trie;
+use crate::execution::tx_request::{AccessListEntry, SignedAuthorization, TxRequest};
+use crate::execution::withdrawal::Withdrawal;
+use crate::formats::execution::BLOCKS_PER_ERA;
+use alloy_primitives::{Address, Bloom, Bytes, B64, U256};
+
+/// Number of distinct senders; their nonces increase by one per transaction each.
+pub(super) const SENDERS: u64 = 16;
+
+/// `GAS_PER_BLOB` ([EIP-4844](https://eips.ethereum.org/EIPS/eip-4844)).
+const GAS_PER_BLOB: u64 = 1 << 17;
+
+/// Most withdrawals in one payload (`MAX_WITHDRAWALS_PER_PAYLOAD`, mainnet preset).
+const MAX_WITHDRAWALS: u64 = 16;
+
+/// Validators synthetic withdrawals credit: a registry of realistic size for a test network, so rows look like
+/// a real chain's (indices within it, skims of a fraction of an ether, the odd full exit of 32 ether).
+const VALIDATORS: u64 = 1024;
+
+/// The seeded accounts transactions are sent from.
+pub(super) struct Accounts {
+    keys: Vec<SecretKeyBytes>,
+    algorithm: SignatureAlgorithm,
+}
+
+impl Accounts {
+    /// The accounts of `seed`, signing with the network's algorithm.
+    pub(super) fn new(opts: &SynthOptions) -> Result<Accounts, SynthError> {
+        let algorithm = SignatureAlgorithm::from_name(&opts.network.signature_algorithm)
+            .map_err(|e| SynthError::Sign(e.to_string()))?;
+        Ok(Accounts {
+            keys: (0..SENDERS as u32)
+                .map(|i| signer::test_key(opts.seed, i))
+                .collect(),
+            algorithm,
+        })
+    }
+}
+
+/// A block's contents before its parent hash is known.
+pub(super) struct BlockParts {
+    /// The header, `parent_hash` still zero.
+    pub(super) header: HeaderFields,
+    /// RLP of the body.
+    pub(super) body: Vec<u8>,
+    /// RLP list of the full (canonical) receipts.
+    pub(super) receipts: Vec<u8>,
+}
+
+/// The parent hash and total difficulty the first synthetic block of `first` hangs from: nothing at genesis,
+/// else a seeded stand-in (synthetic chains start anywhere).
+pub(super) fn chain_start(seed: u64, first: u64) -> (B256, U256) {
+    if first == 0 {
+        return (B256::ZERO, U256::ZERO);
+    }
+    let mut pre = b"eraflow-synth-parent".to_vec();
+    pre.extend_from_slice(&seed.to_be_bytes());
+    pre.extend_from_slice(&first.to_be_bytes());
+    (
+        keccak256(&pre),
+        U256::from(first) * U256::from(1_000_000u64),
+    )
+}
+
+/// The timestamp of synthetic block `number` (the network presets' post-merge fork times assume it).
+pub(super) fn timestamp(number: u64) -> u64 {
+    1_600_000_000 + 13 * number
+}
+
+fn address(rng: &mut Rng) -> [u8; 20] {
+    rng.bytes()
+}
+
+/// A value spread over zero, small, and very large (above 2^190) amounts.
+fn value(rng: &mut Rng) -> U256 {
+    match rng.below(4) {
+        0 => U256::ZERO,
+        1 => U256::from_be_slice(&rng.bytes::<25>()),
+        _ => U256::from(rng.next_u64() >> rng.below(40)),
+    }
+}
+
+fn access_list(rng: &mut Rng) -> Vec<AccessListEntry> {
+    (0..rng.below(4))
+        .map(|_| AccessListEntry {
+            address: address(rng),
+            storage_keys: (0..rng.below(4)).map(|_| rng.bytes()).collect(),
+        })
+        .collect()
+}
+
+/// Block `number` of the chain `opts` describes. Draws from its generator in the same order as ever for
+/// pre-merge blocks, so era1 files synthesised before post-merge blocks existed keep their bytes.
+pub(super) fn block_parts(
+    number: u64,
+    opts: &SynthOptions,
+    accounts: &Accounts,
+) -> Result<BlockParts, SynthError> {
+    let net = &opts.network;
+    let mut rng = Rng::new(opts.seed, number);
+    let ts = timestamp(number);
+    let merged = net.is_merged(number);
+    let (shanghai, cancun, prague) = (net.is_shanghai(ts), net.is_cancun(ts), net.is_prague(ts));
+    let london = net.is_london(number);
+    let base_fee = london.then(|| U256::from(1_000_000_000u64 + rng.below(50_000_000_000)));
+
+    // Transaction kinds the fork allows, rotated so each appears in every block with enough transactions.
+    let mut kinds: Vec<(u8, bool)> = vec![(0, true)];
+    if net.is_spurious_dragon(number) {
+        kinds.push((0, false));
+    }
+    if net.is_berlin(number) {
+        kinds.push((1, false));
+    }
+    if london {
+        kinds.push((2, false));
+    }
+    if cancun {
+        kinds.push((3, false));
+    }
+    if prague {
+        kinds.push((4, false));
+    }
+
+    let mut tx_items = Vec::with_capacity(opts.txs_per_block as usize);
+    let mut tx_canonical = Vec::with_capacity(opts.txs_per_block as usize);
+    let mut receipts = Vec::with_capacity(opts.txs_per_block as usize);
+    let mut bloom = [0u8; 256];
+    let mut cumulative = 0u64;
+    let mut blobs = 0u64;
+    for i in 0..opts.txs_per_block as u64 {
+        let g = (number - opts.era * BLOCKS_PER_ERA) * opts.txs_per_block as u64 + i;
+        let (tx_type, pre155) = kinds[(g % kinds.len() as u64) as usize];
+        // Blob and set-code transactions cannot create contracts.
+        let creation = rng.chance(1, 8) && tx_type < 3;
+        let input = if creation {
+            rng.calldata(100, 400)
+        } else {
+            rng.calldata(0, 200)
+        };
+        let gas_used = 21_000 + 16 * input.len() as u64 + rng.below(40_000);
+        let tip = U256::from(rng.below(3_000_000_000));
+        let mut req = TxRequest {
+            tx_type,
+            legacy_pre155: pre155,
+            chain_id: net.chain_id,
+            nonce: g / SENDERS,
+            gas_price: U256::from(1_000_000_000u64 + rng.below(100_000_000_000))
+                + base_fee.unwrap_or_default(),
+            max_priority_fee_per_gas: tip,
+            max_fee_per_gas: base_fee.unwrap_or_default() * U256::from(2u64) + tip,
+            gas_limit: gas_used + rng.below(100_000),
+            to: (!creation).then(|| address(&mut rng)),
+            value: value(&mut rng),
+            input,
+            access_list: if tx_type >= 1 {
+                access_list(&mut rng)
+            } else {
+                Vec::new()
+            },
+            ..Default::default()
+        };
+        if tx_type == 3 {
+            req.max_fee_per_blob_gas = U256::from(1 + rng.below(1_000_000_000));
+            for _ in 0..1 + rng.below(3) {
+                let mut commitment = [0u8; 48];
+                rng.fill(&mut commitment);
+                // kzg_commitment_to_versioned_hash: 0x01 || sha256(commitment)[1..].
+                let mut h = crate::crypto::sha256::sha256(&commitment);
+                h[0] = 0x01;
+                req.blob_versioned_hashes.push(h);
+                blobs += 1;
+            }
+        }
+        if tx_type == 4 {
+            for a in 0..1 + rng.below(2) {
+                let authority = &accounts.keys[((g + a + 1) % SENDERS) as usize];
+                // Chain id 0 (valid on any chain) for some, as EIP-7702 allows.
+                let chain = if rng.chance(1, 4) {
+                    U256::ZERO
+                } else {
+                    U256::from(net.chain_id)
+                };
+                req.authorization_list.push(
+                    SignedAuthorization::sign(
+                        chain,
+                        rng.bytes(),
+                        rng.below(1000),
+                        authority,
+                        accounts.algorithm,
+                    )
+                    .map_err(|e| SynthError::Sign(e.to_string()))?,
+                );
+            }
+        }
+        let key = &accounts.keys[(g % SENDERS) as usize];
+        let canonical = req
+            .sign_and_encode(key, accounts.algorithm)
+            .map_err(|e| SynthError::Sign(e.to_string()))?;
+        tx_items.push(TxRequest::body_item(&canonical));
+        tx_canonical.push(canonical);
+
+        cumulative += gas_used;
+        let success = rng.chance(7, 8);
+        let logs: Vec<LogFields> = if success {
+            (0..rng.below(4))
+                .map(|_| LogFields {
+                    address: address(&mut rng),
+                    topics: (0..rng.below(5)).map(|_| rng.bytes()).collect(),
+                    data: rng.calldata(0, 100),
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let root: [u8; 32] = rng.bytes();
+        let outcome = if net.is_byzantium(number) {
+            Outcome::Status(success)
+        } else {
+            Outcome::PostState(&root)
+        };
+        let (enc, rb) = receipt::encode_receipt(tx_type, outcome, cumulative, &logs);
+        crate::execution::bloom::union(&mut bloom, &rb);
+        receipts.push(enc);
+    }
+
+    // Ommers before the merge only.
+    let ommers: Vec<Vec<u8>> = if !merged && number > 0 && number.is_multiple_of(5) {
+        (0..1 + rng.below(2))
+            .map(|_| {
+                HeaderFields {
+                    parent_hash: B256::from(rng.bytes::<32>()),
+                    ommers_hash: B256::from(rng.bytes::<32>()),
+                    beneficiary: Address::from(address(&mut rng)),
+                    state_root: B256::from(rng.bytes::<32>()),
+                    transactions_root: trie::EMPTY_ROOT,
+                    receipts_root: trie::EMPTY_ROOT,
+                    difficulty: U256::from(131_072 + rng.below(1 << 32)),
+                    number: number - 1,
+                    gas_limit: 30_000_000,
+                    timestamp: ts - 5,
+                    extra_data: Bytes::from(rng.calldata(0, 33)),
+                    mix_hash: B256::from(rng.bytes::<32>()),
+                    nonce: B64::from(rng.bytes::<8>()),
+                    base_fee_per_gas: base_fee,
+                    ..Default::default()
+                }
+                .encode()
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+
+    let mut body = encode_body(&tx_items, &ommers);
+    let ommers_rlp = crate::execution::header::wrap_list(&ommers.concat());
+    let beneficiary = Address::from(address(&mut rng));
+    let state_root = B256::from(rng.bytes::<32>());
+    // Proof of work before the merge; zero difficulty and nonce after it, `mix_hash` carrying prev_randao.
+    let difficulty = if merged {
+        U256::ZERO
+    } else {
+        U256::from(131_072 + rng.below(1 << 32))
+    };
+    let extra_data = Bytes::from(rng.calldata(0, 33));
+    let mix_hash = B256::from(rng.bytes::<32>());
+    let nonce = if merged {
+        B64::ZERO
+    } else {
+        B64::from(rng.bytes::<8>())
+    };
+    let withdrawals_root = shanghai.then(|| {
+        let withdrawals: Vec<Vec<u8>> = (0..rng.below(MAX_WITHDRAWALS + 1))
+            .map(|k| {
+                // Mostly skims of the balance above 32 ether (a fraction of an ether), now and then a full exit.
+                let amount = if rng.chance(1, 20) {
+                    32_000_000_000 + rng.below(100_000_000)
+                } else {
+                    1_000_000 + rng.below(60_000_000)
+                };
+                Withdrawal {
+                    index: number * MAX_WITHDRAWALS + k,
+                    validator_index: rng.below(VALIDATORS),
+                    address: address(&mut rng),
+                    amount,
+                }
+                .encode()
+            })
+            .collect();
+        let root = trie::ordered_root(&withdrawals);
+        body = with_withdrawals(&tx_items, &withdrawals);
+        root
+    });
+    let cancun_fields = cancun.then(|| {
+        (
+            blobs * GAS_PER_BLOB,
+            rng.below(1 << 30),
+            B256::from(rng.bytes::<32>()),
+        )
+    });
+    let requests_hash = prague.then(|| B256::from(rng.bytes::<32>()));
+    let header = HeaderFields {
+        parent_hash: B256::ZERO,
+        ommers_hash: keccak256(&ommers_rlp),
+        beneficiary,
+        state_root,
+        transactions_root: trie::ordered_root(&tx_canonical),
+        receipts_root: trie::ordered_root(&receipts),
+        logs_bloom: Bloom::from(bloom),
+        difficulty,
+        number,
+        gas_limit: 30_000_000,
+        gas_used: cumulative,
+        timestamp: ts,
+        extra_data,
+        mix_hash,
+        nonce,
+        base_fee_per_gas: base_fee,
+        withdrawals_root,
+        cancun: cancun_fields,
+        requests_hash,
+    };
+    Ok(BlockParts {
+        header,
+        body,
+        receipts: receipt::encode_list(&receipts),
+    })
+}
+
+/// A body of transactions, no ommers, and withdrawals (Shanghai on).
+fn with_withdrawals(tx_items: &[Vec<u8>], withdrawals: &[Vec<u8>]) -> Vec<u8> {
+    use crate::execution::header::wrap_list;
+    let txs = wrap_list(&tx_items.concat());
+    let ommers = wrap_list(&[]);
+    let withdrawals = wrap_list(&withdrawals.concat());
+    wrap_list(&[txs, ommers, withdrawals].concat())
+}

@@ -1,0 +1,298 @@
+//! The checks of an era1 or ere file that need its blocks in order, after the parallel pass: parent hashes,
+//! total difficulty, the merge (mined blocks before proof-of-stake ones), the accumulator against its record,
+//! the genesis hash, and the file name (era, hash, profile). What differs by kind: era1 roots its accumulator over
+//! every block and names the file by the accumulator root; ere roots it over the pre-merge blocks only (when it
+//! has total difficulties), may lack it, and names the file by its last block's hash and its profile.
+
+use super::execution::BlockFacts;
+use super::report::FileReport;
+use super::{hex0x, mismatch};
+use crate::execution::accumulator::HeaderRecords;
+use crate::formats::execution::BLOCKS_PER_ERA;
+use crate::formats::{ArchiveName, ExecutionArchive};
+use crate::network::Network;
+use alloy_primitives::U256;
+
+/// Checks that need blocks in order: parent hashes, total difficulty, the merge, accumulator, genesis, file name.
+pub(super) fn sequential_checks(
+    file: &ExecutionArchive,
+    facts: &[BlockFacts],
+    network: Option<&Network>,
+    name: Option<&ArchiveName>,
+    report: &mut FileReport,
+) {
+    let path = file.path();
+    let off = |i: usize| file.header_offset(i as u64);
+    let all_ok = facts.iter().all(|f| f.ok);
+    let era1 = matches!(file, ExecutionArchive::Era1(_));
+    // era1: every block's header record; ere: the pre-merge blocks' (mined, difficulty above zero).
+    let mut records = HeaderRecords::with_capacity(facts.len());
+    let mut prev_td: Option<U256> = None;
+    let mut pre_merge = 0u64;
+    let mut first_pos: Option<usize> = None;
+    for (i, f) in facts.iter().enumerate() {
+        let mined = !f.difficulty.is_zero();
+        if let Some(td) = &f.td_le {
+            if era1 || mined {
+                records.push(&f.hash, td);
+            }
+        }
+        if !f.ok {
+            prev_td = None;
+            continue;
+        }
+        let number = file.first_block() + i as u64;
+        if mined {
+            pre_merge += 1;
+            if let Some(p) = first_pos {
+                report.error(
+                    mismatch(
+                        off(i),
+                        "difficulty",
+                        format!(
+                            "0 (block {} before it is proof-of-stake)",
+                            file.first_block() + p as u64
+                        ),
+                        f.difficulty,
+                    )
+                    .in_file(path)
+                    .in_block(number),
+                );
+            }
+        } else if first_pos.is_none() {
+            first_pos = Some(i);
+        }
+        if let Some(td_le) = f.td_le {
+            // Post-merge blocks have difficulty 0, so a merge-transition file's repeated final total difficulty
+            // passes this same rule.
+            let td = U256::from_le_bytes(td_le);
+            match prev_td {
+                Some(p) if p.checked_add(f.difficulty) != Some(td) => {
+                    report.error(
+                        mismatch(
+                            off(i),
+                            "total difficulty",
+                            format!(
+                                "{} + {} = {}",
+                                p,
+                                f.difficulty,
+                                p.saturating_add(f.difficulty)
+                            ),
+                            td,
+                        )
+                        .in_file(path)
+                        .in_block(number),
+                    );
+                }
+                None if i == 0 => match td.checked_sub(f.difficulty) {
+                    Some(initial) => report.initial_total_difficulty = Some(initial.to_string()),
+                    None => report.error(
+                        mismatch(
+                            off(i),
+                            "total difficulty",
+                            format!(">= difficulty {}", f.difficulty),
+                            td,
+                        )
+                        .in_file(path)
+                        .in_block(number),
+                    ),
+                },
+                _ => {}
+            }
+            prev_td = Some(td);
+        }
+        if i > 0 && facts[i - 1].ok && f.parent != facts[i - 1].hash {
+            report.error(
+                mismatch(
+                    off(i),
+                    "parent hash",
+                    hex0x(&facts[i - 1].hash),
+                    hex0x(&f.parent),
+                )
+                .in_file(path)
+                .in_block(number),
+            );
+        }
+    }
+    if let (Some(first), Some(last)) = (facts.first(), facts.last()) {
+        report.first_block_hash = Some(hex0x(&first.hash));
+        report.last_block_hash = Some(hex0x(&last.hash));
+        report.final_total_difficulty = last.td_le.map(|td| U256::from_le_bytes(td).to_string());
+    }
+    if let Some(ere) = &mut report.ere {
+        ere.pre_merge_blocks = pre_merge;
+    }
+    if let Some(net) = network {
+        if file.first_block() == 0 && facts.first().is_some_and(|f| f.ok) {
+            let got = hex0x(&facts[0].hash);
+            if got != net.genesis_hash
+                && !net
+                    .genesis_hash
+                    .trim_start_matches("0x")
+                    .trim_start_matches('0')
+                    .is_empty()
+            {
+                report.error(
+                    mismatch(off(0), "genesis hash", &net.genesis_hash, got)
+                        .in_file(path)
+                        .in_block(0),
+                );
+            }
+        }
+    }
+    accumulator_checks(file, &records, pre_merge, facts, all_ok, report);
+    if !file.first_block().is_multiple_of(BLOCKS_PER_ERA) {
+        report.error(
+            mismatch(
+                file.index_offset(),
+                "first block",
+                "a multiple of 8192",
+                file.first_block(),
+            )
+            .in_file(path),
+        );
+    }
+    if let Some(name) = name {
+        name_checks(file, name, facts, network, report);
+    }
+}
+
+/// The accumulator root: recomputed over the header records (era1: every block; ere: the pre-merge ones) and
+/// compared with the file's record. An ere file may leave the record out (the spec makes it optional) but must
+/// not have one without pre-merge blocks.
+fn accumulator_checks(
+    file: &ExecutionArchive,
+    records: &HeaderRecords,
+    pre_merge: u64,
+    facts: &[BlockFacts],
+    all_ok: bool,
+    report: &mut FileReport,
+) {
+    let path = file.path();
+    let has_td = facts.first().is_some_and(|f| f.td_le.is_some());
+    match (file.accumulator(), pre_merge > 0) {
+        (Some((_, at)), false) if !matches!(file, ExecutionArchive::Era1(_)) => {
+            report.error(
+                mismatch(
+                    at,
+                    "AccumulatorRoot",
+                    "none (the accumulator covers pre-merge blocks, and this file has none)",
+                    "a record",
+                )
+                .in_file(path),
+            );
+            return;
+        }
+        (None, true) => report.warnings.push(
+            "no AccumulatorRoot record (optional in ere files): the pre-merge blocks' accumulator root was not checked against the file"
+                .into(),
+        ),
+        _ => {}
+    }
+    if pre_merge > 0 && !has_td {
+        report.warnings.push(
+            "no TotalDifficulty records (optional in ere files): total difficulty and the accumulator root were not checked"
+                .into(),
+        );
+        if let Some((_, at)) = file.accumulator() {
+            report.error(
+                mismatch(
+                    at,
+                    "AccumulatorRoot",
+                    "TotalDifficulty records to compute it from",
+                    "none",
+                )
+                .in_file(path),
+            );
+        }
+        return;
+    }
+    // Only meaningful once every block hash is known.
+    if records.is_empty() {
+        return;
+    }
+    if let Some(root) = records.root() {
+        report.accumulator_root = Some(hex0x(&root));
+        if let (true, Some((stored, at))) = (all_ok, file.accumulator()) {
+            if root != *stored {
+                report.error(
+                    mismatch(at, "accumulator root", hex0x(stored), hex0x(&root)).in_file(path),
+                );
+            }
+        }
+    }
+}
+
+/// The file name against the contents: its era, its hash (era1: the accumulator root's first 4 bytes; ere: the
+/// last block hash's) and, for ere, its profile against the components present.
+fn name_checks(
+    file: &ExecutionArchive,
+    name: &ArchiveName,
+    facts: &[BlockFacts],
+    network: Option<&Network>,
+    report: &mut FileReport,
+) {
+    let path = file.path();
+    let era = file.first_block() / BLOCKS_PER_ERA;
+    if name.era != era {
+        report.error(mismatch(0, "era in file name", era, name.era).in_file(path));
+    }
+    match file {
+        ExecutionArchive::Era1(f) => {
+            if name.short_root != f.accumulator_root()[..4] {
+                report.error(
+                    mismatch(
+                        0,
+                        "file name hash (accumulator root prefix)",
+                        hex::encode(&f.accumulator_root()[..4]),
+                        hex::encode(name.short_root),
+                    )
+                    .in_file(path),
+                );
+            }
+        }
+        ExecutionArchive::Ere(f) => {
+            if let Some(last) = facts.last().filter(|l| l.ok) {
+                if name.short_root != last.hash[..4] {
+                    report.error(
+                        mismatch(
+                            0,
+                            "file name hash (last block hash prefix)",
+                            hex::encode(&last.hash[..4]),
+                            hex::encode(name.short_root),
+                        )
+                        .in_file(path),
+                    );
+                }
+            }
+            if name.profile != f.profile() {
+                report.error(
+                    mismatch(
+                        0,
+                        "profile in file name",
+                        format!(
+                            "{} (the components present: {})",
+                            f.profile().name(),
+                            f.index()
+                                .order()
+                                .iter()
+                                .map(|c| c.name())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                        name.profile.name(),
+                    )
+                    .in_file(path),
+                );
+            }
+        }
+    }
+    if let Some(net) = network {
+        if net.name != name.network {
+            report.warnings.push(format!(
+                "file name says network '{}', verified as '{}'",
+                name.network, net.name
+            ));
+        }
+    }
+}
