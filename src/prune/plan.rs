@@ -4,8 +4,8 @@
 use super::error::PruneError;
 use super::manifest::BlockRange;
 use super::options::PruneOptions;
+use crate::formats::ArchiveName;
 use crate::formats::ExecutionArchive;
-use crate::formats::{ArchiveKind, ArchiveName};
 use crate::network::Network;
 use std::path::PathBuf;
 
