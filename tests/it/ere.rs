@@ -206,11 +206,11 @@ fn merge_transition_and_post_merge_eras_verify_and_export_receipts_and_logs() {
     let out = tempfile::tempdir().unwrap();
     let o = export(&files, &export_opts(out.path(), true), &Progress::hidden()).unwrap();
     assert!(o.iter().all(|o| o.ok), "{o:?}");
-    let get = |dataset: &str, file: usize| {
+    let get = |dataset: &str, report: &FileReport| {
         let name = format!(
             "{:08}_to_{:08}",
-            reports[file].first_block.unwrap(),
-            reports[file].last_block.unwrap()
+            report.first_block.unwrap(),
+            report.last_block.unwrap()
         );
         let p = files_in(&out.path().join(dataset))
             .into_iter()
@@ -218,9 +218,9 @@ fn merge_transition_and_post_merge_eras_verify_and_export_receipts_and_logs() {
             .unwrap_or_else(|| panic!("{dataset} {name}"));
         read_parquet(&p)
     };
-    for file in 0..2 {
-        let txs = get("transactions", file);
-        assert_eq!(txs.num_rows() as u64, reports[file].transactions);
+    for (file, report) in reports.iter().enumerate() {
+        let txs = get("transactions", report);
+        assert_eq!(txs.num_rows() as u64, report.transactions);
         for col in ["gas_used", "success", "cumulative_gas_used"] {
             let c = txs.column_by_name(col).unwrap();
             assert_eq!(
@@ -230,15 +230,15 @@ fn merge_transition_and_post_merge_eras_verify_and_export_receipts_and_logs() {
             );
         }
         assert_eq!(
-            get("logs", file).num_rows() as u64,
-            reports[file].logs,
+            get("logs", report).num_rows() as u64,
+            report.logs,
             "file {file}"
         );
         assert_eq!(
-            get("withdrawals", file).num_rows() as u64,
-            reports[file].withdrawals
+            get("withdrawals", report).num_rows() as u64,
+            report.withdrawals
         );
-        let blocks = get("blocks", file);
+        let blocks = get("blocks", report);
         let td = blocks.column_by_name("total_difficulty_string").unwrap();
         // The transition era carries a total difficulty on every block (the final one after the merge).
         assert_eq!(
