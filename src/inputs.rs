@@ -30,7 +30,7 @@ pub enum InputError {
         source: glob::PatternError,
     },
     /// The inputs select no archive file.
-    #[error("no .era1 or .era files found in {0}")]
+    #[error("no .era1, .ere, .erae or .era files found in {0}")]
     Empty(String),
 }
 

@@ -1,4 +1,4 @@
-//! The export stage: verify each era1 or era file and, in the same decoding pass, build every selected dataset;
+//! The export stage: verify each era1, ere or era file and, in the same decoding pass, build every selected dataset;
 //! a file's Parquet outputs appear only if the whole file verified. Files are processed one after another,
 //! each split across all threads, so memory is bounded by one window of block chunks whatever the number of
 //! files.

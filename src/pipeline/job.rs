@@ -73,7 +73,7 @@ pub struct FetchOptions {
 pub struct SynthJob {
     /// Directory the files are written to.
     pub out: PathBuf,
-    /// era1 or era files and their options.
+    /// era1, ere or era files and their options.
     pub archives: SynthArchives,
 }
 

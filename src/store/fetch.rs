@@ -44,7 +44,7 @@ pub enum FetchError {
         name: String,
     },
     /// The listing names no archive file.
-    #[error("{0}: lists no .era1 or .era files")]
+    #[error("{0}: lists no .era1, .ere, .erae or .era files")]
     Empty(String),
     /// The file is bigger than allowed (its declared size, or the whole cache limit).
     #[error("{url}: {size} bytes is more than the {limit} allowed")]
