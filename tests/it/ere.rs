@@ -221,7 +221,8 @@ fn merge_transition_and_post_merge_eras_verify_and_export_receipts_and_logs() {
     for (file, report) in reports.iter().enumerate() {
         let txs = get("transactions", report);
         assert_eq!(txs.num_rows() as u64, report.transactions);
-        for col in ["gas_used", "success", "cumulative_gas_used"] {
+        // Senders of every transaction type, types 3 and 4 included, with the one process signer.
+        for col in ["from_address", "gas_used", "success", "cumulative_gas_used"] {
             let c = txs.column_by_name(col).unwrap();
             assert_eq!(
                 c.null_count(),
@@ -625,4 +626,125 @@ fn an_export_given_era1_and_ere_files_of_one_era_writes_each_block_once() {
     let blocks: Vec<PathBuf> = files_in(&out.path().join("blocks"));
     assert_eq!(blocks.len(), 1, "{blocks:?}");
     assert_eq!(read_parquet(&blocks[0]).num_rows(), 64);
+}
+
+/// An ere file (no receipts: era files carry none) holding the execution payloads of a synthetic era file, block
+/// for block; `edit_last` may change the last block's header before it is written.
+fn ere_from_era_payloads(
+    era_file: &Path,
+    net: &Network,
+    out: &Path,
+    edit_last: impl Fn(&mut eraflow::execution::header::HeaderFields),
+) -> PathBuf {
+    use eraflow::consensus::{Fork, SignedBeaconBlock};
+    use eraflow::execution::header::wrap_list;
+    use eraflow::execution::tx_request::TxRequest;
+    use eraflow::formats::ere::{EreBlock, EreWriter};
+    let (blocks, _) = crate::util::unpack_era(era_file);
+    let mut w = EreWriter::create(out, &net.name).unwrap();
+    let n = blocks.len();
+    for (i, (slot, bytes)) in blocks.into_iter().enumerate() {
+        let signed = SignedBeaconBlock::new(&bytes, Fork::at_slot(slot, net)).unwrap();
+        let block = signed.message().unwrap();
+        let mut fields = eraflow::verify::payload::header_from_payload(&block).unwrap();
+        if i + 1 == n {
+            edit_last(&mut fields);
+        }
+        let header = fields.encode();
+        let payload = block.body().unwrap().execution_payload().unwrap().unwrap();
+        let txs: Vec<Vec<u8>> = payload
+            .transactions()
+            .unwrap()
+            .map(TxRequest::body_item)
+            .collect();
+        let withdrawals: Vec<Vec<u8>> = payload
+            .withdrawals()
+            .unwrap()
+            .iter()
+            .map(|w| w.encode())
+            .collect();
+        let body = wrap_list(
+            &[
+                wrap_list(&txs.concat()),
+                wrap_list(&[]),
+                wrap_list(&withdrawals.concat()),
+            ]
+            .concat(),
+        );
+        w.add_block(&EreBlock {
+            number: payload.block_number(),
+            header: &header,
+            body: &body,
+            slim_receipts: None,
+            total_difficulty: None,
+            pre_merge: false,
+            proof: None,
+        })
+        .unwrap();
+    }
+    w.finish().unwrap()
+}
+
+#[test]
+fn ere_blocks_are_compared_with_the_payloads_of_era_files() {
+    use eraflow::consensus::Fork;
+    use eraflow::synth::era::{era_to_synthesize, EraSynthOptions};
+    // A synthnet whose merge puts an Electra era's first payload at the start of an execution era (block
+    // 123 * 8192), with every post-merge execution fork active from the start: payloads and ere blocks then line
+    // up file for file.
+    let mut net = synthnet();
+    net.first_pos_block = 123 * 8192 - 1;
+    net.forks.shanghai_time = Some(0);
+    net.forks.cancun_time = Some(0);
+    net.forks.prague_time = Some(0);
+    let dir = tempfile::tempdir().unwrap();
+    let era = era_to_synthesize(&net, None, Some(Fork::Electra)).unwrap();
+    let era_file = eraflow::synth::era::write(
+        &dir.path().join("era"),
+        &EraSynthOptions {
+            era,
+            blocks: 64,
+            validators: 64,
+            ..EraSynthOptions::new(net.clone())
+        },
+    )
+    .unwrap()
+    .remove(0);
+    let opts = VerifyOptions {
+        network: Some(net.clone()),
+        ..Default::default()
+    };
+    let same = ere_from_era_payloads(&era_file, &net, &dir.path().join("same"), |_| {});
+    let reports = verify_archives(&[same.clone(), era_file.clone()], &opts);
+    let (x, e) = (&reports[0], &reports[1]);
+    assert!(x.ok && e.ok, "{}{}", errors(x), errors(e));
+    assert!(x.first_block.unwrap().is_multiple_of(8192));
+    assert_eq!((x.first_block, x.last_block), (e.first_block, e.last_block));
+    assert!(
+        x.cross_checked[0].contains("agree with the execution payloads of"),
+        "{:?}",
+        x.cross_checked
+    );
+    assert!(
+        e.cross_checked[0].contains("agree with"),
+        "{:?}",
+        e.cross_checked
+    );
+
+    // The same blocks but the last: each file is sound on its own, and the two disagree.
+    let other = ere_from_era_payloads(&era_file, &net, &dir.path().join("other"), |h| {
+        h.gas_limit += 1
+    });
+    let alone = verify_archives(std::slice::from_ref(&other), &opts);
+    assert!(alone[0].ok, "{}", errors(&alone[0]));
+    let reports = verify_archives(&[other, era_file], &opts);
+    for r in &reports {
+        let e = errors(r);
+        assert!(
+            !r.ok
+                && e.contains("but the execution payload in")
+                && e.contains(&format!("block {}:", r.last_block.unwrap())),
+            "{e}"
+        );
+    }
 }
