@@ -25,6 +25,8 @@ pub const TARGETS: &[Target] = &[
     ("e2store", e2store),
     ("snappy", snappy),
     ("era1", era1),
+    ("ere", ere),
+    ("slim_receipts", slim_receipts),
     ("header", header),
     ("transaction", transaction),
     ("receipts", receipts),
@@ -121,6 +123,58 @@ fn execution_file(path: &Path, data: &[u8]) {
     assert_eq!(report.ok, report.errors.is_empty());
     for e in &report.errors {
         let _ = crate::error::render(e);
+    }
+}
+
+/// A whole ere file (dynamic block index, layout read from the first block's entries, any profile) opened from
+/// the bytes and verified as a synthnet file, without sender recovery; every block's index entries, when they
+/// read, point inside the file at a record of their component's type.
+pub fn ere(data: &[u8]) {
+    let path = Path::new("synthnet-00000-00000000-noproofs.ere");
+    if let Ok(f) = crate::formats::ere::EreFile::from_bytes(path, data) {
+        let index = f.index().clone();
+        assert!((2..=5).contains(&index.components));
+        assert_eq!(index.order().len() as u64, index.components);
+        for i in 0..index.count.min(64) {
+            if let Ok(b) = f.block(i) {
+                assert!(b.header.end() <= data.len() as u64 && b.body.end() <= data.len() as u64);
+                assert_eq!(b.number, index.start + i);
+            }
+        }
+    }
+    execution_file(path, data);
+}
+
+/// A list of slim receipts: each rebuilds into a full receipt that decodes to the same fields, and slims back
+/// to the bytes it came from.
+pub fn slim_receipts(data: &[u8]) {
+    let Ok(list) = receipt::decode_slim_list(data) else {
+        return;
+    };
+    let mut rebuilt = Vec::new();
+    for item in list {
+        let Ok(slim) = item else { continue };
+        let Ok((bloom, _)) = receipt::logs_bloom(slim.logs()) else {
+            continue;
+        };
+        rebuilt.clear();
+        slim.write_canonical(&bloom, &mut rebuilt);
+        let full = ReceiptView::decode_canonical(&rebuilt).expect("a rebuilt receipt decodes");
+        assert_eq!(
+            (full.tx_type(), full.cumulative_gas_used(), full.outcome()),
+            (slim.tx_type(), slim.cumulative_gas_used(), slim.outcome())
+        );
+        assert_eq!(full.logs_bloom(), &bloom);
+        let again = receipt::encode_slim_list([full]);
+        let back: Vec<_> = receipt::decode_slim_list(&again)
+            .expect("re-slimmed list")
+            .collect();
+        assert_eq!(back.len(), 1);
+        let back = back[0].as_ref().expect("re-slimmed receipt");
+        assert_eq!(
+            (back.tx_type(), back.cumulative_gas_used(), back.outcome()),
+            (slim.tx_type(), slim.cumulative_gas_used(), slim.outcome())
+        );
     }
 }
 

@@ -352,6 +352,33 @@ mod seeds {
                 s.add("transaction", &item);
             }
         }
+        // ere files: a pre-merge era of every pre-merge kind, synthnet's merge era (merge, Shanghai, Cancun and
+        // Prague blocks) and a post-merge one, in both profiles, small; and the slim receipt lists they hold.
+        for (era, first, blocks) in [(0u64, 0u64, 3u64), (122, 0, 2), (122, 577, 2), (123, 0, 2)] {
+            for no_receipts in [false, true] {
+                let dir = tmp.path().join(format!("ere-{era}-{first}-{no_receipts}"));
+                let mut chain = eraflow::synth::era1::SynthOptions::new(net.clone());
+                (chain.era, chain.blocks, chain.txs_per_block) = (era, first + blocks, 5);
+                let opts = eraflow::synth::ere::EreSynthOptions {
+                    chain,
+                    profile: eraflow::formats::EreProfile {
+                        no_proofs: true,
+                        no_receipts,
+                    },
+                };
+                let p = eraflow::synth::ere::write(&dir, &opts).unwrap().remove(0);
+                let f = eraflow::formats::ere::EreFile::open(&p).unwrap();
+                if first == 0 {
+                    s.add("ere", &std::fs::read(&p).unwrap());
+                }
+                let mut dec = BlockDecoders::default();
+                for i in first..first + blocks {
+                    if let Some(r) = f.block(i).unwrap().receipts {
+                        s.add("slim_receipts", dec.receipts.decompress(r.data).unwrap());
+                    }
+                }
+            }
+        }
         // Raw framing oddities.
         s.add(
             "snappy",
