@@ -12,7 +12,7 @@
 //! fails is an error, never a fast time.
 
 use crate::consensus::Fork;
-use crate::crypto::keccak::keccak256;
+use crate::crypto::keccak::{self, keccak256};
 use crate::crypto::sha256;
 use crate::crypto::signer::{SignatureAlgorithm, Signer, SignerBackend};
 use crate::datasets;
@@ -120,6 +120,8 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
     e.txs_per_block = opts.txs_per_block;
     e.validators = opts.validators;
     let era_input = crate::synth::era::write_once(&dir.join("era-archive"), &e)?.remove(0);
+    // The ere file of the era1 file's blocks, by the converter (kept beside it; made again with it).
+    let ere_input = ere_of(&input, &dir.join("ere-archive"))?;
 
     let size_of = |p: &Path| {
         std::fs::metadata(p)
@@ -135,6 +137,13 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
         blocks: opts.blocks,
         transactions: opts.blocks * u64::from(opts.txs_per_block),
         bytes: size_of(&input)?,
+    };
+    let ere = BenchArchive {
+        kind: "ere",
+        path: ere_input.clone(),
+        blocks: opts.blocks,
+        transactions: opts.blocks * u64::from(opts.txs_per_block),
+        bytes: size_of(&ere_input)?,
     };
     let era = BenchArchive {
         kind: "era",
@@ -521,6 +530,121 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
         })?,
     );
 
+    // The ere file of the same blocks: count the keccak permutations its verification runs (on the real path),
+    // then time that many permutations and the snappy decompression of its records (the floor), its verification
+    // and its export with and without senders.
+    let verify_ere = || {
+        let p = ere_input.clone();
+        move || {
+            let r = crate::verify::execution::verify_file(&p, &VerifyOptions::default());
+            if r.ok {
+                Ok(())
+            } else {
+                Err(format!("{:?}", r.errors))
+            }
+        }
+    };
+    keccak::set_recording(true);
+    let _ = keccak::take_recorded();
+    let counted = one.install(verify_ere());
+    keccak::set_recording(false);
+    let lengths = keccak::take_recorded();
+    counted.map_err(|detail| BenchError::Stage {
+        stage: names::ERE_VERIFY.into(),
+        detail,
+    })?;
+    let ere_bytes = std::fs::read(&ere_input).map_err(|source| BenchError::Io {
+        path: ere_input.clone(),
+        source,
+    })?;
+    let ere_compressed: Vec<&[u8]> = E2StoreReader::new(&ere_bytes)
+        .filter_map(Result::ok)
+        .filter(|r| {
+            [
+                RecordType::COMPRESSED_HEADER,
+                RecordType::COMPRESSED_BODY,
+                RecordType::COMPRESSED_SLIM_RECEIPTS,
+            ]
+            .contains(&r.kind)
+        })
+        .map(|r| r.data)
+        .collect();
+    // The floor: every message verification hashed, by length, from one buffer (no copies), then the snappy
+    // decompression of every header, body and receipts record.
+    let longest = lengths.iter().copied().max().unwrap_or(0) as usize;
+    let source: Vec<u8> = (0..longest + 64).map(|i| (i * 131 % 251) as u8).collect();
+    let ere_keccak_bytes: u64 = lengths.iter().map(|&l| u64::from(l)).sum();
+    let floor = best(&one, runs, names::ERE_FLOOR, || {
+        let mut x = 0u8;
+        for (i, &l) in lengths.iter().enumerate() {
+            let from = i % 64;
+            x ^= keccak256(std::hint::black_box(&source[from..from + l as usize]))[0];
+        }
+        std::hint::black_box(x);
+        let mut d = FramedDecoder::new();
+        let mut n = 0usize;
+        for c in &ere_compressed {
+            n += d.decompress(c).map_err(|e| e.to_string())?.len();
+        }
+        std::hint::black_box(n);
+        Ok(())
+    })?;
+    add(names::ERE_FLOOR, &ere, 1, floor);
+    add(
+        names::ERE_VERIFY,
+        &ere,
+        1,
+        best(&one, runs, names::ERE_VERIFY, verify_ere())?,
+    );
+    let export_ere = |signer: Option<&'static Signer>, name: &str| {
+        let opts = ExportOptions {
+            out: dir.join(name),
+            datasets: datasets::ALL.to_vec(),
+            senders: signer.is_some(),
+            signer_backend: SignerBackend::default(),
+            signer,
+            network: None,
+            overwrite: true,
+            clean_stale: false,
+            parquet: ParquetOptions::default(),
+        };
+        let input = ere_input.clone();
+        move || {
+            let o = export(std::slice::from_ref(&input), &opts, &Progress::hidden())
+                .map_err(|e| crate::error::render(&e))?;
+            match o.first() {
+                Some(o) if o.ok => Ok(()),
+                Some(o) => Err(format!("{:?}", o.errors)),
+                None => Err("no outcome".into()),
+            }
+        }
+    };
+    add(
+        names::ERE_EXPORT_NO_SENDERS,
+        &ere,
+        1,
+        best(
+            &one,
+            runs,
+            names::ERE_EXPORT_NO_SENDERS,
+            export_ere(None, "out-ere-nosend-1"),
+        )?,
+    );
+    if let Some((backend, signer)) = signers.first() {
+        let name = names::ere_export_senders(backend);
+        add(
+            &name,
+            &ere,
+            1,
+            best(
+                &one,
+                runs,
+                &name,
+                export_ere(Some(*signer), "out-ere-send-1"),
+            )?,
+        );
+    }
+
     // The era file: count the SHA-256 blocks its verification hashes (on the real path), then time that many
     // blocks through the batched hasher (the tighter floor) and the verification itself.
     let verify_era = || {
@@ -585,13 +709,46 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
     let mut report = BenchReport {
         load_average_start,
         load_average_end,
-        archives: vec![era1, era],
+        archives: vec![era1, ere, era],
         measurements: out,
         ratios: Vec::new(),
         era_sha256_blocks,
         sha256_block_ns,
         remote_cache_max_bytes,
+        ere_keccak_messages: lengths.len() as u64,
+        ere_keccak_bytes,
     };
     report.ratios = ratios(&report);
     Ok(report)
+}
+
+/// The ere file of `era1`'s blocks in `dir`, converted once (again when the era1 file is newer).
+fn ere_of(era1: &Path, dir: &Path) -> Result<PathBuf, BenchError> {
+    let existing = std::fs::read_dir(dir).ok().and_then(|rd| {
+        rd.flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|e| e == "ere"))
+    });
+    let newer = |a: &Path, b: &Path| {
+        let m = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+        m(a) >= m(b)
+    };
+    if let Some(p) = existing.filter(|p| newer(p, era1)) {
+        return Ok(p);
+    }
+    let _ = std::fs::remove_dir_all(dir);
+    let opts = crate::pipeline::convert::ConvertOptions {
+        to: crate::formats::ArchiveKind::Ere,
+        out: dir.to_path_buf(),
+        profile: crate::formats::EreProfile {
+            no_proofs: true,
+            no_receipts: false,
+        },
+        network: None,
+    };
+    let c = crate::pipeline::convert::convert(&[era1.to_path_buf()], &opts).remove(0);
+    c.output.ok_or_else(|| BenchError::Stage {
+        stage: "converting the bench's era1 file to ere".into(),
+        detail: format!("{:?}", c.report.errors),
+    })
 }

@@ -15,6 +15,13 @@ pub const ERA_1: &str = "era verification (state root + blocks + payloads), 1 th
 pub const ERA_2: &str = "era verification (state root + blocks + payloads), 2 threads";
 pub const SET_LOCAL: &str = "export of 3 era1 files from local disk, 1 thread";
 pub const SET_HTTP: &str = "export of 3 era1 files from a loopback HTTP mirror, 1 thread";
+pub const ERE_FLOOR: &str = "floor: keccak of every block ere verification hashes + snappy";
+pub const ERE_VERIFY: &str = "ere verification (receipts root with blooms rebuilt), 1 thread";
+pub const ERE_EXPORT_NO_SENDERS: &str = "export from ere without senders, 1 thread";
+
+pub fn ere_export_senders(backend: &str) -> String {
+    format!("export from ere with senders ({backend}), 1 thread")
+}
 
 pub fn signer_alone(backend: &str) -> String {
     format!("signer alone, decode + recover ({backend}), 1 thread")

@@ -86,6 +86,10 @@ pub struct BenchReport {
     pub sha256_block_ns: f64,
     /// The cache bound of the remote-input line (`--cache-max-bytes`): two of its files.
     pub remote_cache_max_bytes: u64,
+    /// Messages one ere verification hashes with keccak256 (recorded on the real path), and their bytes.
+    pub ere_keccak_messages: u64,
+    /// Bytes of those messages.
+    pub ere_keccak_bytes: u64,
 }
 
 impl BenchReport {
@@ -211,6 +215,34 @@ pub(super) fn ratios(r: &BenchReport) -> Vec<Ratio> {
         &|s| Some(s(names::ERA_FLOOR)? / s(names::ERA_1)?),
     );
     push(
+        "ere verification, 1 thread, ÷ its floor: keccak of every block it hashes + snappy (fraction of the floor's speed)"
+            .into(),
+        format!("[{}] / [{}]", names::ERE_FLOOR, names::ERE_VERIFY),
+        Some(0.8),
+        &|s| Some(s(names::ERE_FLOOR)? / s(names::ERE_VERIFY)?),
+    );
+    push(
+        "export from ere ÷ export from the era1 file of the same blocks, without senders (speed)"
+            .into(),
+        format!(
+            "[{}] / [{}]",
+            names::EXPORT_NO_SENDERS,
+            names::ERE_EXPORT_NO_SENDERS
+        ),
+        Some(0.95),
+        &|s| Some(s(names::EXPORT_NO_SENDERS)? / s(names::ERE_EXPORT_NO_SENDERS)?),
+    );
+    let (a, b) = (
+        names::export_senders(lib, 1),
+        names::ere_export_senders(lib),
+    );
+    push(
+        format!("export from ere ÷ export from the era1 file of the same blocks, with senders ({lib}) (speed)"),
+        format!("[{a}] / [{b}]"),
+        Some(0.95),
+        &|s| Some(s(&a)? / s(&b)?),
+    );
+    push(
         "era verification, 2 threads speed-up over 1".into(),
         format!("[{}] / [{}]", names::ERA_1, names::ERA_2),
         None,
@@ -259,7 +291,7 @@ pub fn print(r: &BenchReport) {
         "+RSS MiB"
     );
     for m in &r.measurements {
-        let (a, b) = if m.archive == "era1" {
+        let (a, b) = if m.archive == "era1" || m.archive == "ere" {
             (
                 format!("{:.2}", m.seconds / floor),
                 format!("{:.2}", m.seconds / keccak),
@@ -284,6 +316,11 @@ pub fn print(r: &BenchReport) {
     println!(
         "era verification hashes {} sha256 blocks; {:.1} ns each in a batch (this run)",
         r.era_sha256_blocks, r.sha256_block_ns
+    );
+    println!(
+        "ere verification hashes {} keccak256 messages of {:.1} MB together (its floor hashes the same ones)",
+        r.ere_keccak_messages,
+        r.ere_keccak_bytes as f64 / 1e6
     );
     println!(
         "remote input: the same {MIRROR_FILES} files from an in-process loopback HTTP mirror (no Python), fetched ahead of the worker into a cache bounded at {:.1} MB (two files; --cache-max-bytes)",

@@ -7,7 +7,44 @@
 //! two) four lanes cost as much as four keccak-asm permutations (the prune bench's floor with it: 136 ms
 //! against 132 ms one message at a time), so it only added code.
 
-pub use alloy_primitives::{keccak256, B256};
+pub use alloy_primitives::B256;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::Mutex;
+
+static RECORDING: AtomicBool = AtomicBool::new(false);
+static LENGTHS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+/// Starts or stops recording the length of every message hashed (benchmarks use it for the floor of a
+/// verification: the same messages, hashed and nothing else, in the same run). Recording is process-wide.
+pub fn set_recording(on: bool) {
+    RECORDING.store(on, Relaxed);
+}
+
+/// The lengths of the messages hashed since the previous call (while recording was on), in order.
+pub fn take_recorded() -> Vec<u32> {
+    LENGTHS
+        .lock()
+        .map(|mut v| std::mem::take(&mut *v))
+        .unwrap_or_default()
+}
+
+/// Records one message's length when recording is on (one relaxed load otherwise).
+#[inline(always)]
+fn count(len: usize) {
+    if RECORDING.load(Relaxed) {
+        if let Ok(mut v) = LENGTHS.lock() {
+            v.push(u32::try_from(len).unwrap_or(u32::MAX));
+        }
+    }
+}
+
+/// keccak256 of `data` (keccak-asm, via alloy), its length recorded when [`set_recording`] is on.
+#[inline]
+pub fn keccak256(data: impl AsRef<[u8]>) -> B256 {
+    let data = data.as_ref();
+    count(data.len());
+    alloy_primitives::keccak256(data)
+}
 
 /// keccak256 of the empty string: `transactions_root`/`receipts_root` of an empty trie hash to
 /// keccak(rlp("")) instead, see `execution::trie`.
@@ -45,8 +82,9 @@ pub fn keccak256_batch(msgs: &[Message<'_>], out: &mut [[u8; 32]]) {
 
 /// keccak256 of one two-part message with the scalar backend.
 pub fn keccak256_message(m: &Message<'_>) -> [u8; 32] {
+    count(m.head.len() + m.tail.len());
     if m.head.is_empty() {
-        return keccak256(m.tail).0;
+        return alloy_primitives::keccak256(m.tail).0;
     }
     let mut h = alloy_primitives::Keccak256::new();
     h.update(m.head);

@@ -17,7 +17,7 @@ use super::error::FormatErrorKind;
 const MAX_CHUNK: usize = 65536;
 
 /// Default cap on one stream's decompressed size, for callers that do not know what the stream holds. Readers
-/// of archive records use their kind's cap instead ([`super::era1::BlockDecoders`],
+/// of archive records use their kind's cap instead ([`super::execution::BlockDecoders`],
 /// [`super::era::block_decoder`], [`super::era::state_decoder`]), so a decompression bomb costs each worker
 /// thread only what a real record of that kind could.
 pub const DEFAULT_MAX_OUTPUT: usize = 1 << 30;

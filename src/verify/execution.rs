@@ -1,7 +1,7 @@
 //! Full verification of execution archives — era1 and ere files alike: every block's hash chain, transactions,
 //! ommers and withdrawals roots, receipts (full, or rebuilt from slim ones) with their blooms and gas, fork rules,
 //! total difficulty, the index and the accumulator, with blocks checked in parallel chunks and files in parallel.
-//! The record layout ([`super::layout`]) and the per-kind rules at the end ([`super::sequence`]) are all that
+//! The record layout (`verify/layout.rs`) and the per-kind rules at the end (`verify/sequence.rs`) are all that
 //! differ between the two kinds.
 
 use super::receipts::check_receipts;
@@ -127,7 +127,9 @@ pub(super) struct Counts {
     /// Transactions by kind, indexed by [`kind_slot`] (an array: a map lookup per transaction showed in
     /// profiles of prune).
     tx_kinds: [u64; KIND_LABELS.len()],
-    pub(super) receipt_forms: BTreeMap<String, u64>,
+    /// Receipts by transaction kind ([`kind_slot`]) and form (0: status, 1: post-state root), named at the end
+    /// (formatting a name per receipt showed in profiles).
+    pub(super) receipt_forms: [[u64; 2]; KIND_LABELS.len()],
     header_fields: BTreeMap<usize, u64>,
     senders_recovered: u64,
     sender_errors: u64,
@@ -145,8 +147,9 @@ impl Counts {
         for (a, b) in self.tx_kinds.iter_mut().zip(o.tx_kinds) {
             *a += b;
         }
-        for (k, v) in o.receipt_forms {
-            *self.receipt_forms.entry(k).or_default() += v;
+        for (a, b) in self.receipt_forms.iter_mut().zip(o.receipt_forms) {
+            a[0] += b[0];
+            a[1] += b[1];
         }
         self.senders_recovered += o.senders_recovered;
         self.sender_errors += o.sender_errors;
@@ -172,7 +175,7 @@ const KIND_LABELS: [&str; 6] = [
 ];
 
 /// Where a transaction kind is counted in [`Counts::tx_kinds`]: the position of its label in [`KIND_LABELS`].
-fn kind_slot(kind: TxKind) -> usize {
+pub(super) fn kind_slot(kind: TxKind) -> usize {
     match kind {
         TxKind::LegacyPre155 => 0,
         TxKind::Legacy155 => 1,
@@ -409,7 +412,21 @@ pub(crate) fn verify_execution<V: BlockVisitor>(
         .filter(|(_, v)| *v > 0)
         .map(|(k, v)| (k.to_string(), v))
         .collect();
-    report.receipt_forms = counts.receipt_forms;
+    let mut forms = BTreeMap::new();
+    for (slot, counts) in counts.receipt_forms.iter().enumerate() {
+        // Both legacy kinds make `legacy` receipts: the receipt cannot tell them apart.
+        let label = if slot < 2 {
+            "legacy"
+        } else {
+            KIND_LABELS[slot]
+        };
+        for (form, n) in ["status", "post_state"].iter().zip(counts) {
+            if *n > 0 {
+                *forms.entry(format!("{label}/{form}")).or_default() += n;
+            }
+        }
+    }
+    report.receipt_forms = forms;
     report.header_field_counts = counts
         .header_fields
         .into_iter()
@@ -479,7 +496,7 @@ fn check_block<V: BlockVisitor>(
     let body_raw = decompress(&mut dec.body, &t.body, path, number)?;
     let body = BodyView::decode(body_raw).map_err(rlp_err(t.body.offset))?;
     let mut tx_encodings: Vec<&[u8]> = Vec::new();
-    let mut kinds: Vec<&'static str> = Vec::new();
+    let mut kinds: Vec<TxKind> = Vec::new();
     let mut kind_counts = [0u64; KIND_LABELS.len()];
     let mut txs: Vec<TxView<'_>> = Vec::new();
     let mut senders: Vec<Result<[u8; 20], SenderError>> = Vec::new();
@@ -515,7 +532,7 @@ fn check_block<V: BlockVisitor>(
                 blobs += tx.blob_versioned_hashes().count() as u64;
             }
             tx_encodings.push(canonical);
-            kinds.push(kind_label(kind));
+            kinds.push(kind);
             kind_counts[kind_slot(kind)] += 1;
         }
         let root = trie::ordered_root_and_hashes(
@@ -535,7 +552,7 @@ fn check_block<V: BlockVisitor>(
                 blobs += tx.blob_versioned_hashes().count() as u64;
             }
             tx_encodings.push(tx.canonical());
-            kinds.push(kind_label(tx.kind()));
+            kinds.push(tx.kind());
             kind_counts[kind_slot(tx.kind())] += 1;
             if let Some(s) = signer {
                 let r = s.recover_sender(&tx, homestead);

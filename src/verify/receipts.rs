@@ -4,10 +4,11 @@
 //! checked; ere files hold slim ones, which are rebuilt into full receipts (bloom computed from the logs) so the
 //! same root, the same checks and the same views come out of both.
 
-use super::execution::{rlp_error, Counts};
+use super::execution::{kind_slot, rlp_error, Counts};
 use super::{hex0x, mismatch};
 use crate::execution::header::HeaderView;
 use crate::execution::receipt::{self, Outcome, ReceiptView};
+use crate::execution::transaction::TxKind;
 use crate::execution::{bloom, rlp, trie};
 use crate::formats::e2store::Record;
 use crate::formats::execution::{decompress, is_slim_receipts};
@@ -28,7 +29,7 @@ pub(super) fn check_receipts<'d>(
     number: u64,
     network: Option<&Network>,
     header: &HeaderView<'_>,
-    kinds: &[&'static str],
+    kinds: &[TxKind],
     counts: &mut Counts,
     views: &mut Vec<ReceiptView<'d>>,
 ) -> Result<(), FormatError> {
@@ -153,7 +154,7 @@ impl ReceiptMismatch {
 #[allow(clippy::too_many_arguments)]
 fn check_one(
     idx: usize,
-    kinds: &[&'static str],
+    kinds: &[TxKind],
     tx_type: u8,
     outcome: Outcome<'_>,
     cumulative_gas: u64,
@@ -161,16 +162,17 @@ fn check_one(
     byzantium: Option<bool>,
     counts: &mut Counts,
 ) -> Result<u64, ReceiptMismatch> {
-    let kind = kinds.get(idx).copied().unwrap_or("missing");
-    let ty = if kind.starts_with("legacy") {
-        0
-    } else {
-        kind.as_bytes().get(4).map_or(255, |b| b - b'0')
+    let Some(&kind) = kinds.get(idx) else {
+        return Err(ReceiptMismatch {
+            what: "receipt count",
+            expected: kinds.len().to_string(),
+            found: format!("more than {}", kinds.len()),
+        });
     };
-    if tx_type != ty {
+    if tx_type != kind.tx_type() {
         return Err(ReceiptMismatch {
             what: "receipt type",
-            expected: format!("{ty} (transaction {idx})"),
+            expected: format!("{} (transaction {idx})", kind.tx_type()),
             found: tx_type.to_string(),
         });
     }
@@ -181,28 +183,20 @@ fn check_one(
             found: cumulative_gas.to_string(),
         });
     }
-    let form = match outcome {
-        Outcome::Status(_) => "status",
-        Outcome::PostState(_) => "post_state",
+    let (form, name) = match outcome {
+        Outcome::Status(_) => (0, "status"),
+        Outcome::PostState(_) => (1, "post_state"),
     };
     if let Some(byzantium) = byzantium {
         let want = if byzantium { "status" } else { "post_state" };
-        if form != want {
+        if name != want {
             return Err(ReceiptMismatch {
                 what: "receipt form",
                 expected: want.into(),
-                found: form.into(),
+                found: name.into(),
             });
         }
     }
-    let label = if kind.starts_with("legacy") {
-        "legacy"
-    } else {
-        kind
-    };
-    *counts
-        .receipt_forms
-        .entry(format!("{label}/{form}"))
-        .or_default() += 1;
+    counts.receipt_forms[kind_slot(kind)][form] += 1;
     Ok(cumulative_gas)
 }

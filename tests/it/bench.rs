@@ -57,6 +57,10 @@ fn bench_runs_on_a_tiny_input() {
         "prune manifest, 1 thread",
         "prune manifest, 2 threads",
         "floor: prune's hashing with the transactions root",
+        "floor: keccak of every block ere verification hashes + snappy",
+        "ere verification (receipts root with blooms rebuilt), 1 thread",
+        "export from ere without senders, 1 thread",
+        "export from ere with senders (libsecp256k1), 1 thread",
     ] {
         assert!(names.contains(&want), "{want} missing from {names:?}");
     }
@@ -69,9 +73,11 @@ fn bench_runs_on_a_tiny_input() {
         }
     }
     assert!(json["era_sha256_blocks"].as_u64().unwrap() > 0);
+    assert!(json["ere_keccak_messages"].as_u64().unwrap() > 0);
+    assert!(json["ere_keccak_bytes"].as_u64().unwrap() > 0);
     let ratios = json["ratios"].as_array().expect("ratios");
     let goals = ratios.iter().filter(|r| !r["goal"].is_null()).count();
-    assert_eq!(goals, 6, "{ratios:?}");
+    assert_eq!(goals, 9, "{ratios:?}");
     assert!(json["remote_cache_max_bytes"].as_u64().unwrap() > 0);
     for r in ratios {
         assert!(r["value"].as_f64().unwrap().is_finite(), "{r}");
