@@ -6,6 +6,7 @@
 //! formats -> execution / consensus -> verify -> datasets -> sink -> pipeline -> cli (main.rs)
 //! (bytes)    (typed views, roots)     (checks)   (arrow)      (files)  (jobs)
 //!                crypto (keccak, sha256, the one signature algorithm) serves the middle layers
+//!                canonical (trusted anchors, Portal header proofs) sits beside verify, on the layers below it
 //! ```
 //!
 //! The command line is a thin layer over [`pipeline`]: a typed [`pipeline::Job`] (layered from
@@ -26,6 +27,7 @@
 //! ```
 
 pub mod bench;
+pub mod canonical;
 pub mod consensus;
 pub mod crypto;
 pub mod datasets;

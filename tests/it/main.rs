@@ -17,6 +17,7 @@ mod util;
 mod analyst_readers;
 mod bench;
 mod bombs;
+mod canonical;
 mod cli_exit;
 mod cli_output;
 mod era1_real;
