@@ -188,6 +188,7 @@ fn bench(c: &mut Criterion) {
             network: None,
             signer: None,
             trusted_states: None,
+            historical_summaries: None,
         };
         g.bench_function("verify_light_mb", |b| {
             b.iter(|| {

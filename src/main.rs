@@ -65,11 +65,14 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             senders,
             signature_algorithm,
             trusted_states,
+            historical_summaries,
+            canonical,
             shard,
             paths,
         } => {
             f.str("shard", shard);
             f.str("verify.trusted_states", trusted_states);
+            f.str("verify.historical_summaries", historical_summaries);
             f.str("name", Some("verify"))
                 .str("network", network)
                 .list("inputs", &paths);
@@ -90,6 +93,16 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
                     "{n} files, {} verified, {failed} failed",
                     n - failed
                 ));
+            }
+            if canonical {
+                let summary = eraflow::verify::canonical::summarize(&reports);
+                match json {
+                    true => stdout.line(
+                        serde_json::to_string(&serde_json::json!({ "canonical": summary }))
+                            .unwrap_or_default(),
+                    ),
+                    false => stdout.line(eraflow::verify::render::canonical_text(&summary)),
+                }
             }
             Ok(ExitStatus::of_files(&reports))
         }

@@ -38,8 +38,9 @@ pub enum LogFormat {
 
 #[derive(Subcommand)]
 pub enum Command {
-    /// Verify archives: era1 (every block's hashes, roots, receipts, total difficulty, index, accumulator) and
-    /// era (state root and history, every block root against the state, parent chain, payload block hashes).
+    /// Verify archives: era1 and ere (every block's hashes, roots, receipts, total difficulty, index, accumulator,
+    /// and whether they are the canonical chain: the EIP-7643 accumulator, ere Portal proofs) and era (state root
+    /// and history, every block root against the state, parent chain, payload block hashes).
     Verify {
         /// Print one JSON object per file instead of a human summary.
         #[arg(long)]
@@ -60,6 +61,14 @@ pub enum Command {
         /// URL (http://host:5052), asked for the state root at each era file's state slot.
         #[arg(long, value_name = "FILE|URL")]
         trusted_states: Option<String>,
+        /// A beacon state's historical_summaries for ere proofs of Capella and later blocks: an era file (its
+        /// state's), or PATH@SLOT of their SSZ. Default: the latest state among the era files verified.
+        #[arg(long, value_name = "ERA_FILE|PATH@SLOT")]
+        historical_summaries: Option<String>,
+        /// After the files, sum up which eras are proven canonical, not proven (and why), wrong, or missing (of
+        /// the network's pre-merge accumulator).
+        #[arg(long)]
+        canonical: bool,
         /// Only shard K of N of the inputs (e.g. 0/4): a file's shard is its era modulo N (other names: a hash
         /// of the file name), so N processes with K = 0..N-1 take every file exactly once.
         #[arg(long, value_name = "K/N")]

@@ -39,7 +39,7 @@ pub fn verify(job: &Job) -> Result<Vec<FileReport>, JobError> {
     set_threads(job.threads)?;
     let files = job.local_files("verify")?;
     let (opts, algorithm) = match &job.verify {
-        Some(v) => (with_trusted_states(v, &files)?, v.signature_algorithm),
+        Some(v) => (with_anchors(v, &files)?, v.signature_algorithm),
         None => (
             VerifyOptions {
                 network: job.network.clone(),
@@ -48,6 +48,7 @@ pub fn verify(job: &Job) -> Result<Vec<FileReport>, JobError> {
                 skip_receipts: false,
                 signer: None,
                 trusted_states: None,
+                historical_summaries: None,
             },
             None,
         ),
@@ -115,6 +116,38 @@ fn with_trusted_states(v: &VerifyJob, files: &[PathBuf]) -> Result<VerifyOptions
     Ok(opts)
 }
 
+/// [`with_trusted_states`], and the historical summaries `v` names loaded for the network of the job, else of
+/// the first ere file among `files` (summaries belong to one network).
+fn with_anchors(v: &VerifyJob, files: &[PathBuf]) -> Result<VerifyOptions, JobError> {
+    let mut opts = with_trusted_states(v, files)?;
+    let Some(spec) = &v.historical_summaries else {
+        return Ok(opts);
+    };
+    let bad = |message: String| JobError::Invalid {
+        key: "verify.historical_summaries",
+        message,
+    };
+    let network = match &opts.network {
+        Some(n) => n.clone(),
+        None => {
+            let name = files
+                .iter()
+                .filter_map(|p| ArchiveName::of_path(p))
+                .find(|n| n.kind.is_execution())
+                .map(|n| n.network)
+                .ok_or_else(|| {
+                    bad(format!(
+                        "{spec}: which network's? pass --network (no ere or era1 file names one)"
+                    ))
+                })?;
+            Network::by_name(&name)?
+        }
+    };
+    let summaries = crate::verify::canonical::summaries_from_file(spec, &network).map_err(bad)?;
+    opts.historical_summaries = Some(std::sync::Arc::new(summaries));
+    Ok(opts)
+}
+
 /// `eraflow inspect`: one file verified with its sha256, for a human summary.
 pub fn inspect(file: &Path, network: Option<&Network>) -> Result<FileReport, JobError> {
     let meta = std::fs::metadata(file).map_err(|source| JobError::Io {
@@ -137,6 +170,7 @@ pub fn inspect(file: &Path, network: Option<&Network>) -> Result<FileReport, Job
         checksum: true,
         signer: None,
         trusted_states: None,
+        historical_summaries: None,
     };
     Ok(match ArchiveKind::of(file) {
         Some(ArchiveKind::Era) => crate::verify::era::verify_file(file, &opts),
@@ -341,7 +375,7 @@ pub fn run(job: &Job) -> Result<RunOutcome, JobError> {
             None => job.out.clone(),
             Some(_) => None,
         };
-        stages.push(Stage::Verify(with_trusted_states(v, &files)?, cache));
+        stages.push(Stage::Verify(with_anchors(v, &files)?, cache));
     }
     if let Some(e) = &job.export {
         stages.push(Stage::Export(e.clone()));

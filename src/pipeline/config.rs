@@ -105,6 +105,10 @@ pub struct VerifyStage {
     /// Trusted `(slot, state root)` pairs era states are compared with: a file, or a beacon node's URL.
     #[serde(default)]
     pub trusted_states: Option<String>,
+    /// A beacon state's `historical_summaries` for ere proofs of Capella and later blocks: an era file, or
+    /// `PATH@SLOT` of their SSZ.
+    #[serde(default)]
+    pub historical_summaries: Option<String>,
 }
 
 /// `[export]`.
@@ -206,12 +210,13 @@ pub enum ConfigError {
 const LIST_KEYS: [&str; 2] = ["inputs", "export.datasets"];
 
 /// Keys of a pipeline file that hold local paths, resolved against the file's own folder.
-const PATH_KEYS: [(&str, &str); 5] = [
+const PATH_KEYS: [(&str, &str); 6] = [
     ("", "inputs"),
     ("", "out"),
     ("synth", "out"),
     ("prune", "out"),
     ("verify", "trusted_states"),
+    ("verify", "historical_summaries"),
 ];
 
 /// Replaces every `${VAR}` in the file's strings by the environment's value; an unset variable is an error.

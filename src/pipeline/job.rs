@@ -98,6 +98,9 @@ pub struct VerifyJob {
     /// Where trusted era state roots come from (a file, or a beacon node's `http(s)://` URL); loaded by
     /// [`crate::pipeline::commands`] once the files are known, into `options.trusted_states`.
     pub trusted_states: Option<String>,
+    /// Where the historical summaries for ere proofs come from (an era file, or `PATH@SLOT` of their SSZ);
+    /// loaded by [`crate::pipeline::commands`] into `options.historical_summaries`.
+    pub historical_summaries: Option<String>,
 }
 
 /// The `[prune]` stage.
@@ -413,9 +416,11 @@ impl Job {
                 skip_receipts: false,
                 signer: None,
                 trusted_states: None,
+                historical_summaries: None,
             },
             signature_algorithm: v.signature_algorithm,
             trusted_states: v.trusted_states,
+            historical_summaries: v.historical_summaries,
         });
         let export = cfg
             .export

@@ -76,6 +76,7 @@ pub fn read(
         skip_receipts: !dataset.needs_receipts(),
         signer: None,
         trusted_states: None,
+        historical_summaries: None,
     };
     let mut batches = Vec::new();
     let mut dataset_error = None;

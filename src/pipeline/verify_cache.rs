@@ -58,16 +58,24 @@ impl VerifyCache {
     }
 }
 
-/// What decides a file's own report besides its bytes: the checks asked for and the network forced.
+/// What decides a file's own report besides its bytes: the checks asked for, the network forced, and the
+/// historical summaries ere proofs are checked against.
 fn checks(opts: &VerifyOptions) -> String {
     format!(
-        "network={};senders={};skip_receipts={};checksum={}",
+        "network={};senders={};skip_receipts={};checksum={};summaries={}",
         opts.network
             .as_ref()
             .map_or("(from the file name)", |n| &n.name),
         opts.senders,
         opts.skip_receipts,
-        opts.checksum
+        opts.checksum,
+        opts.historical_summaries
+            .as_ref()
+            .map_or("none".to_string(), |s| format!(
+                "{}:{}",
+                s.state_slot(),
+                hex::encode(s.root())
+            ))
     )
 }
 

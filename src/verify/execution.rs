@@ -136,6 +136,11 @@ pub(super) struct Counts {
     withdrawals: u64,
     /// Proof records by proof type (ere, default profile).
     proof_types: BTreeMap<u64, u64>,
+    /// Blocks whose proof reached an anchor, by anchor name.
+    proven: BTreeMap<String, u64>,
+    /// Blocks whose proof found no anchor to check against, and the first reason.
+    unanchored: u64,
+    unanchored_reason: Option<String>,
 }
 
 impl Counts {
@@ -159,6 +164,13 @@ impl Counts {
         self.withdrawals += o.withdrawals;
         for (k, v) in o.proof_types {
             *self.proof_types.entry(k).or_default() += v;
+        }
+        for (k, v) in o.proven {
+            *self.proven.entry(k).or_default() += v;
+        }
+        self.unanchored += o.unanchored;
+        if self.unanchored_reason.is_none() {
+            self.unanchored_reason = o.unanchored_reason;
         }
         self
     }
@@ -440,6 +452,16 @@ pub(crate) fn verify_execution<V: BlockVisitor>(
         parsed_name.as_ref().ok(),
         report,
     );
+    super::canonical::file_canonical(
+        file,
+        network.as_ref(),
+        super::canonical::ProofCounts {
+            proven: counts.proven,
+            unanchored: counts.unanchored,
+            unanchored_reason: counts.unanchored_reason,
+        },
+        report,
+    );
     if let Err(e) = parsed_name {
         report.error(FormatError::at(0, e).in_file(path));
     }
@@ -632,9 +654,40 @@ fn check_block<V: BlockVisitor>(
             &mut receipt_views,
         )?;
     }
-    if let Some(proof) = &t.proof {
-        let ty = super::proof::proof_type(proof, &mut dec.proof, path, number)?;
-        *counts.proof_types.entry(ty).or_default() += 1;
+    if let Some(record) = &t.proof {
+        let proof = super::proof::decode_record(record, &mut dec.proof, path, number)?;
+        *counts.proof_types.entry(proof.proof_type).or_default() += 1;
+        if let Some(net) = network {
+            let block = crate::canonical::BlockId {
+                number,
+                timestamp,
+                hash,
+            };
+            match super::canonical::check_proof(net, &block, &proof, opts) {
+                Ok(anchor) => match counts.proven.get_mut(&anchor) {
+                    Some(n) => *n += 1,
+                    None => {
+                        counts.proven.insert(anchor, 1);
+                    }
+                },
+                Err(e) if e.is_unanchored() => {
+                    counts.unanchored += 1;
+                    counts
+                        .unanchored_reason
+                        .get_or_insert_with(|| e.to_string());
+                }
+                Err(e) => {
+                    return Err(located(FormatError::at(
+                        record.offset,
+                        FormatErrorKind::Mismatch {
+                            what: "proof (not the canonical chain)",
+                            expected: "a proof reaching its anchor".into(),
+                            found: e.to_string(),
+                        },
+                    )))
+                }
+            }
+        }
     }
     counts.transactions += tx_encodings.len() as u64;
     counts.ommers += ommer_count;

@@ -3,6 +3,7 @@
 //! ([`era`]); the checks between files run once every file has its report ([`links`]).
 
 pub mod anchor;
+pub mod canonical;
 pub mod era;
 mod era_state;
 pub mod execution;
@@ -39,6 +40,9 @@ pub struct VerifyOptions {
     pub signer: Option<&'static Signer>,
     /// Trusted `(slot, state root)` pairs era states are compared with (see [`crate::verify::anchor`]).
     pub trusted_states: Option<std::sync::Arc<anchor::TrustedStates>>,
+    /// A beacon state's `historical_summaries`, against which ere files' proofs of Capella and later blocks are
+    /// checked (the embedded accumulator and `historical_roots` serve the earlier ones); see [`crate::canonical`].
+    pub historical_summaries: Option<std::sync::Arc<crate::canonical::HistoricalSummaries>>,
 }
 
 /// A mismatch error at `offset`: what was checked, what was expected, what was found.
@@ -228,10 +232,48 @@ pub fn verify_archives_until(
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Vec<FileReport> {
     let (execution, era) = split_kinds(paths);
+    // Era files first: their latest state's historical summaries anchor the proofs of the ere files.
+    let era_reports = era::verify_files_until(&era, opts, stop);
+    let opts = with_era_summaries(opts, &era_reports, &execution);
     link_kinds(
-        execution::verify_files_until(&execution, opts, stop),
-        era::verify_files_until(&era, opts, stop),
+        execution::verify_files_until(&execution, &opts, stop),
+        era_reports,
     )
+}
+
+/// `opts` with the historical summaries of the latest verified era state among `era_reports`, when none were
+/// given and some of `execution` are ere files with proofs (Capella and later blocks need them).
+fn with_era_summaries(
+    opts: &VerifyOptions,
+    era_reports: &[FileReport],
+    execution: &[std::path::PathBuf],
+) -> VerifyOptions {
+    let mut opts = opts.clone();
+    let proofs = execution.iter().any(|p| {
+        crate::formats::ArchiveName::of_path(p)
+            .is_some_and(|n| n.kind == crate::formats::ArchiveKind::Ere && !n.profile.no_proofs)
+    });
+    if opts.historical_summaries.is_some() || !proofs {
+        return opts;
+    }
+    let latest = era_reports
+        .iter()
+        .filter(|r| r.ok)
+        .filter_map(|r| Some((r.beacon.as_ref()?.state_slot, r)))
+        .max_by_key(|(slot, _)| *slot);
+    if let Some((_, r)) = latest {
+        let network = opts
+            .network
+            .clone()
+            .or_else(|| Network::by_name(&r.network).ok());
+        if let Some(net) = network {
+            match canonical::summaries_from_era_file(Path::new(&r.file), &net) {
+                Ok(s) => opts.historical_summaries = Some(std::sync::Arc::new(s)),
+                Err(e) => tracing::warn!(error = %e, "no historical summaries from the era files"),
+            }
+        }
+    }
+    opts
 }
 
 /// [`verify_archives_until`], taking each file's own report from `cache` when it has one and keeping every
@@ -244,7 +286,9 @@ pub fn verify_archives_cached(
 ) -> Vec<FileReport> {
     use rayon::prelude::*;
     let (execution, era) = split_kinds(paths);
-    let one = |p: &std::path::PathBuf, verify: fn(&Path, &VerifyOptions) -> FileReport| {
+    let one = |p: &std::path::PathBuf,
+               verify: fn(&Path, &VerifyOptions) -> FileReport,
+               opts: &VerifyOptions| {
         cache.get(p).unwrap_or_else(|| {
             let r = verify(p, opts);
             if r.ok {
@@ -253,21 +297,34 @@ pub fn verify_archives_cached(
             r
         })
     };
-    // Execution files in parallel, era files one at a time (each uses every thread), as without a cache.
+    // Era files one at a time (each uses every thread), then execution files in parallel, as without a cache.
+    let mut era_reports: Vec<FileReport> = era
+        .iter()
+        .filter(|_| !stop())
+        .map(|p| one(p, era::verify_file, opts))
+        .collect();
+    links::link_era(&mut era_reports, opts);
+    let exec_opts = with_era_summaries(opts, &era_reports, &execution);
+    // Summaries taken from this run's era files are not part of the cache's key: files whose proofs they
+    // check are verified again.
+    let derived = exec_opts.historical_summaries.is_some() && opts.historical_summaries.is_none();
     let mut reports: Vec<FileReport> = execution
         .par_iter()
         .filter(|_| !stop())
-        .map(|p| one(p, execution::verify_file))
+        .map(|p| {
+            let proofs = crate::formats::ArchiveName::of_path(p).is_some_and(|n| {
+                n.kind == crate::formats::ArchiveKind::Ere && !n.profile.no_proofs
+            });
+            if derived && proofs {
+                execution::verify_file(p, &exec_opts)
+            } else {
+                one(p, execution::verify_file, &exec_opts)
+            }
+        })
         .collect();
     links::link_execution(&mut reports, |r| {
         links::first_parent_hash(Path::new(&r.file))
     });
-    let mut era_reports: Vec<FileReport> = era
-        .iter()
-        .filter(|_| !stop())
-        .map(|p| one(p, era::verify_file))
-        .collect();
-    links::link_era(&mut era_reports, opts);
     link_kinds(reports, era_reports)
 }
 

@@ -1,8 +1,8 @@
 //! `Proof` records of ere files (default profile): `snappyFramed(rlp([proof-type, ssz(proof)]))`, one per block
 //! header, typed 0 (`BlockProofHistoricalHashesAccumulator`, pre-merge), 1 (`BlockProofHistoricalRoots`,
 //! Bellatrix to Capella), 2 (`BlockProofHistoricalSummariesCapella`), 3 (`...Deneb`) as `formats/ere.md`
-//! numbers them. Here the records are decoded and counted by type; what each proves is checked against trusted
-//! roots elsewhere.
+//! numbers them. Here the records are decoded; [`super::canonical`] checks what each proves against the trusted
+//! roots ([`crate::canonical`]).
 
 use crate::execution::rlp::{self, ListIter};
 use crate::formats::execution::decompress;
@@ -46,15 +46,15 @@ pub fn decode(raw: &[u8]) -> Result<BlockProof<'_>, rlp::RlpError> {
     Ok(BlockProof { proof_type, ssz })
 }
 
-/// Decompresses and decodes block `number`'s `Proof` record, returning its type.
-pub(super) fn proof_type(
+/// Decompresses and decodes block `number`'s `Proof` record.
+pub(super) fn decode_record<'d>(
     record: &Record<'_>,
-    dec: &mut FramedDecoder,
+    dec: &'d mut FramedDecoder,
     path: &Path,
     number: u64,
-) -> Result<u64, FormatError> {
+) -> Result<BlockProof<'d>, FormatError> {
     let raw = decompress(dec, record, path, number)?;
-    decode(raw).map(|p| p.proof_type).map_err(|e| {
+    decode(raw).map_err(|e| {
         FormatError::at(record.offset, FormatErrorKind::Rlp(e.to_string()))
             .in_file(path)
             .in_block(number)

@@ -80,6 +80,9 @@ pub fn verify_lines(r: &FileReport) -> String {
     for c in &r.cross_checked {
         let _ = write!(s, "\n     cross-checked: {c}");
     }
+    if let Some(c) = canonical_text_of(r) {
+        let _ = write!(s, "\n     canonical: {c}");
+    }
     for e in &r.errors {
         let _ = write!(s, "\n     error: {e}");
     }
@@ -90,6 +93,72 @@ pub fn verify_lines(r: &FileReport) -> String {
         let _ = write!(s, "\n     warning: {w}");
     }
     s
+}
+
+/// Whether a file is proven canonical, in words.
+fn canonical_text_of(r: &FileReport) -> Option<String> {
+    let d = r.canonical_detail.as_ref()?;
+    let by = d
+        .proven
+        .iter()
+        .map(|(a, n)| format!("{a}: {n}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Some(match r.canonical {
+        Some(true) => format!("yes, every block ({by})"),
+        Some(false) => "NO: it contradicts its anchor (see the errors)".into(),
+        None if by.is_empty() => format!(
+            "not proven: {}",
+            d.reason.as_deref().unwrap_or("nothing to check against")
+        ),
+        None => format!(
+            "partly: {by}; {} blocks not proven: {}",
+            d.not_proven,
+            d.reason.as_deref().unwrap_or("?")
+        ),
+    })
+}
+
+/// `verify --canonical`'s summary: per network, the eras proven, unproven, wrong and missing.
+pub fn canonical_text(s: &super::canonical::CanonicalSummary) -> String {
+    let ranges = |v: &[(u64, u64)]| {
+        if v.is_empty() {
+            return "none".to_string();
+        }
+        v.iter()
+            .map(|(a, b)| {
+                if a == b {
+                    a.to_string()
+                } else {
+                    format!("{a}-{b}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut out = Vec::new();
+    for n in &s.networks {
+        out.push(format!("canonical history of {}:", n.network));
+        out.push(format!("  eras proven:   {}", ranges(&n.proven)));
+        if !n.wrong.is_empty() {
+            out.push(format!(
+                "  eras WRONG:    {}",
+                n.wrong
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        for (era, why) in &n.unproven {
+            out.push(format!("  era {era} not proven: {why}"));
+        }
+        out.push(format!(
+            "  eras missing:  {} (of the pre-merge accumulator)",
+            ranges(&n.missing)
+        ));
+    }
+    out.join("\n")
 }
 
 /// `eraflow inspect`'s aligned summary of one file.
@@ -176,6 +245,9 @@ pub fn inspect_text(r: &FileReport) -> String {
                 opt(&r.final_total_difficulty)
             ),
         ]);
+    }
+    if let Some(c) = canonical_text_of(r) {
+        lines.push(format!("canonical:         {c}"));
     }
     lines.push(format!(
         "verified:          {}",

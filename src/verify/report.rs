@@ -119,6 +119,15 @@ pub struct FileReport {
     /// What an ere file holds: its profile, components and proofs (absent for era1 and era).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ere: Option<EreReport>,
+    /// Whether the file's blocks are proven to be the canonical chain: `true` every block (the accumulator root of
+    /// its era, or each block's proof, reached an anchor), `false` something contradicts an anchor (the file fails),
+    /// `null` nothing contradicts but not every block could be proven (no anchor for the network, no proofs, no
+    /// historical summaries covering them): `canonical_detail` says which blocks by what, and why not.
+    #[serde(default)]
+    pub canonical: Option<bool>,
+    /// How the blocks were proven (or why not), per anchor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canonical_detail: Option<CanonicalDetail>,
     /// Other archives of the same blocks this file was compared with, and what agreed (an era1 and an ere file
     /// of one era; an ere file and the era files whose payloads hold its post-merge blocks).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -127,6 +136,18 @@ pub struct FileReport {
     /// eraflow version ([`super::ReportCache`]); the checks between files ran as usual.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub from_cache: bool,
+}
+
+/// Which blocks of a file are proven canonical, by which anchor, and why the others are not.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct CanonicalDetail {
+    /// Blocks proven, by anchor: `accumulator` (EIP-7643), `historical_roots`, `historical_summaries@<slot>`.
+    pub proven: BTreeMap<String, u64>,
+    /// Blocks not proven, for want of an anchor or a proof.
+    pub not_proven: u64,
+    /// Why (the first reason met): "no accumulator for network sepolia ...", "no proofs (noproofs profile)".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -34,6 +34,7 @@ fn real_files_verify_and_match_expected_summaries() {
             skip_receipts: false,
             signer: None,
             trusted_states: None,
+            historical_summaries: None,
         },
     );
     assert_eq!(reports.len(), 4);
