@@ -18,6 +18,7 @@ mod analyst_readers;
 mod bench;
 mod bombs;
 mod canonical;
+mod canonical_verify;
 mod cli_exit;
 mod cli_output;
 mod era1_real;

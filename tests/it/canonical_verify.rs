@@ -1,0 +1,82 @@
+//! `eraflow verify` and canonical history: the real mainnet era1 files (and their ere conversions) are proven
+//! canonical by the EIP-7643 accumulator, a well-made fake claiming to be mainnet fails naming expected and
+//! found, a network without an accumulator says so, and `--canonical` sums up a set.
+
+use crate::testdata;
+use crate::util::{eraflow, run};
+
+fn json_lines(stdout: &str) -> Vec<serde_json::Value> {
+    stdout
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn real_mainnet_era1_files_are_canonical_and_sepolia_has_no_accumulator() {
+    let Some(data) = testdata::dir("canonical era1 files") else {
+        return;
+    };
+    let era1 = data.join("era1");
+    let (code, out, err) = run(eraflow()
+        .args(["verify", "--json", "--canonical"])
+        .arg(&era1));
+    assert_eq!(code, Some(0), "{out}{err}");
+    let lines = json_lines(&out);
+    let files: Vec<&serde_json::Value> = lines.iter().filter(|l| l.get("file").is_some()).collect();
+    assert_eq!(files.len(), 4);
+    for f in files {
+        let name = f["file"].as_str().unwrap();
+        if name.contains("mainnet-") {
+            assert_eq!(f["canonical"], true, "{f}");
+            assert_eq!(f["canonical_detail"]["proven"]["accumulator"], 8192, "{f}");
+        } else {
+            assert!(f["canonical"].is_null(), "{f}");
+            let reason = f["canonical_detail"]["reason"].as_str().unwrap();
+            assert!(
+                reason.contains("no accumulator for network sepolia"),
+                "{reason}"
+            );
+        }
+    }
+    let summary = &lines.last().unwrap()["canonical"]["networks"];
+    let mainnet = summary
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["network"] == "mainnet")
+        .unwrap();
+    assert_eq!(mainnet["proven"], serde_json::json!([[0, 1]]));
+    assert_eq!(mainnet["missing"], serde_json::json!([[2, 1896]]));
+    // And in words.
+    let (_, text, _) = run(eraflow().args(["verify", "--canonical"]).arg(&era1));
+    assert!(
+        text.contains("canonical: yes, every block (accumulator: 8192)"),
+        "{text}"
+    );
+    assert!(text.contains("eras proven:   0-1"), "{text}");
+}
+
+#[test]
+fn a_consistent_chain_claiming_to_be_mainnet_is_not_canonical() {
+    // A synthetic era 3 with mainnet's fork rules: every block, root and total difficulty is consistent, so it
+    // verifies as a file, but its accumulator root is not mainnet's for era 3.
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = eraflow::synth::era1::SynthOptions::new(
+        eraflow::network::Network::by_name("mainnet").unwrap(),
+    );
+    (o.era, o.blocks, o.txs_per_block) = (3, 16, 0);
+    let file = eraflow::synth::era1::write(dir.path(), &o)
+        .unwrap()
+        .remove(0);
+    let (code, out, err) = run(eraflow().args(["verify", "--json"]).arg(&file));
+    assert_eq!(code, Some(1), "{out}{err}");
+    let r = &json_lines(&out)[0];
+    assert_eq!(r["canonical"], false, "{r}");
+    let errors = r["errors"].to_string();
+    assert!(
+        errors.contains("not mainnet's canonical history: era 3") && errors.contains("expected"),
+        "{errors}"
+    );
+}
