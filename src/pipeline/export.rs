@@ -683,6 +683,7 @@ fn finish_source(
     let (opts, store) = (exporter.opts, &exporter.store);
     outcome.blocks = report.blocks;
     outcome.transactions = report.transactions;
+    outcome.canonical = report.canonical;
     outcome.logs = report.logs;
     outcome.bytes_in = report.file_size;
     if !report.ok || sink_error.is_some() {
@@ -768,6 +769,12 @@ fn finish_source(
                 state_root: report.beacon.as_ref().map(|b| b.state_root.clone()),
                 accumulator_root: report.accumulator_root.clone().unwrap_or_default(),
                 output,
+                canonical: report.canonical.filter(|c| *c),
+                canonical_by: report
+                    .canonical_detail
+                    .as_ref()
+                    .map(|d| d.proven.clone())
+                    .unwrap_or_default(),
             };
             if let Err(e) = store.write_record(&record) {
                 outcome.errors.push(e.into());

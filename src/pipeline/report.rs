@@ -125,6 +125,10 @@ pub struct FileOutcome {
     pub outputs: Vec<String>,
     /// Why the file failed: file, offset, block and expected against found where known.
     pub errors: Vec<OutcomeError>,
+    /// Whether every block of the file was proven to be the canonical chain (execution files; `None`: not all
+    /// could be, or not checked, as when the outputs were already complete).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub canonical: Option<bool>,
     /// Not exported because another input of the run holds the same blocks and gives their rows (an era1 and an
     /// ere file of one era: see `docs/schema.md`, "Which archive gives which rows").
     #[serde(skip_serializing_if = "Option::is_none")]

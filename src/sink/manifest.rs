@@ -46,8 +46,8 @@ pub struct SourceEntry {
     pub datasets: Vec<String>,
     /// Every file written from the source, one per dataset that takes rows from its kind of archive.
     pub outputs: Vec<OutputEntry>,
-    /// `era` for era files; empty (and absent from the JSON) for era1, so manifests written before era export
-    /// still load and era1 entries keep their shape.
+    /// `era` for era files, `ere` for ere files; empty (and absent from the JSON) for era1, so manifests written
+    /// before era export still load and era1 entries keep their shape.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub kind: String,
     /// Era files: the slot range the outputs are named by (`first_block`/`last_block` are the execution block
@@ -57,6 +57,13 @@ pub struct SourceEntry {
     /// Era files: hash_tree_root of the era state every exported block was checked against.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state_root: Option<String>,
+    /// Execution files: whether every block was proven to be the canonical chain when exported (`true`), or not
+    /// all could be (absent; see `canonical_by`): restrict queries to proven history with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canonical: Option<bool>,
+    /// Blocks proven canonical, by anchor (`accumulator`, `historical_roots`, `historical_summaries@<slot>`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub canonical_by: BTreeMap<String, u64>,
 }
 
 /// The whole manifest. Keys are sorted so the file is deterministic.
@@ -128,13 +135,15 @@ impl Manifest {
                     last_block: r.last_block,
                     datasets: Vec::new(),
                     outputs: Vec::new(),
-                    kind: if r.kind == "era" {
-                        "era".into()
-                    } else {
+                    kind: if r.kind == "era1" {
                         String::new()
+                    } else {
+                        r.kind.clone()
                     },
                     slots: r.slots,
                     state_root: r.state_root.clone(),
+                    canonical: r.canonical,
+                    canonical_by: r.canonical_by.clone(),
                 });
             if e.sha256 != r.sha256 {
                 continue;
@@ -161,7 +170,7 @@ pub struct CompletionRecord {
     pub schema_version: u32,
     /// The network the source was verified as.
     pub network: String,
-    /// `era1` or `era`.
+    /// `era1`, `ere` or `era`.
     pub kind: String,
     /// First execution block of the source (era files: of its payloads, 0 when it has none).
     pub first_block: u64,
@@ -177,6 +186,12 @@ pub struct CompletionRecord {
     pub accumulator_root: String,
     /// The output file; `None` when the dataset takes no rows from this kind of archive (era1 withdrawals).
     pub output: Option<OutputEntry>,
+    /// Execution files: `true` when every block of the source was proven canonical at export.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canonical: Option<bool>,
+    /// Blocks proven canonical, by anchor.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub canonical_by: BTreeMap<String, u64>,
 }
 
 /// Hex sha256 of a file, read through a 1 MiB buffer: an output is as big as its source's share of a dataset,

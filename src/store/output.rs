@@ -432,6 +432,8 @@ mod tests {
                 bytes: b.len() as u64,
                 sha256: hex::encode(crate::crypto::sha256::sha256(b)),
             }),
+            canonical: None,
+            canonical_by: Default::default(),
         }
     }
 

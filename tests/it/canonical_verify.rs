@@ -80,3 +80,36 @@ fn a_consistent_chain_claiming_to_be_mainnet_is_not_canonical() {
         "{errors}"
     );
 }
+
+#[test]
+fn the_manifest_and_run_report_say_which_sources_are_proven() {
+    let Some(data) = testdata::dir("canonical in the manifest") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let (code, stdout, err) = run(eraflow()
+        .args([
+            "export",
+            "--json",
+            "--no-senders",
+            "--datasets",
+            "blocks",
+            "--out",
+        ])
+        .arg(out.path())
+        .arg(data.join("era1/mainnet-00000-5ec1ffb8.era1"))
+        .arg(data.join("era1/sepolia-00000-643a00f7.era1")));
+    assert_eq!(code, Some(0), "{stdout}{err}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let files = report["stages"][0]["files"].as_array().unwrap();
+    assert_eq!(files[0]["canonical"], true, "{}", files[0]);
+    assert!(files[1].get("canonical").is_none(), "{}", files[1]);
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("_eraflow/manifest.json")).unwrap())
+            .unwrap();
+    let m = &manifest["sources"]["mainnet-00000-5ec1ffb8.era1"];
+    assert_eq!(m["canonical"], true, "{m}");
+    assert_eq!(m["canonical_by"]["accumulator"], 8192, "{m}");
+    let s = &manifest["sources"]["sepolia-00000-643a00f7.era1"];
+    assert!(s.get("canonical").is_none(), "{s}");
+}
