@@ -620,3 +620,56 @@ fn a_hostile_mirror_fails_each_bad_file_alone() {
     let rss = report["peak_rss_bytes"].as_u64().unwrap_or(0);
     assert!(rss < 512 << 20, "peak RSS {rss}");
 }
+
+#[test]
+fn ere_files_stream_from_a_mirror_like_local_ones() {
+    // ere files of every kind of era (pre-merge under the legacy .erae name, the merge transition, post-merge),
+    // published with a checksums.txt: the remote export gives the local export's bytes, with no special case.
+    let src = tempfile::tempdir().unwrap();
+    let net = eraflow::network::Network::by_name("synthnet").unwrap();
+    let profile = eraflow::formats::EreProfile {
+        no_proofs: true,
+        no_receipts: false,
+    };
+    let mut files = Vec::new();
+    for (era, blocks) in [(0u64, 64u64), (122, 700), (123, 64)] {
+        let mut chain = eraflow::synth::era1::SynthOptions::new(net.clone());
+        (chain.era, chain.blocks, chain.txs_per_block) = (era, blocks, 2);
+        let opts = eraflow::synth::ere::EreSynthOptions { chain, profile };
+        files.extend(eraflow::synth::ere::write(src.path(), &opts).unwrap());
+    }
+    let legacy = files[0].with_extension("erae");
+    std::fs::rename(&files[0], &legacy).unwrap();
+    files[0] = legacy;
+    let mut sums = String::new();
+    for f in &files {
+        let sha = hex::encode(eraflow::crypto::sha256::sha256(&std::fs::read(f).unwrap()));
+        sums.push_str(&format!(
+            "{sha}  {}\n",
+            f.file_name().unwrap().to_string_lossy()
+        ));
+    }
+    std::fs::write(src.path().join("checksums.txt"), sums).unwrap();
+    let Some(mirror) = Mirror::start(src.path(), None) else {
+        return;
+    };
+    let (local, remote, cache) = (
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    let paths: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+    let r = export(local.path(), cache.path(), &paths);
+    assert!(r.status.success(), "{}", text(&r));
+    let r = export(remote.path(), cache.path(), &[mirror.url()]);
+    assert!(r.status.success(), "{}", text(&r));
+    assert_eq!(without_runs(local.path()), without_runs(remote.path()));
+    let mut sources = manifest_sources(remote.path());
+    sources.sort();
+    assert_eq!(sources.len(), 3, "{sources:?}");
+    assert!(sources[0].ends_with(".erae"), "{sources:?}");
+    // Logs of post-merge blocks, from the slim receipts, came through the mirror.
+    assert!(crate::util::files_in(&remote.path().join("logs"))
+        .iter()
+        .any(|p| p.to_string_lossy().contains("01007616_to_")));
+}
