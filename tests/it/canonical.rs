@@ -727,3 +727,102 @@ fn an_ere_proof_record_verifies_end_to_end() {
         }
     );
 }
+
+/// `rlp([proof_type, proof])`: a `Proof` record's content.
+fn proof_record(proof_type: u64, proof: &[u8]) -> Vec<u8> {
+    let mut fields = Vec::new();
+    alloy_rlp::Encodable::encode(&proof_type, &mut fields);
+    alloy_rlp::Encodable::encode(proof, &mut fields);
+    let mut record = Vec::new();
+    alloy_rlp::Header {
+        list: true,
+        payload_length: fields.len(),
+    }
+    .encode(&mut record);
+    record.extend(fields);
+    record
+}
+
+#[test]
+fn verify_checks_the_proofs_of_real_blocks_in_ere_files() {
+    // Real mainnet blocks with their slim receipts and their published proofs, each as a one-block
+    // default-profile ere file, through `verify`: every proof reaches its anchor (only the lone block's start,
+    // not a multiple of 8192, is an error), and a flipped bit in any one fails the file naming the proof.
+    let Some(dir) = testdata::dir("canonical: verify ere proofs") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let opts = eraflow::verify::VerifyOptions {
+        network: Some(mainnet()),
+        historical_summaries: Some(std::sync::Arc::new(summaries(&dir))),
+        ..Default::default()
+    };
+    for number in [
+        14764013u64,
+        15537393,
+        15537394,
+        15547621,
+        17034869,
+        17034870,
+        17062257,
+        19426586,
+        19426587,
+        22162263,
+    ] {
+        let text = std::fs::read_to_string(
+            dir.join(format!("portal/block_data/block-data-{number}.yaml")),
+        )
+        .unwrap();
+        let v = vector(&dir, number);
+        let h = HeaderView::decode(&v.header).unwrap();
+        let ty = ProofType::for_block(&mainnet(), number, h.timestamp());
+        let write = |proof: &[u8], sub: &str| {
+            let mut w =
+                eraflow::formats::ere::EreWriter::create(&tmp.path().join(sub), "mainnet").unwrap();
+            let (body, receipts) = (yaml_hex(&text, "body"), yaml_hex(&text, "receipts"));
+            w.add_block(&eraflow::formats::ere::EreBlock {
+                number,
+                header: &v.header,
+                body: &body,
+                slim_receipts: Some(&receipts),
+                total_difficulty: None,
+                pre_merge: false,
+                proof: Some(&proof_record(ty.code(), proof)),
+            })
+            .unwrap();
+            w.finish().unwrap()
+        };
+        let good = write(&v.proof, &format!("{number}"));
+        assert!(
+            !good.to_string_lossy().contains("noproofs"),
+            "{}",
+            good.display()
+        );
+        let r = eraflow::verify::execution::verify_file(&good, &opts);
+        let errors: Vec<String> = r.errors.iter().map(|e| e.to_string()).collect();
+        assert_eq!(errors.len(), 1, "block {number}: {errors:#?}");
+        assert!(
+            errors[0].contains("first block"),
+            "block {number}: {errors:#?}"
+        );
+        assert_eq!(
+            r.ere
+                .as_ref()
+                .unwrap()
+                .proof_types
+                .get(&ty.code().to_string()),
+            Some(&1),
+            "block {number}"
+        );
+        let mut bad = v.proof.clone();
+        let mid = bad.len() / 2;
+        bad[mid] ^= 0x10;
+        let flipped = write(&bad, &format!("{number}-flipped"));
+        let r = eraflow::verify::execution::verify_file(&flipped, &opts);
+        let all: String = r.errors.iter().map(|e| e.to_string() + "\n").collect();
+        assert!(
+            all.contains("(block ") && all.contains("proof (not the canonical chain)"),
+            "block {number}: {all}"
+        );
+    }
+}
