@@ -332,29 +332,8 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
         );
     }
 
-    let export_to = |signer: Option<&'static Signer>, name: &str| {
-        let opts = ExportOptions {
-            out: dir.join(name),
-            datasets: datasets::ALL.to_vec(),
-            senders: signer.is_some(),
-            signer_backend: SignerBackend::default(),
-            signer,
-            network: None,
-            overwrite: true,
-            clean_stale: false,
-            parquet: ParquetOptions::default(),
-        };
-        let input = input.clone();
-        move || {
-            let o = export(std::slice::from_ref(&input), &opts, &Progress::hidden())
-                .map_err(|e| crate::error::render(&e))?;
-            match o.first() {
-                Some(o) if o.ok => Ok(()),
-                Some(o) => Err(format!("{:?}", o.errors)),
-                None => Err("no outcome".into()),
-            }
-        }
-    };
+    let export_to =
+        |signer: Option<&'static Signer>, name: &str| export_stage(dir, &input, signer, name);
     add(
         names::EXPORT_NO_SENDERS,
         &era1,
@@ -533,17 +512,7 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
     // The ere file of the same blocks: count the keccak permutations its verification runs (on the real path),
     // then time that many permutations and the snappy decompression of its records (the floor), its verification
     // and its export with and without senders.
-    let verify_ere = || {
-        let p = ere_input.clone();
-        move || {
-            let r = crate::verify::execution::verify_file(&p, &VerifyOptions::default());
-            if r.ok {
-                Ok(())
-            } else {
-                Err(format!("{:?}", r.errors))
-            }
-        }
-    };
+    let verify_ere = || verify_stage(&ere_input, crate::verify::execution::verify_file);
     keccak::set_recording(true);
     let _ = keccak::take_recorded();
     let counted = one.install(verify_ere());
@@ -596,29 +565,8 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
         1,
         best(&one, runs, names::ERE_VERIFY, verify_ere())?,
     );
-    let export_ere = |signer: Option<&'static Signer>, name: &str| {
-        let opts = ExportOptions {
-            out: dir.join(name),
-            datasets: datasets::ALL.to_vec(),
-            senders: signer.is_some(),
-            signer_backend: SignerBackend::default(),
-            signer,
-            network: None,
-            overwrite: true,
-            clean_stale: false,
-            parquet: ParquetOptions::default(),
-        };
-        let input = ere_input.clone();
-        move || {
-            let o = export(std::slice::from_ref(&input), &opts, &Progress::hidden())
-                .map_err(|e| crate::error::render(&e))?;
-            match o.first() {
-                Some(o) if o.ok => Ok(()),
-                Some(o) => Err(format!("{:?}", o.errors)),
-                None => Err("no outcome".into()),
-            }
-        }
-    };
+    let export_ere =
+        |signer: Option<&'static Signer>, name: &str| export_stage(dir, &ere_input, signer, name);
     add(
         names::ERE_EXPORT_NO_SENDERS,
         &ere,
@@ -647,17 +595,7 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
 
     // The era file: count the SHA-256 blocks its verification hashes (on the real path), then time that many
     // blocks through the batched hasher (the tighter floor) and the verification itself.
-    let verify_era = || {
-        let p = era_input.clone();
-        move || {
-            let r = crate::verify::era::verify_file(&p, &VerifyOptions::default());
-            if r.ok {
-                Ok(())
-            } else {
-                Err(format!("{:?}", r.errors))
-            }
-        }
-    };
+    let verify_era = || verify_stage(&era_input, crate::verify::era::verify_file);
     sha256::set_hash_counting(true);
     let _ = sha256::take_hash_count();
     let counted = one.install(verify_era());
@@ -720,6 +658,53 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
     };
     report.ratios = ratios(&report);
     Ok(report)
+}
+
+/// A stage exporting `input` with every dataset into `dir/name`, recovering senders with `signer` when given: it
+/// fails unless the file verified and its outputs were written.
+fn export_stage(
+    dir: &Path,
+    input: &Path,
+    signer: Option<&'static Signer>,
+    name: &str,
+) -> impl Fn() -> Result<(), String> + Sync + Send {
+    let opts = ExportOptions {
+        out: dir.join(name),
+        datasets: datasets::ALL.to_vec(),
+        senders: signer.is_some(),
+        signer_backend: SignerBackend::default(),
+        signer,
+        network: None,
+        overwrite: true,
+        clean_stale: false,
+        parquet: ParquetOptions::default(),
+    };
+    let input = input.to_path_buf();
+    move || {
+        let o = export(std::slice::from_ref(&input), &opts, &Progress::hidden())
+            .map_err(|e| crate::error::render(&e))?;
+        match o.first() {
+            Some(o) if o.ok => Ok(()),
+            Some(o) => Err(format!("{:?}", o.errors)),
+            None => Err("no outcome".into()),
+        }
+    }
+}
+
+/// A stage verifying `input` with `verify` (default options): it fails unless the file verified.
+fn verify_stage(
+    input: &Path,
+    verify: fn(&Path, &VerifyOptions) -> crate::verify::report::FileReport,
+) -> impl Fn() -> Result<(), String> + Sync + Send {
+    let input = input.to_path_buf();
+    move || {
+        let r = verify(&input, &VerifyOptions::default());
+        if r.ok {
+            Ok(())
+        } else {
+            Err(format!("{:?}", r.errors))
+        }
+    }
 }
 
 /// The ere file of `era1`'s blocks in `dir`, converted once (again when the era1 file is newer).

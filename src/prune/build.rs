@@ -12,7 +12,6 @@ use crate::network::Network;
 use crate::verify::execution::{
     verify_opened_with, BlockHashes, BlockVisitor, VerifiedBlock, VerifyOptions,
 };
-use crate::verify::report::FileReport;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -302,11 +301,9 @@ fn verify_inputs(
         let file = match ExecutionArchive::open(&input.path) {
             Ok(f) => f,
             Err(e) => {
-                let mut report = FileReport::start(&input.path, "era1");
-                report.error(e);
                 return Err(PruneError::Unverified {
                     file: input.name.clone(),
-                    errors: report.errors,
+                    errors: vec![e.into()],
                 });
             }
         };

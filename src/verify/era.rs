@@ -136,11 +136,7 @@ pub fn verify_file_with<V: BeaconVisitor>(
 ) -> FileReport {
     match EraFile::open(path) {
         Ok(file) => verify_opened_with(&file, opts, visitor, emit),
-        Err(e) => {
-            let mut report = FileReport::start(path, "era");
-            report.error(e);
-            report
-        }
+        Err(e) => FileReport::failed(path, "era", e),
     }
 }
 

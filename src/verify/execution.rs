@@ -232,9 +232,7 @@ pub fn verify_file_with<V: BlockVisitor>(
             let kind = crate::formats::ArchiveKind::of(path)
                 .filter(|k| k.is_execution())
                 .unwrap_or(crate::formats::ArchiveKind::Era1);
-            let mut report = FileReport::start(path, kind.extension());
-            report.error(e);
-            report
+            FileReport::failed(path, kind.extension(), e)
         }
     }
 }

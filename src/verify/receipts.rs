@@ -38,8 +38,7 @@ pub(super) fn check_receipts<'d>(
     let located = |e: FormatError| e.in_file(path).in_block(number);
     let raw = decompress(dec, record, path, number)?;
     let mut block_bloom = [0u8; bloom::BLOOM_LEN];
-    let mut last_gas = 0u64;
-    let mut logs = 0u64;
+    let mut tally = Tally::default();
     let mut n = 0usize;
     let byzantium = network.map(|net| net.is_byzantium(number));
     if is_slim_receipts(record.kind) {
@@ -49,19 +48,21 @@ pub(super) fn check_receipts<'d>(
         let mut spans: Vec<(usize, usize)> = Vec::with_capacity(kinds.len());
         for (idx, r) in receipt::decode_slim_list(raw).map_err(rlp_err)?.enumerate() {
             let r = r.map_err(rlp_err)?;
-            last_gas = check_one(
+            let receipt = Receipt {
+                tx_type: r.tx_type(),
+                outcome: r.outcome(),
+                cumulative_gas: r.cumulative_gas_used(),
+            };
+            let rb = check_one(
                 idx,
                 kinds,
-                r.tx_type(),
-                r.outcome(),
-                r.cumulative_gas_used(),
-                last_gas,
+                &receipt,
+                r.logs(),
                 byzantium,
+                &mut tally,
                 counts,
             )
-            .map_err(|e| located(e.into_mismatch(roff)))?;
-            let (rb, nlogs) = receipt::logs_bloom(r.logs()).map_err(rlp_err)?;
-            logs += nlogs;
+            .map_err(|e| located(e.into_error(roff, rlp_err)))?;
             bloom::union(&mut block_bloom, &rb);
             let start = rebuilt.len();
             r.write_canonical(&rb, rebuilt);
@@ -75,19 +76,21 @@ pub(super) fn check_receipts<'d>(
     } else {
         for (idx, r) in receipt::decode_list(raw).map_err(rlp_err)?.enumerate() {
             let r = r.map_err(rlp_err)?;
-            last_gas = check_one(
+            let receipt = Receipt {
+                tx_type: r.tx_type(),
+                outcome: r.outcome(),
+                cumulative_gas: r.cumulative_gas_used(),
+            };
+            let rb = check_one(
                 idx,
                 kinds,
-                r.tx_type(),
-                r.outcome(),
-                r.cumulative_gas_used(),
-                last_gas,
+                &receipt,
+                r.logs(),
                 byzantium,
+                &mut tally,
                 counts,
             )
-            .map_err(|e| located(e.into_mismatch(roff)))?;
-            let (rb, nlogs) = receipt::logs_bloom(r.logs()).map_err(rlp_err)?;
-            logs += nlogs;
+            .map_err(|e| located(e.into_error(roff, rlp_err)))?;
             if rb != *r.logs_bloom() {
                 return Err(located(mismatch(
                     roff,
@@ -122,81 +125,115 @@ pub(super) fn check_receipts<'d>(
             "a different bloom",
         )));
     }
-    if last_gas != header.gas_used() {
+    if tally.last_gas != header.gas_used() {
         return Err(located(mismatch(
             header_record.offset,
             "gas used",
-            format!("{} (last cumulative gas)", last_gas),
+            format!("{} (last cumulative gas)", tally.last_gas),
             header.gas_used(),
         )));
     }
     counts.receipts += n as u64;
-    counts.logs += logs;
+    counts.logs += tally.logs;
     Ok(())
 }
 
+/// A receipt's fields that do not depend on its encoding (full or slim).
+struct Receipt<'a> {
+    tx_type: u8,
+    outcome: Outcome<'a>,
+    cumulative_gas: u64,
+}
+
+/// What the receipts of a block add up to so far.
+#[derive(Default)]
+struct Tally {
+    /// The previous receipt's cumulative gas.
+    last_gas: u64,
+    /// Logs so far.
+    logs: u64,
+}
+
 /// A failed check of one receipt, located by the caller.
-struct ReceiptMismatch {
-    what: &'static str,
-    expected: String,
-    found: String,
+enum ReceiptMismatch {
+    /// A field disagrees with the transaction, the fork or the previous receipt.
+    Field {
+        what: &'static str,
+        expected: String,
+        found: String,
+    },
+    /// A log did not decode.
+    Rlp(rlp::RlpError),
 }
 
 impl ReceiptMismatch {
-    fn into_mismatch(self, offset: u64) -> FormatError {
-        mismatch(offset, self.what, self.expected, self.found)
+    fn into_error(
+        self,
+        offset: u64,
+        rlp_err: impl Fn(rlp::RlpError) -> FormatError,
+    ) -> FormatError {
+        match self {
+            ReceiptMismatch::Field {
+                what,
+                expected,
+                found,
+            } => mismatch(offset, what, expected, found),
+            ReceiptMismatch::Rlp(e) => rlp_err(e),
+        }
     }
 }
 
 /// The checks of one receipt that do not depend on its encoding: its type against its transaction's, its
-/// cumulative gas non-decreasing, its form (state root or status) against the fork. Counts its form and returns
-/// its cumulative gas.
-#[allow(clippy::too_many_arguments)]
-fn check_one(
+/// cumulative gas non-decreasing, its form (state root or status) against the fork; its logs decode. Counts its
+/// form and logs into `tally` and `counts`, and returns the bloom of its logs.
+fn check_one<'a>(
     idx: usize,
     kinds: &[TxKind],
-    tx_type: u8,
-    outcome: Outcome<'_>,
-    cumulative_gas: u64,
-    last_gas: u64,
+    receipt: &Receipt<'_>,
+    logs: impl Iterator<Item = Result<receipt::LogView<'a>, rlp::RlpError>>,
     byzantium: Option<bool>,
+    tally: &mut Tally,
     counts: &mut Counts,
-) -> Result<u64, ReceiptMismatch> {
-    let Some(&kind) = kinds.get(idx) else {
-        return Err(ReceiptMismatch {
-            what: "receipt count",
-            expected: kinds.len().to_string(),
-            found: format!("more than {}", kinds.len()),
-        });
+) -> Result<[u8; bloom::BLOOM_LEN], ReceiptMismatch> {
+    let field = |what: &'static str, expected: String, found: String| ReceiptMismatch::Field {
+        what,
+        expected,
+        found,
     };
-    if tx_type != kind.tx_type() {
-        return Err(ReceiptMismatch {
-            what: "receipt type",
-            expected: format!("{} (transaction {idx})", kind.tx_type()),
-            found: tx_type.to_string(),
-        });
+    let Some(&kind) = kinds.get(idx) else {
+        return Err(field(
+            "receipt count",
+            kinds.len().to_string(),
+            format!("more than {}", kinds.len()),
+        ));
+    };
+    if receipt.tx_type != kind.tx_type() {
+        return Err(field(
+            "receipt type",
+            format!("{} (transaction {idx})", kind.tx_type()),
+            receipt.tx_type.to_string(),
+        ));
     }
-    if cumulative_gas < last_gas {
-        return Err(ReceiptMismatch {
-            what: "cumulative gas (non-decreasing)",
-            expected: format!(">= {last_gas}"),
-            found: cumulative_gas.to_string(),
-        });
+    if receipt.cumulative_gas < tally.last_gas {
+        return Err(field(
+            "cumulative gas (non-decreasing)",
+            format!(">= {}", tally.last_gas),
+            receipt.cumulative_gas.to_string(),
+        ));
     }
-    let (form, name) = match outcome {
+    let (form, name) = match receipt.outcome {
         Outcome::Status(_) => (0, "status"),
         Outcome::PostState(_) => (1, "post_state"),
     };
     if let Some(byzantium) = byzantium {
         let want = if byzantium { "status" } else { "post_state" };
         if name != want {
-            return Err(ReceiptMismatch {
-                what: "receipt form",
-                expected: want.into(),
-                found: name.into(),
-            });
+            return Err(field("receipt form", want.into(), name.into()));
         }
     }
+    let (bloom, n) = receipt::logs_bloom(logs).map_err(ReceiptMismatch::Rlp)?;
     counts.receipt_forms[kind_slot(kind)][form] += 1;
-    Ok(cumulative_gas)
+    tally.last_gas = receipt.cumulative_gas;
+    tally.logs += n;
+    Ok(bloom)
 }

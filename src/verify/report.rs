@@ -233,6 +233,13 @@ impl FileReport {
         }
     }
 
+    /// The report of a file of `kind` that failed before any check ran (it did not open): `error` says why.
+    pub fn failed(path: &std::path::Path, kind: &str, error: impl Into<ReportError>) -> FileReport {
+        let mut report = FileReport::start(path, kind);
+        report.error(error);
+        report
+    }
+
     /// True when some error is an I/O failure (see [`ReportError::is_io`]) rather than a failed check.
     pub fn io_failed(&self) -> bool {
         self.errors.iter().any(ReportError::is_io)
