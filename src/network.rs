@@ -333,6 +333,30 @@ mod tests {
     }
 
     #[test]
+    fn post_merge_forks_go_by_timestamp() {
+        let m = Network::by_name("mainnet").unwrap();
+        // Shanghai's first block (17034870) at 1681338455; Cancun's (19426587) at 1710338135; Prague's (22431084)
+        // at 1746612311: the header grows from 16 to 17, 20 and 21 fields, the transaction types to 3 and 4.
+        assert_eq!(m.header_fields(17034869, 1681338443), 16);
+        assert_eq!(m.header_fields(17034870, 1681338455), 17);
+        assert_eq!(m.header_fields(19426587, 1710338135), 20);
+        assert_eq!(m.header_fields(22431084, 1746612311), 21);
+        assert_eq!(m.max_tx_type(19426586, 1710338123), 2);
+        assert_eq!(m.max_tx_type(19426587, 1710338135), 3);
+        assert_eq!(m.max_tx_type(22431084, 1746612311), 4);
+        assert!(!m.is_merged(15537393) && m.is_merged(15537394));
+        // A custom preset sets them, or leaves them out (never scheduled).
+        let n = preset(|t| t.replace("prague_time = 1746612311\n", "")).unwrap();
+        assert_eq!(n.forks.prague_time, None);
+        assert_eq!(n.header_fields(22431084, 1746612311), 20);
+        let n = preset(|t| t.replace("cancun_time = 1710338135", "cancun_time = 5")).unwrap();
+        assert_eq!(n.forks.cancun_time, Some(5));
+        let e = preset(|t| t.replace("cancun_time = 1710338135", "cancun_time = \"soon\""))
+            .unwrap_err();
+        assert!(e.to_string().contains("cancun_time"), "{e}");
+    }
+
+    #[test]
     fn presets_refuse_unknown_keys_and_bad_values() {
         let e = preset(|t| t.replace("signature_algorithm", "signature_algoritm")).unwrap_err();
         let m = e.to_string();
