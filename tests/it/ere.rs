@@ -126,8 +126,9 @@ fn real_era1_files_convert_to_ere_and_back_byte_for_byte() {
     let to = |kind: &str, out: &Path| ConvertOptions {
         to: kind.parse().unwrap(),
         out: out.to_path_buf(),
-        profile: NOPROOFS,
+        profile: Some(NOPROOFS),
         network: None,
+        era_files: Vec::new(),
     };
     let ere_dir = tmp.path().join("ere");
     let c = convert(&inputs, &to("ere", &ere_dir));
