@@ -294,17 +294,22 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             let era_files = if era_files.is_empty() {
                 Vec::new()
             } else {
-                eraflow::inputs::expand(&era_files)
-                    .map_err(|e| JobError::Invalid {
-                        key: "--era-files",
-                        message: e.to_string(),
-                    })?
+                let invalid = |message: String| JobError::Invalid {
+                    key: "--era-files",
+                    message,
+                };
+                let era: Vec<_> = eraflow::inputs::expand(&era_files)
+                    .map_err(|e| invalid(e.to_string()))?
                     .into_iter()
                     .filter(|p| {
                         eraflow::formats::ArchiveKind::of(p)
                             == Some(eraflow::formats::ArchiveKind::Era)
                     })
-                    .collect()
+                    .collect();
+                if era.is_empty() {
+                    return Err(invalid(format!("no .era files in {}", era_files.join(" "))));
+                }
+                era
             };
             let opts = pipeline::convert::ConvertOptions {
                 to: to.parse().map_err(|e| JobError::Invalid {

@@ -227,6 +227,19 @@ fn convert_one(
             opts.to
         ));
     }
+    let input = match &file {
+        ExecutionArchive::Ere(f) => Some(f.profile()),
+        ExecutionArchive::Era1(_) => None,
+    };
+    match (input, opts.to) {
+        (None, ArchiveKind::Era1) => return refuse("already an era1 file".into()),
+        (Some(p), ArchiveKind::Era1) if p.no_receipts => {
+            return refuse(
+                "an ere file without receipts cannot become era1 (era1 files hold receipts)".into(),
+            )
+        }
+        _ => {}
+    }
     let network = match (&opts.network, file.name()) {
         (Some(n), _) => n.clone(),
         (None, Some(name)) => match Network::by_name(&name.network) {
@@ -236,10 +249,6 @@ fn convert_one(
         (None, None) => {
             return refuse("the file name does not say its network; pass --network".into())
         }
-    };
-    let input = match &file {
-        ExecutionArchive::Ere(f) => Some(f.profile()),
-        ExecutionArchive::Era1(_) => None,
     };
     let profile = opts.profile.unwrap_or(match input {
         Some(p) => EreProfile {
@@ -251,28 +260,19 @@ fn convert_one(
             no_receipts: false,
         },
     });
-    if let Some(input) = input {
-        if opts.to == ArchiveKind::Era1 && input.no_receipts {
-            return refuse(
-                "an ere file without receipts cannot become era1 (era1 files hold receipts)".into(),
-            );
+    if let (Some(input), ArchiveKind::Ere) = (input, opts.to) {
+        if !input.no_proofs || profile.no_proofs {
+            return refuse(format!(
+                "already an ere file ({} profile): ere is rewritten only to add header proofs to a noproofs file",
+                input.name()
+            ));
         }
-        if opts.to == ArchiveKind::Ere {
-            if !input.no_proofs || profile.no_proofs {
-                return refuse(format!(
-                    "already an ere file ({} profile): ere is rewritten only to add header proofs to a noproofs file",
-                    input.name()
-                ));
-            }
-            if input.no_receipts && !profile.no_receipts {
-                return refuse(format!(
-                    "the file has no receipts, so the {} profile (with receipts) cannot be written: use --profile noreceipts",
-                    profile.name()
-                ));
-            }
+        if input.no_receipts && !profile.no_receipts {
+            return refuse(format!(
+                "the file has no receipts, so the {} profile (with receipts) cannot be written: use --profile noreceipts",
+                profile.name()
+            ));
         }
-    } else if file.kind() == opts.to {
-        return refuse(format!("already an {} file", opts.to));
     }
     // Every proof is built (and checked) before a block is written.
     let proofs = if opts.to == ArchiveKind::Ere && !profile.no_proofs {

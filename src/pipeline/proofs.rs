@@ -27,7 +27,7 @@ use crate::execution::rlp::RlpError;
 use crate::formats::era::EraFile;
 use crate::formats::execution::{decompress, MAX_HEADER_BYTES};
 use crate::formats::snappy::FramedDecoder;
-use crate::formats::{ExecutionArchive, FormatError, FormatErrorKind};
+use crate::formats::{ArchiveName, ExecutionArchive, FormatError, FormatErrorKind};
 use crate::network::Network;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -135,6 +135,16 @@ pub enum ProofError {
         #[source]
         source: AnchorError,
     },
+    /// An era file named for another network than the blocks'.
+    #[error("{}: an era file of network {found}, and the blocks are {expected}'s", .era_file.display())]
+    EraNetwork {
+        /// The era file.
+        era_file: PathBuf,
+        /// The network its name says.
+        found: String,
+        /// The blocks' network.
+        expected: String,
+    },
     /// Era files whose states disagree on the genesis time are not of one chain.
     #[error("{}: genesis time {found}, and {} says {expected}: the era files are not of one chain", .era_file.display(), .other.display())]
     GenesisTime {
@@ -223,6 +233,14 @@ pub enum BlockProofError {
     /// The proof built does not reach the roots it was built from.
     #[error("the proof built does not verify against the roots it was built from: {0}")]
     Unproven(#[source] NotProven),
+    /// No proof was built for the block: it is not in the archive the proofs were built for.
+    #[error("no proof was built for it ({count} were built, from block {first})")]
+    NotBuilt {
+        /// The first block proofs were built for.
+        first: u64,
+        /// How many were built.
+        count: usize,
+    },
     /// The block verification read has another hash than the one its proof was built for.
     #[error("its proof was built for block hash {}, and the verified header's hash is {}", hex32(.expected), hex32(.found))]
     OtherHash {
@@ -311,6 +329,13 @@ impl EraFiles {
 /// Decompresses an era file's state and takes from it what proofs of the period's blocks need.
 fn read_period(network: &Network, f: &EraFile) -> Result<(Period, u64), ProofError> {
     let path = f.path();
+    if let Some(name) = ArchiveName::of_path(path).filter(|n| n.network != network.name) {
+        return Err(ProofError::EraNetwork {
+            era_file: path.to_path_buf(),
+            found: name.network,
+            expected: network.name.clone(),
+        });
+    }
     let record = f.state_record()?;
     let mut dec = crate::formats::era::state_decoder();
     let bytes = dec
@@ -484,29 +509,22 @@ impl ArchiveProofs {
         let entry = number
             .checked_sub(self.first)
             .and_then(|i| self.blocks.get(usize::try_from(i).ok()?));
+        let failed = |source| ProofError::Block {
+            file: self.file.clone(),
+            number,
+            source: Box::new(source),
+        };
         let Some((expected, record)) = entry else {
-            return Err(ProofError::Format(
-                FormatError::at(
-                    0,
-                    FormatErrorKind::Index(format!(
-                        "no proof was built for block {number} (proofs cover blocks {} to {})",
-                        self.first,
-                        self.first + self.blocks.len() as u64
-                    )),
-                )
-                .in_file(&self.file)
-                .in_block(number),
-            ));
+            return Err(failed(BlockProofError::NotBuilt {
+                first: self.first,
+                count: self.blocks.len(),
+            }));
         };
         if expected != hash {
-            return Err(ProofError::Block {
-                file: self.file.clone(),
-                number,
-                source: Box::new(BlockProofError::OtherHash {
-                    expected: *expected,
-                    found: *hash,
-                }),
-            });
+            return Err(failed(BlockProofError::OtherHash {
+                expected: *expected,
+                found: *hash,
+            }));
         }
         Ok(record)
     }
