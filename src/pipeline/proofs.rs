@@ -6,12 +6,15 @@
 //!   EIP-7643), so each proof reaches that trusted root, not the file's own claim; an era that is not the
 //!   network's is refused ([`ProofError::NotCanonicalEra`]).
 //! - Post-merge blocks (types 1 to 3): from era files. A block's timestamp fixes its beacon slot
-//!   (`genesis_time + 12 * slot`); the era file of that slot's period (era `slot / 8192 + 1`) holds the beacon
-//!   block, whose execution payload must carry the block's hash, and the state at the period's end, whose
-//!   `block_roots` and `state_roots` are the period's ([`Period`]). Each proof is checked against that state's
+//!   (`genesis_time + 12 * slot`, the genesis time read from an era file's state); the era file of that slot's
+//!   period (era `slot / 8192 + 1`) holds the beacon block, whose execution payload must carry the block's hash,
+//!   and the state at the period's end, whose `block_roots` and `state_roots` are the period's ([`Period`]; one
+//!   state read per period, so an era's blocks cost about two states). Each proof is checked against that state's
 //!   roots: `historical_roots` for type 1 (mainnet's embedded ones where they exist, so a mainnet type 1 proof is
 //!   proven at write time), the state's own `historical_summaries` for types 2 and 3. Whether that state is
-//!   canonical is for a verifier to check against summaries it trusts.
+//!   canonical is for a verifier to check against summaries it trusts. The era files are not verified here
+//!   (`eraflow verify` does that); what a proof rests on is re-derived from them instead: the beacon block's root
+//!   must be its slot's entry of the period's `block_roots`, and the period's roots must be the state's entries.
 //!
 //! A proof is handed out only for the block hash it was built for ([`ArchiveProofs::record`]), so a block that
 //! verification later reads differently gets none.
@@ -118,13 +121,31 @@ pub enum ProofError {
         /// The second.
         second: PathBuf,
     },
-    /// An era file's state does not decode, or is not at the end of a period.
-    #[error("{}: BeaconState: {message}", .era_file.display())]
+    /// An era file's state does not decode.
+    #[error("{}: BeaconState: {source}", .era_file.display())]
     EraState {
         /// The era file.
         era_file: PathBuf,
+        /// What is wrong with its SSZ.
+        #[source]
+        source: SszError,
+    },
+    /// A period's `block_roots` and `state_roots` cannot be read as a historical batch.
+    #[error("{}: the period's historical batch: {source}", .era_file.display())]
+    EraBatch {
+        /// Where the period was read from.
+        era_file: PathBuf,
         /// What is wrong.
-        message: String,
+        #[source]
+        source: BuildError,
+    },
+    /// A state that ends no period: its roots are not one period's.
+    #[error("{}: the state at slot {slot} ends no period (its slot must be a multiple of 8192 after genesis)", .era_file.display())]
+    NotPeriodEnd {
+        /// Where the state was read from.
+        era_file: PathBuf,
+        /// Its slot.
+        slot: u64,
     },
     /// An era file's state holds `historical_roots` or `historical_summaries` that cannot be read as such.
     #[error("{}: {source}", .era_file.display())]
@@ -311,9 +332,12 @@ impl EraFiles {
         let mut first = [0u8; 8];
         snap::read::FrameDecoder::new(record.data)
             .read_exact(&mut first)
-            .map_err(|e| ProofError::EraState {
-                era_file: f.path().to_path_buf(),
-                message: format!("its first 8 bytes (genesis_time) do not decompress: {e}"),
+            .map_err(|e| {
+                FormatError::at(
+                    record.offset,
+                    FormatErrorKind::Snappy(format!("the state's genesis_time: {e}")),
+                )
+                .in_file(f.path())
             })?;
         Ok(Some((u64::from_le_bytes(first), f.path())))
     }
@@ -342,19 +366,21 @@ fn read_period(network: &Network, f: &EraFile) -> Result<(Period, u64), ProofErr
         .decompress(record.data)
         .map_err(|k| FormatError::at(record.offset, k).in_file(path))?;
     let fork = Fork::at_slot(f.state_slot(), network);
-    let state = BeaconState::new(bytes, fork).map_err(|e| ProofError::EraState {
+    let state = BeaconState::new(bytes, fork).map_err(|source| ProofError::EraState {
         era_file: path.to_path_buf(),
-        message: e.to_string(),
+        source,
     })?;
     if state.slot() != f.state_slot() {
-        return Err(ProofError::EraState {
-            era_file: path.to_path_buf(),
-            message: format!(
-                "slot {}, and the slot index says {}",
-                state.slot(),
-                f.state_slot()
-            ),
-        });
+        return Err(FormatError::at(
+            record.offset,
+            FormatErrorKind::Mismatch {
+                what: "state slot",
+                expected: format!("{} (slot index)", f.state_slot()),
+                found: state.slot().to_string(),
+            },
+        )
+        .in_file(path)
+        .into());
     }
     Ok((
         Period::from_state(network, &state, path)?,
@@ -377,18 +403,18 @@ pub struct Period {
 
 impl Period {
     /// From the parts of the state at the period's end: its historical batch (`block_roots || state_roots`), its
-    /// `historical_roots` (SSZ), its `historical_summaries` (Capella on). `source` names where they came from.
+    /// `historical_roots` (SSZ), its `historical_summaries` (Capella on). `path` names where they came from.
     pub fn new(
-        source: &Path,
+        path: &Path,
         historical_batch: &[u8],
         historical_roots: &[u8],
         summaries: Option<HistoricalSummaries>,
     ) -> Result<Period, ProofError> {
-        let era_file = || source.to_path_buf();
-        let proofs = PeriodProofs::from_historical_batch(historical_batch).map_err(|e| {
-            ProofError::EraState {
+        let era_file = || path.to_path_buf();
+        let proofs = PeriodProofs::from_historical_batch(historical_batch).map_err(|source| {
+            ProofError::EraBatch {
                 era_file: era_file(),
-                message: e.to_string(),
+                source,
             }
         })?;
         HistoricalRoots::from_ssz(historical_roots).map_err(|source| ProofError::EraAnchor {
@@ -403,27 +429,25 @@ impl Period {
         })
     }
 
-    /// From the state at the end of a period (slot a multiple of 8192, after genesis), read from `source`.
+    /// From the state at the end of a period (slot a multiple of 8192, after genesis), read from `path`.
     pub fn from_state(
         network: &Network,
         state: &BeaconState<'_>,
-        source: &Path,
+        path: &Path,
     ) -> Result<Period, ProofError> {
         let slot = state.slot();
         if slot == 0 || !slot.is_multiple_of(PERIOD_SLOTS) {
-            return Err(ProofError::EraState {
-                era_file: source.to_path_buf(),
-                message: format!(
-                    "the state at slot {slot} ends no period (its slot must be a multiple of 8192 after genesis)"
-                ),
+            return Err(ProofError::NotPeriodEnd {
+                era_file: path.to_path_buf(),
+                slot,
             });
         }
         let summaries = if state.fork() >= Fork::Capella {
             Some(
-                HistoricalSummaries::from_state(network, state).map_err(|source_err| {
+                HistoricalSummaries::from_state(network, state).map_err(|source| {
                     ProofError::EraAnchor {
-                        era_file: source.to_path_buf(),
-                        source: source_err,
+                        era_file: path.to_path_buf(),
+                        source,
                     }
                 })?,
             )
@@ -432,7 +456,7 @@ impl Period {
         };
         let batch = [state.block_roots(), state.state_roots()].concat();
         Period::new(
-            source,
+            path,
             &batch,
             state.field("historical_roots").unwrap_or_default(),
             summaries,
