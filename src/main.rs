@@ -296,20 +296,46 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             out,
             profile,
             network,
+            era_files,
             paths,
         } => {
             f.str("name", Some("convert"))
                 .str("network", network)
                 .list("inputs", &paths);
             let job = f.job(threads, None, &[])?;
+            // Directories may hold other archives too: only era files are beacon history.
+            let era_files = if era_files.is_empty() {
+                Vec::new()
+            } else {
+                let invalid = |message: String| JobError::Invalid {
+                    key: "--era-files",
+                    message,
+                };
+                let era: Vec<_> = eraflow::inputs::expand(&era_files)
+                    .map_err(|e| invalid(e.to_string()))?
+                    .into_iter()
+                    .filter(|p| {
+                        eraflow::formats::ArchiveKind::of(p)
+                            == Some(eraflow::formats::ArchiveKind::Era)
+                    })
+                    .collect();
+                if era.is_empty() {
+                    return Err(invalid(format!("no .era files in {}", era_files.join(" "))));
+                }
+                era
+            };
             let opts = pipeline::convert::ConvertOptions {
                 to: to.parse().map_err(|e| JobError::Invalid {
                     key: "--to",
                     message: format!("{e}"),
                 })?,
                 out,
-                profile: pipeline::convert::parse_profile(profile.as_deref())?,
+                profile: profile
+                    .as_deref()
+                    .map(pipeline::convert::parse_profile)
+                    .transpose()?,
                 network: job.network.clone(),
+                era_files,
             };
             let files = job.local_files("convert")?;
             let converted = pipeline::convert::convert(&files, &opts);

@@ -725,11 +725,12 @@ fn ere_of(era1: &Path, dir: &Path) -> Result<PathBuf, BenchError> {
     let opts = crate::pipeline::convert::ConvertOptions {
         to: crate::formats::ArchiveKind::Ere,
         out: dir.to_path_buf(),
-        profile: crate::formats::EreProfile {
+        profile: Some(crate::formats::EreProfile {
             no_proofs: true,
             no_receipts: false,
-        },
+        }),
         network: None,
+        era_files: Vec::new(),
     };
     let c = crate::pipeline::convert::convert(&[era1.to_path_buf()], &opts).remove(0);
     c.output.ok_or_else(|| BenchError::Stage {

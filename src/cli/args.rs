@@ -257,12 +257,18 @@ pub enum Command {
         /// Output directory.
         #[arg(long)]
         out: PathBuf,
-        /// ere output: noproofs (default) or noproofs-noreceipts.
+        /// ere output: default (with Portal header proofs; the default on mainnet, whose pre-merge accumulator
+        /// is embedded, and when adding proofs to an ere file), noproofs (the default elsewhere), noreceipts or
+        /// noproofs-noreceipts.
         #[arg(long)]
         profile: Option<String>,
         /// Network preset name or preset .toml (default: from each file name).
         #[arg(long)]
         network: Option<String>,
+        /// Era files (files, directories or glob patterns; repeatable) holding the beacon blocks of post-merge
+        /// blocks and the states ending their periods: the source of their header proofs (types 1 to 3).
+        #[arg(long = "era-files", value_name = "PATH")]
+        era_files: Vec<String>,
         /// Files, directories or glob patterns.
         #[arg(required = true)]
         paths: Vec<String>,

@@ -99,6 +99,10 @@ impl<'a> BeaconBlock<'a> {
     pub fn root(&self) -> Result<[u8; 32], SszError> {
         self.view.root()
     }
+    /// The serialized block (what proofs of its execution payload are built from).
+    pub fn bytes(&self) -> &'a [u8] {
+        self.view.bytes
+    }
 }
 
 /// A validated `BeaconBlockBody`.

@@ -1,9 +1,14 @@
 //! `eraflow convert`: execution archives rewritten from one record layout into the other, from verified input
 //! only. era1 to ere keeps every block, turns receipts into slim ones, keeps the total difficulty and the
-//! accumulator root (the `noproofs` profile: proofs need trusted roots, see the canonical-history work); ere to
-//! era1 rebuilds full receipts with their blooms, for pre-merge ere files with receipts and total difficulty. A
-//! converted file appears under its canonical name only once the input verified and the output is complete.
+//! accumulator root, and adds each block's Portal header proof (the default profile; see [`super::proofs`]):
+//! the default on networks with an accumulator (mainnet), `noproofs` elsewhere. ere to ere adds the proofs a
+//! `noproofs` file lacks, post-merge ones from era files. ere to era1 rebuilds full receipts with their blooms,
+//! for pre-merge ere files with receipts and total difficulty. A converted file appears under its canonical name
+//! only once the input verified and the output is complete; proofs are built and checked before any block is
+//! written, and never for a block other than the one verified.
 
+use super::proofs::{prove_archive, ArchiveProofs, EraFiles, ProofError};
+use crate::canonical::HistoricalHashesAccumulator;
 use crate::execution::receipt;
 use crate::formats::era1::Era1Writer;
 use crate::formats::ere::{EreBlock, EreWriter};
@@ -22,10 +27,15 @@ pub struct ConvertOptions {
     pub to: ArchiveKind,
     /// Directory the new files are written to.
     pub out: PathBuf,
-    /// ere output: the components to leave out (`noproofs`, or `noproofs-noreceipts`).
-    pub profile: EreProfile,
+    /// ere output: the components to leave out. `None` picks per input: from era1, the default profile (with
+    /// proofs) where the network has an accumulator (mainnet), else `noproofs`; from ere, proofs added and
+    /// receipts kept as the input has them.
+    pub profile: Option<EreProfile>,
     /// Network to verify the inputs against; `None`: each file's name says.
     pub network: Option<Network>,
+    /// Era files holding the beacon blocks of the inputs' post-merge blocks, and the states at the end of their
+    /// periods: where proofs of types 1 to 3 are built from. Unused without proofs or post-merge blocks.
+    pub era_files: Vec<PathBuf>,
 }
 
 /// One input's conversion.
@@ -42,6 +52,8 @@ pub struct Converted {
 /// One block as the writer takes it: uncompressed RLP of its parts.
 struct Block {
     number: u64,
+    /// The verified header's hash: a proof is attached only when it was built for this hash.
+    hash: [u8; 32],
     header: Vec<u8>,
     body: Vec<u8>,
     /// Slim receipts (to ere) or full receipts (to era1); `None` when left out.
@@ -73,6 +85,7 @@ impl BlockVisitor for ConvertVisitor {
         });
         chunk.push(Block {
             number: b.number,
+            hash: b.header.hash().0,
             header: b.header.raw().to_vec(),
             body: b.body.raw().to_vec(),
             receipts,
@@ -96,19 +109,26 @@ fn write_failed(dir: &Path, e: std::io::Error) -> ReportError {
 }
 
 impl Writer {
-    fn add(&mut self, b: &Block, dir: &Path) -> Result<(), ReportError> {
+    fn add(
+        &mut self,
+        b: &Block,
+        dir: &Path,
+        proofs: Option<&ArchiveProofs>,
+    ) -> Result<(), ReportError> {
         match self {
-            Writer::Ere(w) => w
-                .add_block(&EreBlock {
+            Writer::Ere(w) => {
+                let proof = proofs.map(|p| p.record(b.number, &b.hash)).transpose()?;
+                w.add_block(&EreBlock {
                     number: b.number,
                     header: &b.header,
                     body: &b.body,
                     slim_receipts: b.receipts.as_deref(),
                     total_difficulty: b.total_difficulty,
                     pre_merge: b.pre_merge,
-                    proof: None,
+                    proof,
                 })
-                .map_err(|e| write_failed(dir, e)),
+                .map_err(|e| write_failed(dir, e))
+            }
             Writer::Era1(w) => {
                 let (Some(receipts), Some(td), true) =
                     (&b.receipts, b.total_difficulty, b.pre_merge)
@@ -132,22 +152,22 @@ impl Writer {
     }
 }
 
-/// The ere profile an output may have: `noproofs` (the default) or `noproofs-noreceipts`; proofs need the
-/// canonical-history work, so the other profiles are refused.
-pub fn parse_profile(name: Option<&str>) -> Result<EreProfile, super::JobError> {
-    match name.unwrap_or("noproofs") {
-        "noproofs" => Ok(EreProfile {
-            no_proofs: true,
-            no_receipts: false,
-        }),
-        "noproofs-noreceipts" => Ok(EreProfile {
-            no_proofs: true,
-            no_receipts: true,
-        }),
+/// An ere profile by name: `default` (header proofs and receipts), `noproofs`, `noreceipts` or
+/// `noproofs-noreceipts`.
+pub fn parse_profile(name: &str) -> Result<EreProfile, super::JobError> {
+    let profile = |no_proofs, no_receipts| EreProfile {
+        no_proofs,
+        no_receipts,
+    };
+    match name {
+        "default" => Ok(profile(false, false)),
+        "noproofs" => Ok(profile(true, false)),
+        "noreceipts" => Ok(profile(false, true)),
+        "noproofs-noreceipts" => Ok(profile(true, true)),
         other => Err(super::JobError::Invalid {
             key: "profile",
             message: format!(
-                "'{other}': ere files are written without proofs here: noproofs (default) or noproofs-noreceipts"
+                "'{other}': default (with header proofs), noproofs, noreceipts or noproofs-noreceipts"
             ),
         }),
     }
@@ -155,10 +175,33 @@ pub fn parse_profile(name: Option<&str>) -> Result<EreProfile, super::JobError> 
 
 /// Converts every file (one after another, each verified across all threads); one result per input, in order.
 pub fn convert(files: &[PathBuf], opts: &ConvertOptions) -> Vec<Converted> {
-    files.iter().map(|f| convert_one(f, opts)).collect()
+    // Opened once for all inputs; each input reads the states its blocks need.
+    let era_files = if opts.era_files.is_empty() {
+        Ok(None)
+    } else {
+        EraFiles::open(&opts.era_files).map(Some)
+    };
+    files
+        .iter()
+        .map(|f| convert_one(f, opts, &era_files))
+        .collect()
 }
 
-fn convert_one(path: &Path, opts: &ConvertOptions) -> Converted {
+/// A proof failure as a report error: read failures keep their location (and their exit code).
+impl From<ProofError> for ReportError {
+    fn from(e: ProofError) -> Self {
+        match e {
+            ProofError::Format(f) => ReportError::Format(f),
+            e => ReportError::Check(e.to_string()),
+        }
+    }
+}
+
+fn convert_one(
+    path: &Path,
+    opts: &ConvertOptions,
+    era_files: &Result<Option<EraFiles>, ProofError>,
+) -> Converted {
     let failed = |report: FileReport| Converted {
         input: path.to_path_buf(),
         output: None,
@@ -184,15 +227,18 @@ fn convert_one(path: &Path, opts: &ConvertOptions) -> Converted {
             opts.to
         ));
     }
-    if file.kind() == opts.to {
-        return refuse(format!("already an {} file", opts.to));
-    }
-    if let ExecutionArchive::Ere(f) = &file {
-        if f.profile().no_receipts {
+    let input = match &file {
+        ExecutionArchive::Ere(f) => Some(f.profile()),
+        ExecutionArchive::Era1(_) => None,
+    };
+    match (input, opts.to) {
+        (None, ArchiveKind::Era1) => return refuse("already an era1 file".into()),
+        (Some(p), ArchiveKind::Era1) if p.no_receipts => {
             return refuse(
                 "an ere file without receipts cannot become era1 (era1 files hold receipts)".into(),
-            );
+            )
         }
+        _ => {}
     }
     let network = match (&opts.network, file.name()) {
         (Some(n), _) => n.clone(),
@@ -203,6 +249,52 @@ fn convert_one(path: &Path, opts: &ConvertOptions) -> Converted {
         (None, None) => {
             return refuse("the file name does not say its network; pass --network".into())
         }
+    };
+    let profile = opts.profile.unwrap_or(match input {
+        Some(p) => EreProfile {
+            no_proofs: false,
+            no_receipts: p.no_receipts,
+        },
+        None => EreProfile {
+            no_proofs: HistoricalHashesAccumulator::of(&network).is_none(),
+            no_receipts: false,
+        },
+    });
+    if let (Some(input), ArchiveKind::Ere) = (input, opts.to) {
+        if !input.no_proofs || profile.no_proofs {
+            return refuse(format!(
+                "already an ere file ({} profile): ere is rewritten only to add header proofs to a noproofs file",
+                input.name()
+            ));
+        }
+        if input.no_receipts && !profile.no_receipts {
+            return refuse(format!(
+                "the file has no receipts, so the {} profile (with receipts) cannot be written: use --profile noreceipts",
+                profile.name()
+            ));
+        }
+    }
+    // Every proof is built (and checked) before a block is written.
+    let proofs = if opts.to == ArchiveKind::Ere && !profile.no_proofs {
+        let built = match era_files {
+            Ok(era_files) => prove_archive(
+                &file,
+                &network,
+                HistoricalHashesAccumulator::of(&network),
+                era_files.as_ref(),
+            ),
+            Err(e) => Err(e.clone()),
+        };
+        match built {
+            Ok(p) => Some(p),
+            Err(e) => {
+                let mut report = FileReport::start(path, file.kind().extension());
+                report.error(e);
+                return failed(report);
+            }
+        }
+    } else {
+        None
     };
     if let Err(e) = std::fs::create_dir_all(&opts.out) {
         return refuse(format!("creating {}: {e}", opts.out.display()));
@@ -217,7 +309,7 @@ fn convert_one(path: &Path, opts: &ConvertOptions) -> Converted {
     };
     let visitor = ConvertVisitor {
         to: opts.to,
-        receipts: opts.to == ArchiveKind::Era1 || !opts.profile.no_receipts,
+        receipts: opts.to == ArchiveKind::Era1 || !profile.no_receipts,
     };
     let vopts = VerifyOptions {
         network: Some(network),
@@ -227,7 +319,7 @@ fn convert_one(path: &Path, opts: &ConvertOptions) -> Converted {
     let mut report = verify_opened_with(&file, &vopts, &visitor, |blocks: Vec<Block>| {
         for b in &blocks {
             if write_error.is_none() {
-                write_error = writer.add(b, &opts.out).err();
+                write_error = writer.add(b, &opts.out, proofs.as_ref()).err();
             }
         }
     });

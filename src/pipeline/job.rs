@@ -382,14 +382,22 @@ impl Job {
                 let archives = match s.kind {
                     ArchiveKind::Era1 => SynthArchives::Era1(chain),
                     ArchiveKind::Ere => {
-                        let profile = super::convert::parse_profile(s.profile.as_deref()).map_err(
-                            |e| match e {
+                        let profile = s
+                            .profile
+                            .as_deref()
+                            .map(super::convert::parse_profile)
+                            .transpose()
+                            .map_err(|e| match e {
                                 JobError::Invalid { message, .. } => {
                                     invalid("synth.profile", message)
                                 }
                                 e => e,
-                            },
-                        )?;
+                            })?
+                            // Synthetic ere files carry no proofs (synth::ere says why).
+                            .unwrap_or(crate::formats::EreProfile {
+                                no_proofs: true,
+                                no_receipts: false,
+                            });
                         SynthArchives::Ere(crate::synth::ere::EreSynthOptions { chain, profile })
                     }
                     ArchiveKind::Era => SynthArchives::Era(EraSynthOptions {

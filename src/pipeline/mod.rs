@@ -1,7 +1,7 @@
 //! Jobs: typed job definitions layered from `configs/default.toml`, pipeline files, `--set` and flags
 //! ([`config`], [`job`]); one library call per command ([`commands`]); reading a dataset straight into Arrow
-//! ([`read`](mod@read)); the export stage, converting execution archives between layouts ([`convert`]), the stage
-//! runner, progress and run reports.
+//! ([`read`](mod@read)); the export stage, converting execution archives between layouts ([`convert`]) with the
+//! header proofs of default-profile ere files ([`proofs`]), the stage runner, progress and run reports.
 
 pub mod commands;
 pub mod config;
@@ -9,6 +9,7 @@ pub mod convert;
 pub mod export;
 pub mod interrupt;
 pub mod job;
+pub mod proofs;
 pub mod read;
 pub mod report;
 pub mod run;

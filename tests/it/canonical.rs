@@ -3,7 +3,8 @@
 //! summaries of slot 11476992; any flipped bit in a proof, a header or an anchor makes it fail with a reason; a
 //! proof of the wrong type fails; the real era1 files are proven canonical by their accumulator roots, and a
 //! synthetic "mainnet" one is not; proofs rebuilt from the epoch record and the beacon blocks equal the
-//! published bytes; an ere file's `Proof` record verifies end to end.
+//! published bytes; an ere file's `Proof` record verifies end to end. The published vectors are read here for
+//! `ere_proofs` too.
 
 use crate::testdata;
 use eraflow::canonical::build::{beacon_proof, EpochRecordProofs, PeriodProofs};
@@ -16,10 +17,10 @@ use eraflow::network::Network;
 use std::path::Path;
 
 /// The slot of the state the test data's historical summaries come from.
-const SUMMARIES_SLOT: u64 = 11476992;
+pub(crate) const SUMMARIES_SLOT: u64 = 11476992;
 
 /// The Portal `headers_with_proof` vectors with a YAML file of their own, and the anchor each must reach.
-const VECTORS: &[(u64, &str)] = &[
+pub(crate) const VECTORS: &[(u64, &str)] = &[
     (14764013, "accumulator"),
     (15537392, "accumulator"),
     (15537393, "accumulator"),
@@ -46,10 +47,10 @@ fn unhex(s: &str) -> Vec<u8> {
 
 /// A Portal `BlockHeaderWithProof` content value: `Container(header: ByteList, proof: ByteList)`, two offsets
 /// then the header's RLP and the proof's SSZ.
-struct HeaderWithProof {
-    content_key: Vec<u8>,
-    header: Vec<u8>,
-    proof: Vec<u8>,
+pub(crate) struct HeaderWithProof {
+    pub(crate) content_key: Vec<u8>,
+    pub(crate) header: Vec<u8>,
+    pub(crate) proof: Vec<u8>,
 }
 
 fn split(content_key: Vec<u8>, value: &[u8]) -> HeaderWithProof {
@@ -72,7 +73,7 @@ fn yaml_hex(text: &str, key: &str) -> Vec<u8> {
     unhex(line)
 }
 
-fn vector(dir: &Path, number: u64) -> HeaderWithProof {
+pub(crate) fn vector(dir: &Path, number: u64) -> HeaderWithProof {
     let text =
         std::fs::read_to_string(dir.join(format!("portal/headers_with_proof/{number}.yaml")))
             .unwrap();
@@ -83,7 +84,7 @@ fn vector(dir: &Path, number: u64) -> HeaderWithProof {
 }
 
 /// The ten consecutive pre-merge vectors of `1000001-1000010.json`.
-fn json_vectors(dir: &Path) -> Vec<(u64, HeaderWithProof)> {
+pub(crate) fn json_vectors(dir: &Path) -> Vec<(u64, HeaderWithProof)> {
     let text = std::fs::read_to_string(dir.join("portal/headers_with_proof/1000001-1000010.json"))
         .unwrap();
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
@@ -103,7 +104,7 @@ fn json_vectors(dir: &Path) -> Vec<(u64, HeaderWithProof)> {
     v
 }
 
-fn summaries_bytes(dir: &Path) -> Vec<u8> {
+pub(crate) fn summaries_bytes(dir: &Path) -> Vec<u8> {
     std::fs::read(dir.join(format!(
         "ssz/portal/historical_summaries_at_slot_{SUMMARIES_SLOT}.ssz"
     )))

@@ -4,7 +4,7 @@
 //! file, offset and what was expected.
 
 use crate::testdata;
-use crate::util::{export_opts, files_in, read_parquet};
+use crate::util::{ere_from_era_payloads, export_opts, files_in, read_parquet};
 use eraflow::formats::e2store::{write_record, E2StoreReader, RecordType};
 use eraflow::formats::ere::EreFile;
 use eraflow::formats::{ArchiveName, EreProfile};
@@ -126,8 +126,9 @@ fn real_era1_files_convert_to_ere_and_back_byte_for_byte() {
     let to = |kind: &str, out: &Path| ConvertOptions {
         to: kind.parse().unwrap(),
         out: out.to_path_buf(),
-        profile: NOPROOFS,
+        profile: Some(NOPROOFS),
         network: None,
+        era_files: Vec::new(),
     };
     let ere_dir = tmp.path().join("ere");
     let c = convert(&inputs, &to("ere", &ere_dir));
@@ -628,63 +629,6 @@ fn an_export_given_era1_and_ere_files_of_one_era_writes_each_block_once() {
     assert_eq!(read_parquet(&blocks[0]).num_rows(), 64);
 }
 
-/// An ere file (no receipts: era files carry none) holding the execution payloads of a synthetic era file, block
-/// for block; `edit_last` may change the last block's header before it is written.
-fn ere_from_era_payloads(
-    era_file: &Path,
-    net: &Network,
-    out: &Path,
-    edit_last: impl Fn(&mut eraflow::execution::header::HeaderFields),
-) -> PathBuf {
-    use eraflow::consensus::{Fork, SignedBeaconBlock};
-    use eraflow::execution::header::wrap_list;
-    use eraflow::execution::tx_request::TxRequest;
-    use eraflow::formats::ere::{EreBlock, EreWriter};
-    let (blocks, _) = crate::util::unpack_era(era_file);
-    let mut w = EreWriter::create(out, &net.name).unwrap();
-    let n = blocks.len();
-    for (i, (slot, bytes)) in blocks.into_iter().enumerate() {
-        let signed = SignedBeaconBlock::new(&bytes, Fork::at_slot(slot, net)).unwrap();
-        let block = signed.message().unwrap();
-        let mut fields = eraflow::verify::payload::header_from_payload(&block).unwrap();
-        if i + 1 == n {
-            edit_last(&mut fields);
-        }
-        let header = fields.encode();
-        let payload = block.body().unwrap().execution_payload().unwrap().unwrap();
-        let txs: Vec<Vec<u8>> = payload
-            .transactions()
-            .unwrap()
-            .map(TxRequest::body_item)
-            .collect();
-        let withdrawals: Vec<Vec<u8>> = payload
-            .withdrawals()
-            .unwrap()
-            .iter()
-            .map(|w| w.encode())
-            .collect();
-        let body = wrap_list(
-            &[
-                wrap_list(&txs.concat()),
-                wrap_list(&[]),
-                wrap_list(&withdrawals.concat()),
-            ]
-            .concat(),
-        );
-        w.add_block(&EreBlock {
-            number: payload.block_number(),
-            header: &header,
-            body: &body,
-            slim_receipts: None,
-            total_difficulty: None,
-            pre_merge: false,
-            proof: None,
-        })
-        .unwrap();
-    }
-    w.finish().unwrap()
-}
-
 #[test]
 fn ere_blocks_are_compared_with_the_payloads_of_era_files() {
     use eraflow::consensus::Fork;
@@ -714,7 +658,12 @@ fn ere_blocks_are_compared_with_the_payloads_of_era_files() {
         network: Some(net.clone()),
         ..Default::default()
     };
-    let same = ere_from_era_payloads(&era_file, &net, &dir.path().join("same"), |_| {});
+    let same = ere_from_era_payloads(
+        std::slice::from_ref(&era_file),
+        &net,
+        &dir.path().join("same"),
+        |_| {},
+    );
     let reports = verify_archives(&[same.clone(), era_file.clone()], &opts);
     let (x, e) = (&reports[0], &reports[1]);
     assert!(x.ok && e.ok, "{}{}", errors(x), errors(e));
@@ -732,9 +681,12 @@ fn ere_blocks_are_compared_with_the_payloads_of_era_files() {
     );
 
     // The same blocks but the last: each file is sound on its own, and the two disagree.
-    let other = ere_from_era_payloads(&era_file, &net, &dir.path().join("other"), |h| {
-        h.gas_limit += 1
-    });
+    let other = ere_from_era_payloads(
+        std::slice::from_ref(&era_file),
+        &net,
+        &dir.path().join("other"),
+        |h| h.gas_limit += 1,
+    );
     let alone = verify_archives(std::slice::from_ref(&other), &opts);
     assert!(alone[0].ok, "{}", errors(&alone[0]));
     let reports = verify_archives(&[other, era_file], &opts);

@@ -24,6 +24,7 @@ mod cli_output;
 mod era1_real;
 mod era_state_link;
 mod ere;
+mod ere_proofs;
 mod export;
 mod export_era;
 mod formats_era;

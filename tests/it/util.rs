@@ -178,3 +178,69 @@ pub fn run(cmd: &mut std::process::Command) -> (Option<i32>, String, String) {
         String::from_utf8_lossy(&o.stderr).into_owned(),
     )
 }
+
+/// The execution blocks of synthetic era files' payloads, in file order: number, header fields, body RLP.
+pub fn era_payload_blocks(
+    era_files: &[PathBuf],
+    net: &eraflow::network::Network,
+) -> Vec<(u64, eraflow::execution::header::HeaderFields, Vec<u8>)> {
+    use eraflow::consensus::{Fork, SignedBeaconBlock};
+    use eraflow::execution::header::wrap_list;
+    use eraflow::execution::tx_request::TxRequest;
+    let blocks: Vec<(u64, Vec<u8>)> = era_files.iter().flat_map(|f| unpack_era(f).0).collect();
+    blocks
+        .into_iter()
+        .map(|(slot, bytes)| {
+            let signed = SignedBeaconBlock::new(&bytes, Fork::at_slot(slot, net)).unwrap();
+            let block = signed.message().unwrap();
+            let fields = eraflow::verify::payload::header_from_payload(&block).unwrap();
+            let payload = block.body().unwrap().execution_payload().unwrap().unwrap();
+            let txs: Vec<Vec<u8>> = payload
+                .transactions()
+                .unwrap()
+                .map(TxRequest::body_item)
+                .collect();
+            let mut body = vec![wrap_list(&txs.concat()), wrap_list(&[])];
+            // Withdrawals from Capella's payloads (Shanghai's bodies) on.
+            if payload.fork() >= Fork::Capella {
+                let withdrawals: Vec<Vec<u8>> = payload
+                    .withdrawals()
+                    .unwrap()
+                    .iter()
+                    .map(|w| w.encode())
+                    .collect();
+                body.push(wrap_list(&withdrawals.concat()));
+            }
+            (payload.block_number(), fields, wrap_list(&body.concat()))
+        })
+        .collect()
+}
+
+/// An ere file (no receipts: era files carry none) holding the execution payloads of synthetic era files, block
+/// for block in file order; `edit_last` may change the last block's header before it is written.
+pub fn ere_from_era_payloads(
+    era_files: &[PathBuf],
+    net: &eraflow::network::Network,
+    out: &Path,
+    edit_last: impl Fn(&mut eraflow::execution::header::HeaderFields),
+) -> PathBuf {
+    use eraflow::formats::ere::{EreBlock, EreWriter};
+    let mut blocks = era_payload_blocks(era_files, net);
+    if let Some((_, fields, _)) = blocks.last_mut() {
+        edit_last(fields);
+    }
+    let mut w = EreWriter::create(out, &net.name).unwrap();
+    for (number, fields, body) in blocks {
+        w.add_block(&EreBlock {
+            number,
+            header: &fields.encode(),
+            body: &body,
+            slim_receipts: None,
+            total_difficulty: None,
+            pre_merge: false,
+            proof: None,
+        })
+        .unwrap();
+    }
+    w.finish().unwrap()
+}
