@@ -189,6 +189,7 @@ fn bench(c: &mut Criterion) {
             signer: None,
             trusted_states: None,
             historical_summaries: None,
+            accumulator: None,
         };
         g.bench_function("verify_light_mb", |b| {
             b.iter(|| {

@@ -66,6 +66,7 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             signature_algorithm,
             trusted_states,
             historical_summaries,
+            accumulator,
             canonical,
             shard,
             paths,
@@ -73,6 +74,7 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             f.str("shard", shard);
             f.str("verify.trusted_states", trusted_states);
             f.str("verify.historical_summaries", historical_summaries);
+            f.str("verify.accumulator", accumulator);
             f.str("name", Some("verify"))
                 .str("network", network)
                 .list("inputs", &paths);
@@ -297,33 +299,13 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             profile,
             network,
             era_files,
+            accumulator,
             paths,
         } => {
             f.str("name", Some("convert"))
                 .str("network", network)
                 .list("inputs", &paths);
             let job = f.job(threads, None, &[])?;
-            // Directories may hold other archives too: only era files are beacon history.
-            let era_files = if era_files.is_empty() {
-                Vec::new()
-            } else {
-                let invalid = |message: String| JobError::Invalid {
-                    key: "--era-files",
-                    message,
-                };
-                let era: Vec<_> = eraflow::inputs::expand(&era_files)
-                    .map_err(|e| invalid(e.to_string()))?
-                    .into_iter()
-                    .filter(|p| {
-                        eraflow::formats::ArchiveKind::of(p)
-                            == Some(eraflow::formats::ArchiveKind::Era)
-                    })
-                    .collect();
-                if era.is_empty() {
-                    return Err(invalid(format!("no .era files in {}", era_files.join(" "))));
-                }
-                era
-            };
             let opts = pipeline::convert::ConvertOptions {
                 to: to.parse().map_err(|e| JobError::Invalid {
                     key: "--to",
@@ -335,7 +317,10 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
                     .map(pipeline::convert::parse_profile)
                     .transpose()?,
                 network: job.network.clone(),
-                era_files,
+                era_files: pipeline::convert::era_files(&era_files)?,
+                accumulator: accumulator
+                    .map(|p| pipeline::convert::accumulator(&p))
+                    .transpose()?,
             };
             let files = job.local_files("convert")?;
             let converted = pipeline::convert::convert(&files, &opts);

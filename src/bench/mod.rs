@@ -121,7 +121,26 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
     e.validators = opts.validators;
     let era_input = crate::synth::era::write_once(&dir.join("era-archive"), &e)?.remove(0);
     // The ere file of the era1 file's blocks, by the converter (kept beside it; made again with it).
-    let ere_input = ere_of(&input, &dir.join("ere-archive"))?;
+    let noproofs = crate::formats::EreProfile {
+        no_proofs: true,
+        no_receipts: false,
+    };
+    let ere_input = ere_of(&input, &dir.join("ere-archive"), noproofs, None)?;
+    // And with a header proof per block (type 0), against synthnet's own accumulator: the era1 file's root is
+    // the entry of its era (a private network's accumulator, as `--accumulator` gives it).
+    let own_accumulator = {
+        let f = crate::formats::era1::Era1File::open(&input).map_err(decode_err("era1 file"))?;
+        let mut roots =
+            vec![[0u8; 32]; (f.first_block() / crate::formats::era1::BLOCKS_PER_ERA) as usize];
+        roots.push(*f.accumulator_root());
+        std::sync::Arc::new(crate::canonical::EpochRoots(roots))
+    };
+    let ere_proofs_input = ere_of(
+        &input,
+        &dir.join("ere-proofs-archive"),
+        crate::formats::EreProfile::default(),
+        Some(own_accumulator.clone()),
+    )?;
 
     let size_of = |p: &Path| {
         std::fs::metadata(p)
@@ -513,6 +532,22 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
     // then time that many permutations and the snappy decompression of its records (the floor), its verification
     // and its export with and without senders.
     let verify_ere = || verify_stage(&ere_input, crate::verify::execution::verify_file);
+    let verify_ere_proofs = || {
+        let (input, opts) = (
+            ere_proofs_input.clone(),
+            VerifyOptions {
+                accumulator: Some(own_accumulator.clone()),
+                ..Default::default()
+            },
+        );
+        move || {
+            let r = crate::verify::execution::verify_file(&input, &opts);
+            match (r.ok, r.canonical) {
+                (true, Some(true)) => Ok(()),
+                _ => Err(format!("canonical {:?}: {:?}", r.canonical, r.errors)),
+            }
+        }
+    };
     keccak::set_recording(true);
     let _ = keccak::take_recorded();
     let counted = one.install(verify_ere());
@@ -564,6 +599,12 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
         &ere,
         1,
         best(&one, runs, names::ERE_VERIFY, verify_ere())?,
+    );
+    add(
+        names::ERE_VERIFY_PROOFS,
+        &ere,
+        1,
+        best(&one, runs, names::ERE_VERIFY_PROOFS, verify_ere_proofs())?,
     );
     let export_ere =
         |signer: Option<&'static Signer>, name: &str| export_stage(dir, &ere_input, signer, name);
@@ -708,7 +749,12 @@ fn verify_stage(
 }
 
 /// The ere file of `era1`'s blocks in `dir`, converted once (again when the era1 file is newer).
-fn ere_of(era1: &Path, dir: &Path) -> Result<PathBuf, BenchError> {
+fn ere_of(
+    era1: &Path,
+    dir: &Path,
+    profile: crate::formats::EreProfile,
+    accumulator: Option<std::sync::Arc<crate::canonical::EpochRoots>>,
+) -> Result<PathBuf, BenchError> {
     let existing = std::fs::read_dir(dir).ok().and_then(|rd| {
         rd.flatten()
             .map(|e| e.path())
@@ -725,12 +771,10 @@ fn ere_of(era1: &Path, dir: &Path) -> Result<PathBuf, BenchError> {
     let opts = crate::pipeline::convert::ConvertOptions {
         to: crate::formats::ArchiveKind::Ere,
         out: dir.to_path_buf(),
-        profile: Some(crate::formats::EreProfile {
-            no_proofs: true,
-            no_receipts: false,
-        }),
+        profile: Some(profile),
         network: None,
         era_files: Vec::new(),
+        accumulator,
     };
     let c = crate::pipeline::convert::convert(&[era1.to_path_buf()], &opts).remove(0);
     c.output.ok_or_else(|| BenchError::Stage {

@@ -18,6 +18,8 @@ pub const SET_HTTP: &str = "export of 3 era1 files from a loopback HTTP mirror, 
 pub const ERE_FLOOR: &str = "floor: keccak of every block ere verification hashes + snappy";
 pub const ERE_VERIFY: &str = "ere verification (receipts root with blooms rebuilt), 1 thread";
 pub const ERE_EXPORT_NO_SENDERS: &str = "export from ere without senders, 1 thread";
+pub const ERE_VERIFY_PROOFS: &str =
+    "ere verification, default profile (every header proof checked), 1 thread";
 
 pub fn ere_export_senders(backend: &str) -> String {
     format!("export from ere with senders ({backend}), 1 thread")

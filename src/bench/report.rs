@@ -222,6 +222,13 @@ pub(super) fn ratios(r: &BenchReport) -> Vec<Ratio> {
         &|s| Some(s(names::ERE_FLOOR)? / s(names::ERE_VERIFY)?),
     );
     push(
+        "default-profile ere verification (proofs checked) ÷ the same file's noproofs verification (speed)"
+            .into(),
+        format!("[{}] / [{}]", names::ERE_VERIFY, names::ERE_VERIFY_PROOFS),
+        Some(0.9),
+        &|s| Some(s(names::ERE_VERIFY)? / s(names::ERE_VERIFY_PROOFS)?),
+    );
+    push(
         "export from ere ÷ export from the era1 file of the same blocks, without senders (speed)"
             .into(),
         format!(

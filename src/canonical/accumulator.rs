@@ -207,6 +207,39 @@ impl HistoricalHashesAccumulator<'static> {
 ///
 /// The root a file records is only its claim: it proves the file's blocks once verification has recomputed it
 /// from the file's header hashes and total difficulties.
+/// A network's own accumulator held in memory (a private network's, read from a file, or built from its eras):
+/// the epoch record root of each era, viewed as a [`HistoricalHashesAccumulator`].
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EpochRoots(pub Vec<[u8; 32]>);
+
+impl EpochRoots {
+    /// The roots of a `HistoricalHashesAccumulator`'s SSZ (frozen: an empty `current_epoch`).
+    pub fn from_ssz(bytes: &[u8]) -> Result<EpochRoots, AnchorError> {
+        Ok(EpochRoots(
+            HistoricalHashesAccumulator::from_ssz(bytes)?
+                .epochs
+                .to_vec(),
+        ))
+    }
+
+    /// The SSZ of the frozen accumulator these roots make (what [`EpochRoots::from_ssz`] reads).
+    pub fn to_ssz(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(FIXED_PART + 32 * self.0.len());
+        let end = (FIXED_PART + 32 * self.0.len()) as u32;
+        out.extend_from_slice(&(FIXED_PART as u32).to_le_bytes());
+        out.extend_from_slice(&end.to_le_bytes());
+        out.extend_from_slice(self.0.as_flattened());
+        out
+    }
+
+    /// The accumulator over these roots.
+    pub fn view(&self) -> HistoricalHashesAccumulator<'_> {
+        HistoricalHashesAccumulator { epochs: &self.0 }
+    }
+}
+
+/// Whether `root` is the accumulator's entry for `era` in `network`'s embedded accumulator (mainnet's), or
+/// unanchored when it has none.
 pub fn canonical_era1_root(
     network: &Network,
     era: u64,
@@ -222,6 +255,16 @@ pub fn canonical_era1_root(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn epoch_roots_round_trip_through_ssz() {
+        let mainnet = EpochRoots::from_ssz(MAINNET_SSZ).unwrap();
+        assert_eq!(mainnet.0.len(), 1897);
+        assert_eq!(mainnet.to_ssz(), MAINNET_SSZ);
+        assert_eq!(mainnet.view().root(), MAINNET_ACCUMULATOR_ROOT);
+        let own = EpochRoots(vec![[7; 32], [9; 32]]);
+        assert_eq!(EpochRoots::from_ssz(&own.to_ssz()).unwrap(), own);
+    }
 
     #[test]
     fn embedded_mainnet_accumulator_has_the_eip_7643_root() {

@@ -52,7 +52,8 @@ mod error;
 mod proof;
 
 pub use accumulator::{
-    canonical_era1_root, HistoricalHashesAccumulator, ERA_BLOCKS, MAINNET_ACCUMULATOR_ROOT,
+    canonical_era1_root, EpochRoots, HistoricalHashesAccumulator, ERA_BLOCKS,
+    MAINNET_ACCUMULATOR_ROOT,
 };
 pub use anchor::{Anchor, Anchors, Proven};
 pub use beacon::{HistoricalRoots, HistoricalSummaries, PERIOD_SLOTS};

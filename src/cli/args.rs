@@ -65,6 +65,10 @@ pub enum Command {
         /// state's), or PATH@SLOT of their SSZ. Default: the latest state among the era files verified.
         #[arg(long, value_name = "ERA_FILE|PATH@SLOT")]
         historical_summaries: Option<String>,
+        /// The network's own pre-merge accumulator (the SSZ of a frozen HistoricalHashesAccumulator), for a
+        /// network without an embedded one (mainnet's is): era roots and type-0 proofs are checked against it.
+        #[arg(long, value_name = "FILE")]
+        accumulator: Option<String>,
         /// After the files, sum up which eras are proven canonical, not proven (and why), wrong, or missing (of
         /// the network's pre-merge accumulator).
         #[arg(long)]
@@ -269,6 +273,10 @@ pub enum Command {
         /// blocks and the states ending their periods: the source of their header proofs (types 1 to 3).
         #[arg(long = "era-files", value_name = "PATH")]
         era_files: Vec<String>,
+        /// The network's own pre-merge accumulator (the SSZ of a frozen HistoricalHashesAccumulator), for a
+        /// network without an embedded one: type-0 proofs are built against it.
+        #[arg(long, value_name = "FILE")]
+        accumulator: Option<PathBuf>,
         /// Files, directories or glob patterns.
         #[arg(required = true)]
         paths: Vec<String>,

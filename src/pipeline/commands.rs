@@ -49,6 +49,7 @@ pub fn verify(job: &Job) -> Result<Vec<FileReport>, JobError> {
                 signer: None,
                 trusted_states: None,
                 historical_summaries: None,
+                accumulator: None,
             },
             None,
         ),
@@ -120,6 +121,9 @@ fn with_trusted_states(v: &VerifyJob, files: &[PathBuf]) -> Result<VerifyOptions
 /// the first ere file among `files` (summaries belong to one network).
 fn with_anchors(v: &VerifyJob, files: &[PathBuf]) -> Result<VerifyOptions, JobError> {
     let mut opts = with_trusted_states(v, files)?;
+    if let Some(path) = &v.accumulator {
+        opts.accumulator = Some(super::convert::accumulator(Path::new(path))?);
+    }
     let Some(spec) = &v.historical_summaries else {
         return Ok(opts);
     };
@@ -171,6 +175,7 @@ pub fn inspect(file: &Path, network: Option<&Network>) -> Result<FileReport, Job
         signer: None,
         trusted_states: None,
         historical_summaries: None,
+        accumulator: None,
     };
     Ok(match ArchiveKind::of(file) {
         Some(ArchiveKind::Era) => crate::verify::era::verify_file(file, &opts),

@@ -109,6 +109,9 @@ pub struct VerifyStage {
     /// `PATH@SLOT` of their SSZ.
     #[serde(default)]
     pub historical_summaries: Option<String>,
+    /// The network's own pre-merge accumulator (SSZ), for a network without an embedded one.
+    #[serde(default)]
+    pub accumulator: Option<String>,
 }
 
 /// `[export]`.
@@ -210,13 +213,14 @@ pub enum ConfigError {
 const LIST_KEYS: [&str; 2] = ["inputs", "export.datasets"];
 
 /// Keys of a pipeline file that hold local paths, resolved against the file's own folder.
-const PATH_KEYS: [(&str, &str); 6] = [
+const PATH_KEYS: [(&str, &str); 7] = [
     ("", "inputs"),
     ("", "out"),
     ("synth", "out"),
     ("prune", "out"),
     ("verify", "trusted_states"),
     ("verify", "historical_summaries"),
+    ("verify", "accumulator"),
 ];
 
 /// Replaces every `${VAR}` in the file's strings by the environment's value; an unset variable is an error.

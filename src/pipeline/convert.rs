@@ -36,6 +36,9 @@ pub struct ConvertOptions {
     /// Era files holding the beacon blocks of the inputs' post-merge blocks, and the states at the end of their
     /// periods: where proofs of types 1 to 3 are built from. Unused without proofs or post-merge blocks.
     pub era_files: Vec<PathBuf>,
+    /// The network's own pre-merge accumulator, for a network without an embedded one (mainnet's is): type-0
+    /// proofs are built for the eras whose roots it holds.
+    pub accumulator: Option<std::sync::Arc<crate::canonical::EpochRoots>>,
 }
 
 /// One input's conversion.
@@ -152,6 +155,43 @@ impl Writer {
     }
 }
 
+/// The era files among `paths` (files, directories or globs; directories may hold other archives too): a usage
+/// error when there are none.
+pub fn era_files(paths: &[String]) -> Result<Vec<PathBuf>, super::JobError> {
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    let invalid = |message: String| super::JobError::Invalid {
+        key: "--era-files",
+        message,
+    };
+    let era: Vec<PathBuf> = crate::inputs::expand(paths)
+        .map_err(|e| invalid(e.to_string()))?
+        .into_iter()
+        .filter(|p| ArchiveKind::of(p) == Some(ArchiveKind::Era))
+        .collect();
+    if era.is_empty() {
+        return Err(invalid(format!("no .era files in {}", paths.join(" "))));
+    }
+    Ok(era)
+}
+
+/// A network's own accumulator from the SSZ of a frozen `HistoricalHashesAccumulator` at `path`.
+pub fn accumulator(
+    path: &Path,
+) -> Result<std::sync::Arc<crate::canonical::EpochRoots>, super::JobError> {
+    let bytes = std::fs::read(path).map_err(|source| super::JobError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    crate::canonical::EpochRoots::from_ssz(&bytes)
+        .map(std::sync::Arc::new)
+        .map_err(|e| super::JobError::Invalid {
+            key: "accumulator",
+            message: format!("{}: {e}", path.display()),
+        })
+}
+
 /// An ere profile by name: `default` (header proofs and receipts), `noproofs`, `noreceipts` or
 /// `noproofs-noreceipts`.
 pub fn parse_profile(name: &str) -> Result<EreProfile, super::JobError> {
@@ -250,13 +290,18 @@ fn convert_one(
             return refuse("the file name does not say its network; pass --network".into())
         }
     };
+    let accumulator = opts
+        .accumulator
+        .as_ref()
+        .map(|a| a.view())
+        .or_else(|| HistoricalHashesAccumulator::of(&network));
     let profile = opts.profile.unwrap_or(match input {
         Some(p) => EreProfile {
             no_proofs: false,
             no_receipts: p.no_receipts,
         },
         None => EreProfile {
-            no_proofs: HistoricalHashesAccumulator::of(&network).is_none(),
+            no_proofs: accumulator.is_none(),
             no_receipts: false,
         },
     });
@@ -277,12 +322,7 @@ fn convert_one(
     // Every proof is built (and checked) before a block is written.
     let proofs = if opts.to == ArchiveKind::Ere && !profile.no_proofs {
         let built = match era_files {
-            Ok(era_files) => prove_archive(
-                &file,
-                &network,
-                HistoricalHashesAccumulator::of(&network),
-                era_files.as_ref(),
-            ),
+            Ok(era_files) => prove_archive(&file, &network, accumulator, era_files.as_ref()),
             Err(e) => Err(e.clone()),
         };
         match built {

@@ -573,6 +573,7 @@ fn export_one(path: &Path, exporter: &Exporter<'_>, progress: &Progress) -> File
         signer,
         trusted_states: None,
         historical_summaries: None,
+        accumulator: None,
     };
     let mut sink_error: Option<OutcomeError> = None;
     // Empty chunks of an era file (runs of empty slots) add nothing; skipping them keeps files independent of

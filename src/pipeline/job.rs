@@ -101,6 +101,9 @@ pub struct VerifyJob {
     /// Where the historical summaries for ere proofs come from (an era file, or `PATH@SLOT` of their SSZ);
     /// loaded by [`crate::pipeline::commands`] into `options.historical_summaries`.
     pub historical_summaries: Option<String>,
+    /// The network's own accumulator file (SSZ); loaded by [`crate::pipeline::commands`] into
+    /// `options.accumulator`.
+    pub accumulator: Option<String>,
 }
 
 /// The `[prune]` stage.
@@ -425,10 +428,12 @@ impl Job {
                 signer: None,
                 trusted_states: None,
                 historical_summaries: None,
+                accumulator: None,
             },
             signature_algorithm: v.signature_algorithm,
             trusted_states: v.trusted_states,
             historical_summaries: v.historical_summaries,
+            accumulator: v.accumulator,
         });
         let export = cfg
             .export

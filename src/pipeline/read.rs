@@ -77,6 +77,7 @@ pub fn read(
         signer: None,
         trusted_states: None,
         historical_summaries: None,
+        accumulator: None,
     };
     let mut batches = Vec::new();
     let mut dataset_error = None;

@@ -238,6 +238,7 @@ fn build(
         signer: None,
         trusted_states: None,
         historical_summaries: None,
+        accumulator: None,
     };
     let (sources, lists) = std::thread::scope(|s| -> Result<_, PruneError> {
         let (send, recv) = std::sync::mpsc::sync_channel::<ChunkOut>(WRITE_QUEUE);

@@ -20,7 +20,10 @@ pub(super) fn check_proof(
     proof: &super::proof::BlockProof<'_>,
     opts: &VerifyOptions,
 ) -> Result<String, NotProven> {
-    let anchors = Anchors::embedded(network);
+    let mut anchors = Anchors::embedded(network);
+    if let Some(own) = &opts.accumulator {
+        anchors.accumulator = Some(own.view());
+    }
     let anchors = match &opts.historical_summaries {
         Some(s) => anchors.with_summaries(s),
         None => anchors,
@@ -44,6 +47,7 @@ pub(super) struct ProofCounts {
 pub(super) fn file_canonical(
     file: &ExecutionArchive,
     network: Option<&Network>,
+    opts: &VerifyOptions,
     proofs: ProofCounts,
     report: &mut FileReport,
 ) {
@@ -82,7 +86,11 @@ pub(super) fn file_canonical(
             .as_deref()
             .and_then(|h| hex::decode(h.trim_start_matches("0x")).ok())
             .and_then(|b| <[u8; 32]>::try_from(b).ok());
-        match root.map(|r| canonical_era1_root(net, era, &r)) {
+        let check = |r: [u8; 32]| match &opts.accumulator {
+            Some(own) => own.view().check_era_root(era, &r),
+            None => canonical_era1_root(net, era, &r),
+        };
+        match root.map(check) {
             Some(Ok(proven)) if !has_proofs => {
                 *detail.proven.entry(proven.anchor.to_string()).or_default() += pre_merge;
             }

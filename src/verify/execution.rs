@@ -453,6 +453,7 @@ pub(crate) fn verify_execution<V: BlockVisitor>(
     super::canonical::file_canonical(
         file,
         network.as_ref(),
+        opts,
         super::canonical::ProofCounts {
             proven: counts.proven,
             unanchored: counts.unanchored,

@@ -43,6 +43,9 @@ pub struct VerifyOptions {
     /// A beacon state's `historical_summaries`, against which ere files' proofs of Capella and later blocks are
     /// checked (the embedded accumulator and `historical_roots` serve the earlier ones); see [`crate::canonical`].
     pub historical_summaries: Option<std::sync::Arc<crate::canonical::HistoricalSummaries>>,
+    /// The network's own pre-merge accumulator, for a network without an embedded one (mainnet's is): era roots
+    /// and type-0 proofs are checked against it.
+    pub accumulator: Option<std::sync::Arc<crate::canonical::EpochRoots>>,
 }
 
 /// A mismatch error at `offset`: what was checked, what was expected, what was found.

@@ -61,6 +61,7 @@ fn bench_runs_on_a_tiny_input() {
         "ere verification (receipts root with blooms rebuilt), 1 thread",
         "export from ere without senders, 1 thread",
         "export from ere with senders (libsecp256k1), 1 thread",
+        "ere verification, default profile (every header proof checked), 1 thread",
     ] {
         assert!(names.contains(&want), "{want} missing from {names:?}");
     }
@@ -77,7 +78,7 @@ fn bench_runs_on_a_tiny_input() {
     assert!(json["ere_keccak_bytes"].as_u64().unwrap() > 0);
     let ratios = json["ratios"].as_array().expect("ratios");
     let goals = ratios.iter().filter(|r| !r["goal"].is_null()).count();
-    assert_eq!(goals, 9, "{ratios:?}");
+    assert_eq!(goals, 10, "{ratios:?}");
     assert!(json["remote_cache_max_bytes"].as_u64().unwrap() > 0);
     for r in ratios {
         assert!(r["value"].as_f64().unwrap().is_finite(), "{r}");

@@ -113,3 +113,66 @@ fn the_manifest_and_run_report_say_which_sources_are_proven() {
     let s = &manifest["sources"]["sepolia-00000-643a00f7.era1"];
     assert!(s.get("canonical").is_none(), "{s}");
 }
+
+#[test]
+fn a_private_network_brings_its_own_accumulator() {
+    // synthnet has no embedded accumulator: with its own (the roots of its eras, as a frozen
+    // HistoricalHashesAccumulator's SSZ), its era1 files are canonical and convert to default-profile ere files
+    // whose every proof verifies; without it, nothing can be proven.
+    let dir = tempfile::tempdir().unwrap();
+    let era1 = crate::util::synth_era1_files(dir.path(), 2, 64);
+    let roots: Vec<[u8; 32]> = era1
+        .iter()
+        .map(|p| {
+            *eraflow::formats::era1::Era1File::open(p)
+                .unwrap()
+                .accumulator_root()
+        })
+        .collect();
+    let acc = dir.path().join("synthnet-accumulator.ssz");
+    std::fs::write(&acc, eraflow::canonical::EpochRoots(roots).to_ssz()).unwrap();
+    let (code, out, err) = run(eraflow()
+        .args(["verify", "--json", "--accumulator"])
+        .arg(&acc)
+        .args(&era1));
+    assert_eq!(code, Some(0), "{out}{err}");
+    for r in json_lines(&out) {
+        assert_eq!(r["canonical"], true, "{r}");
+    }
+    let ere_dir = dir.path().join("ere");
+    let (code, out, err) = run(eraflow()
+        .args([
+            "convert",
+            "--to",
+            "ere",
+            "--profile",
+            "default",
+            "--accumulator",
+        ])
+        .arg(&acc)
+        .arg("--out")
+        .arg(&ere_dir)
+        .args(&era1));
+    assert_eq!(code, Some(0), "{out}{err}");
+    let eres: Vec<&str> = out.lines().collect();
+    assert_eq!(eres.len(), 2, "{out}");
+    assert!(eres.iter().all(|e| !e.contains("noproofs")), "{out}");
+    let (code, out, err) = run(eraflow()
+        .args(["verify", "--json", "--accumulator"])
+        .arg(&acc)
+        .args(&eres));
+    assert_eq!(code, Some(0), "{out}{err}");
+    for r in json_lines(&out) {
+        assert_eq!(r["canonical"], true, "{r}");
+        assert_eq!(r["ere"]["proof_types"]["0"], 64, "{r}");
+        assert_eq!(r["canonical_detail"]["proven"]["accumulator"], 64, "{r}");
+    }
+    // Without the accumulator: not proven, and why.
+    let (code, out, _) = run(eraflow().args(["verify", "--json"]).args(&eres));
+    assert_eq!(code, Some(0));
+    for r in json_lines(&out) {
+        assert!(r["canonical"].is_null(), "{r}");
+        let why = r["canonical_detail"]["reason"].as_str().unwrap();
+        assert!(why.contains("no accumulator for network synthnet"), "{why}");
+    }
+}

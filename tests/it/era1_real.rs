@@ -35,6 +35,7 @@ fn real_files_verify_and_match_expected_summaries() {
             signer: None,
             trusted_states: None,
             historical_summaries: None,
+            accumulator: None,
         },
     );
     assert_eq!(reports.len(), 4);

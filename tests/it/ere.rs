@@ -129,6 +129,7 @@ fn real_era1_files_convert_to_ere_and_back_byte_for_byte() {
         profile: Some(NOPROOFS),
         network: None,
         era_files: Vec::new(),
+        accumulator: None,
     };
     let ere_dir = tmp.path().join("ere");
     let c = convert(&inputs, &to("ere", &ere_dir));

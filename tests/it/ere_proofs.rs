@@ -39,6 +39,7 @@ fn to_ere(out: &Path, profile: Option<EreProfile>, era_files: &[PathBuf]) -> Con
         profile,
         network: None,
         era_files: era_files.to_vec(),
+        accumulator: None,
     }
 }
 
