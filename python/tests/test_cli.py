@@ -65,3 +65,26 @@ def test_console_script():
     assert exe, "pip install ./python installs an `eraflow` script"
     r = subprocess.run([exe, "--version"], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.startswith("eraflow "), r
+
+
+def test_ctrl_c_stops_the_command_as_it_stops_the_binary(tmp_path):
+    """SIGINT ends `python -m eraflow synth` at once (the default action, as for the binary), not when the native
+    call returns."""
+    import signal
+    import time
+
+    out = tmp_path / "big"
+    p = subprocess.Popen([sys.executable, "-m", "eraflow", "synth", "--out", str(out), "--files", "4",
+                          "--blocks", "8192", "--txs-per-block", "8"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 60
+    while not out.exists() and p.poll() is None and time.time() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.3)
+    p.send_signal(signal.SIGINT)
+    try:
+        p.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        pytest.fail("SIGINT did not stop python -m eraflow within 10 s")
+    assert p.returncode == -signal.SIGINT, p.returncode
