@@ -3,7 +3,7 @@
 //! - full verification of a synthetic era (8192 blocks, 4 txs each) on one thread vs snappy decompression of the
 //!   same records (ours, and the `snap` crate's FrameDecoder as the peer) and keccak256 of the same bytes.
 //!
-//! Run: `cargo bench --bench era1`. Throughputs are per byte of archive file, so ratios read directly.
+//! Run: `cargo bench --features bench --bench era1`. Throughputs are per byte of archive file, so ratios read directly.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use eraflow::execution::accumulator::HeaderRecords;

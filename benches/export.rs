@@ -1,7 +1,7 @@
 //! Export throughput beside its floors, same run: decode + verify only, and Parquet encoding of the same rows.
 //! `eraflow bench` prints the same comparison as ratios; this gives criterion's statistics.
 //!
-//! Run: `cargo bench --bench export`.
+//! Run: `cargo bench --features bench --bench export`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use eraflow::crypto::signer::{self, SignatureAlgorithm};

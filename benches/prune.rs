@@ -18,7 +18,7 @@
 //! Each `prune::run` writes into a fresh output directory (the previous one is removed outside the timing), as
 //! a real run does; replacing an earlier manifest would add the unlinking of its files.
 //!
-//! Run: `CARGO_TARGET_DIR=target cargo bench --bench prune`
+//! Run: `CARGO_TARGET_DIR=target cargo bench --features bench --bench prune`
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use eraflow::crypto::keccak::keccak256;

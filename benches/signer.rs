@@ -8,7 +8,7 @@
 //! - the anti-pattern: the algorithm looked up and constructed per transaction (config parse + boxed trait
 //!   object), and libsecp256k1 with a context built per transaction versus once.
 //!
-//! Run: `CARGO_TARGET_DIR=target cargo bench --bench signer`
+//! Run: `CARGO_TARGET_DIR=target cargo bench --features bench --bench signer`
 
 use std::hint::black_box;
 

@@ -7,7 +7,7 @@
 //! thread CPU time, because the 2-core machine this runs on is shared and wall time includes other tenants.
 //!
 //! `ERAFLOW_BENCH_VALIDATORS` sets the registry size (default 1,100,000, about mainnet in 2025).
-//! Run: `cargo bench --bench ssz`.
+//! Run: `cargo bench --features bench --bench ssz`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use eraflow::consensus::{self, synth, Fork};

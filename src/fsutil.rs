@@ -91,10 +91,17 @@ impl AtomicFile {
             .writer
             .take()
             .ok_or_else(|| io::Error::other("already committed"))?;
-        let f = w.into_inner().map_err(|e| e.into_error())?;
-        f.sync_all()?;
-        drop(f);
-        fs::rename(&self.tmp, &self.dest)?;
+        // Any failure from here on (the last buffer on a full disk, fsync, a rename onto a directory) removes
+        // the temporary: nothing is left that no one will ever commit.
+        let committed = w
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .and_then(|f| f.sync_all())
+            .and_then(|()| fs::rename(&self.tmp, &self.dest));
+        if let Err(e) = committed {
+            let _ = fs::remove_file(&self.tmp);
+            return Err(e);
+        }
         if !sync_dir {
             return Ok(());
         }

@@ -1,7 +1,11 @@
 //! The `eraflow` command line: parses arguments into the top layer of a job (flags over `--set` over a
 //! pipeline file over `configs/default.toml`), calls one library function per command
 //! ([`eraflow::pipeline`]) and renders its typed report. Errors are rendered once, here.
+//!
+//! The Python package compiles this file into its native module too (`python/src/lib.rs`), so `pip install
+//! ./python` gives an `eraflow` command running this very [`run`].
 
+#[macro_use] // `note!`, by name, wherever this file is compiled (the Python module too)
 mod cli;
 
 use clap::Parser;
@@ -9,11 +13,19 @@ use cli::args::{Cli, Command, PruneCommand};
 use cli::flags::Flags;
 use cli::output::Output;
 use eraflow::pipeline::{self, ExitStatus, JobError};
+use std::ffi::OsString;
 use std::path::Path;
 use std::process::ExitCode;
 
+#[allow(dead_code)] // unused where the Python package compiles this file, which calls `run`
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    ExitCode::from(run(std::env::args_os()))
+}
+
+/// The command line over `args` (the program name first): parses, runs one command, prints its report, and
+/// returns the exit code (0 ok, 1 data errors, 2 usage or I/O, 128 + a signal).
+pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> u8 {
+    let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
@@ -22,7 +34,7 @@ fn main() -> ExitCode {
             } else {
                 ExitStatus::Ok
             };
-            return ExitCode::from(status.code());
+            return status.code();
         }
     };
     cli::output::init_logs(cli.quiet, cli.log_format);
@@ -49,7 +61,7 @@ fn main() -> ExitCode {
             status.max(ExitStatus::Usage)
         }
     };
-    ExitCode::from(status.code())
+    status.code()
 }
 
 /// Builds the job of a command, runs it and prints its report to `stdout`.
@@ -137,7 +149,7 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
                 .synth
                 .as_ref()
                 .expect("the synth flags enable the stage");
-            for p in pipeline::synth(synth, false)? {
+            for p in pipeline::synth(synth, false)?.paths {
                 stdout.line(p.display());
             }
             Ok(ExitStatus::Ok)
@@ -211,9 +223,16 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
                 }));
                 return Ok(outcome.exit_status());
             }
-            if let Some(paths) = &outcome.synthesized {
+            if let Some(s) = &outcome.synthesized {
                 let dir = job.synth.as_ref().map_or(Path::new(""), |s| &s.out);
-                note!("synth: {} files in {}", paths.len(), dir.display());
+                match s.made {
+                    true => note!("synth: {} files made in {}", s.len(), dir.display()),
+                    false => note!(
+                        "synth: {} files in {} already made with these options; none made",
+                        s.len(),
+                        dir.display()
+                    ),
+                }
             }
             if let Some(r) = &outcome.report {
                 print_run_report(stdout, r);

@@ -1,6 +1,8 @@
 //! The prune path needs transaction hashes only: it must never initialise the signature algorithm. Its own
 //! test binary, so no other test in the process can initialise it first.
 
+#[path = "it/skip.rs"]
+mod skip;
 #[path = "it/testdata.rs"]
 mod testdata;
 

@@ -4,18 +4,24 @@ Two halves. For notebooks, ``read``, ``verify`` and ``export`` call the library 
 extension (``eraflow._native``, built by maturin): archives verified and read straight into Arrow —
 
 >>> import eraflow, polars as pl, duckdb
->>> txs = eraflow.read("mainnet-00001-a5364e9a.era1", "transactions")   # a pyarrow.Table
+>>> txs = eraflow.read(path, "transactions")   # path: an era1, ere or era file; a pyarrow.Table
 >>> pl.from_arrow(txs)                                                  # Polars, no copy
 >>> duckdb.sql("SELECT count(*) FROM txs")                              # DuckDB, no copy
 >>> eraflow.read(path, "logs", stream=True)                             # a pyarrow.RecordBatchReader
 
 Every file is verified before a row is returned; a file that does not verify raises ``EraflowError`` (its
-``code`` is what the command line would exit with: 1 data, 2 usage or I/O). Columns: docs/schema.md.
+``exit_status`` is what the command line would exit with: 1 data, 2 usage or I/O, a missing file included).
+Columns: docs/schema.md.
 
-For jobs (the Ray driver, ``eraflow.ray``), the ``eraflow`` binary is driven as a subprocess, on purpose: every task runs the very binary a single-machine run or a Kubernetes
-Indexed Job runs (same code, same bytes), in a process of its own (the signer and thread pool are per process;
-a crash or a kill takes one task, never the driver), and ``pip install ./python`` needs no Rust toolchain or
-wheel build on every Ray node. The binary is ``$ERAFLOW_BIN``, else ``eraflow`` on ``PATH``.
+The command line is in the package too: ``eraflow ...`` (a console script) and ``python -m eraflow ...`` run
+the binary's own ``main``, compiled into the native module.
+
+For jobs (the Ray driver, ``eraflow.ray``), eraflow runs as a subprocess, on purpose: every task runs the same
+command line as a single-machine run or a Kubernetes Indexed Job (same code, same bytes), in a process of its
+own (the signer and thread pool are per process; a crash or a kill takes one task, never the driver). The
+command is ``$ERAFLOW_BIN`` when set (a binary built from source), else this package's own
+``python -m eraflow`` (with the interpreter running it, so a Ray node needs only the wheel), else ``eraflow`` on
+``PATH``.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ __all__ = [
     "verify",
     "export",
     "EraflowError",
-    "binary",
+    "command",
     "plan",
     "run_files",
     "RunLock",
@@ -61,12 +67,26 @@ class EraflowError(RuntimeError):
         return self.code
 
 
-def binary() -> str:
-    """The ``eraflow`` executable: ``$ERAFLOW_BIN``, else ``eraflow`` on ``PATH``."""
-    b = os.environ.get("ERAFLOW_BIN") or shutil.which("eraflow")
+def command() -> List[str]:
+    """The ``eraflow`` command line to run: ``$ERAFLOW_BIN``, else this package's own (``python -m eraflow``
+    with this interpreter, from the native module), else ``eraflow`` on ``PATH``."""
+    b = os.environ.get("ERAFLOW_BIN")
+    if b:
+        return [b]
+    try:
+        from . import _native  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        return [sys.executable, "-m", "eraflow"]
+    b = shutil.which("eraflow")
     if not b:
-        raise EraflowError("eraflow binary not found: set ERAFLOW_BIN or put eraflow on PATH", EXIT_USAGE)
-    return b
+        raise EraflowError(
+            "eraflow not found: pip install ./python (it brings the command), or set ERAFLOW_BIN to a built "
+            "eraflow binary",
+            EXIT_USAGE,
+        )
+    return [b]
 
 
 def _die_with_parent() -> None:
@@ -91,7 +111,7 @@ def _sets(sets: Sequence[str]) -> List[str]:
 def plan(pipeline: str, sets: Sequence[str] = (), shard: Optional[str] = None) -> Dict:
     """``eraflow plan PIPELINE --json``: the pipeline's name, output directory, stages and input files (its
     synth stage, if any, runs first so the inputs exist)."""
-    cmd = [binary(), "plan", pipeline, "--json", *_sets(sets)]
+    cmd = [*command(), "plan", pipeline, "--json", *_sets(sets)]
     if shard:
         cmd += ["--shard", shard]
     p = subprocess.run(cmd, capture_output=True, text=True)
@@ -110,7 +130,7 @@ def run_files(
     """Runs the pipeline's ``stages`` over ``files`` only (``eraflow run --stages ... --no-lock --json``; the
     caller holds the run lock) and returns its run report. A data error (exit 1) is in the report; anything
     else that is not exit 0 raises :class:`EraflowError`, which a Ray task retries."""
-    cmd = [binary()]
+    cmd = command()
     if threads:
         cmd += ["--threads", str(threads)]
     cmd += ["run", pipeline, "--stages", stages, "--no-lock", "--json", *_sets(sets)]
@@ -166,40 +186,92 @@ def rfc3339(t: Optional[_dt.datetime] = None) -> str:
 
 
 def merge_reports(
-    name: str, reports: Sequence[Dict], failures: Sequence[Dict], started: str, stage_names: Sequence[str] = ()
+    name: str,
+    reports: Sequence[Dict],
+    failures: Sequence[Dict],
+    started: str,
+    stage_names: Sequence[str] = (),
+    task_wall_seconds: Optional[float] = None,
 ) -> Dict:
-    """One run report from the tasks' reports: per stage, every file's outcome (sorted by file) and the summed
-    task seconds; ``failures`` (``{"files", "error"}``) are tasks that failed for good: their files are failed
-    outcomes in each of ``stage_names``."""
+    """One run report for a distributed job, in the shape of ``eraflow run``'s (``name``, ``status``,
+    ``exit_code``, ``started``, ``finished``, ``pid``, ``stages`` with each file's outcome, ``ok``, ...), with the
+    tasks' own reports nested under ``tasks``.
+
+    A stage's ``seconds`` is wall time: the task phase's wall time (``task_wall_seconds``, from the first task
+    started to the last one done) shared among the stages as the tasks spent their time, so the stages add up to
+    the phase as in ``eraflow run``; the tasks' summed seconds are ``task_seconds`` beside it. ``failures``
+    (``{"files", "error"}``) are tasks that failed for good: their files are failed outcomes in each of
+    ``stage_names``."""
     stages: Dict[str, Dict] = {}
+
+    def stage(n: str) -> Dict:
+        return stages.setdefault(n, {"stage": n, "seconds": 0.0, "task_seconds": 0.0, "files": []})
+
     for f in failures:
         for n in stage_names:
-            st = stages.setdefault(n, {"stage": n, "seconds": 0.0, "files": []})
-            st["files"] += [{"file": p, "ok": False, "errors": [f["error"]]} for p in f["files"]]
+            stage(n)["files"] += [{"file": p, "ok": False, "errors": [f["error"]]} for p in f["files"]]
     for r in reports:
         for s in r.get("stages", []):
-            st = stages.setdefault(s["stage"], {"stage": s["stage"], "seconds": 0.0, "files": []})
-            st["seconds"] += s.get("seconds", 0.0)
+            st = stage(s["stage"])
+            st["task_seconds"] += s.get("seconds", 0.0)
             st["files"] += s.get("files", [])
+    total_task = sum(st["task_seconds"] for st in stages.values())
     for st in stages.values():
+        if task_wall_seconds is None:
+            st["seconds"] = st["task_seconds"]
+        elif total_task > 0:
+            st["seconds"] = task_wall_seconds * st["task_seconds"] / total_task
+        else:
+            st["seconds"] = task_wall_seconds / max(1, len(stages))
         st["files"].sort(key=lambda f: f["file"])
+        done = [f for f in st["files"] if not f.get("skipped")]
         st["failed_files"] = sum(1 for f in st["files"] if not f.get("ok"))
-        st["blocks"] = sum(f.get("blocks", 0) for f in st["files"] if not f.get("skipped"))
-        st["transactions"] = sum(f.get("transactions", 0) for f in st["files"] if not f.get("skipped"))
+        st["blocks"] = sum(f.get("blocks", 0) for f in done)
+        st["transactions"] = sum(f.get("transactions", 0) for f in done)
+        secs = max(st["seconds"], 1e-9)
+        st["blocks_per_second"] = st["blocks"] / secs
+        st["megabytes_per_second"] = sum(f.get("bytes_in", 0) for f in done) / 1e6 / secs
     failed = any(st["failed_files"] for st in stages.values())
     exit_code = EXIT_USAGE if failures else (EXIT_DATA if failed else EXIT_OK)
+    versions = sorted({r.get("eraflow_version") for r in reports if r.get("eraflow_version")})
+    rss = [r["peak_rss_bytes"] for r in reports if r.get("peak_rss_bytes")]
+    now = _dt.datetime.now(_dt.timezone.utc)
     return {
         "name": name,
-        "driver": "ray",
         "status": "ok" if exit_code == EXIT_OK else "failed",
         "exit_code": exit_code,
         "started": started,
-        "finished": rfc3339(),
-        "tasks": len(reports) + len(failures),
-        "task_failures": list(failures),
+        "finished": rfc3339(now),
+        "signal": None,
+        "shard": None,
+        "pid": os.getpid(),
+        "eraflow_version": versions[0] if len(versions) == 1 else ",".join(versions) or None,
+        "started_at": int(_dt.datetime.strptime(started, "%Y-%m-%dT%H:%M:%SZ")
+                          .replace(tzinfo=_dt.timezone.utc).timestamp()),
+        "seconds": None,
+        "threads": None,
+        "inputs": sorted({f["file"] for st in stages.values() for f in st["files"]}),
         "stages": [stages[k] for k in ("verify", "export") if k in stages],
+        "peak_rss_bytes": max(rss) if rss else None,
         "ok": exit_code == EXIT_OK,
+        "driver": "ray",
+        "task_failures": list(failures),
+        "tasks": [
+            {
+                "files": sorted({f["file"] for s in r.get("stages", []) for f in s.get("files", [])}),
+                "report_file": task_report_name(r),
+                "report": r,
+            }
+            for r in reports
+        ],
     }
+
+
+def task_report_name(report: Dict) -> Optional[str]:
+    """The file name ``eraflow run`` saved ``report`` under in ``OUT/_eraflow/runs/`` (``<started>-<pid>.json``)."""
+    if "started" in report and "pid" in report:
+        return f"{report['started']}-{report['pid']}.json"
+    return None
 
 
 def is_remote(out: str) -> bool:

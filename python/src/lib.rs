@@ -1,9 +1,18 @@
 //! `eraflow._native`: the Python package's bindings over the eraflow library. Each function is one library
 //! call (the same ones the command line makes); Arrow batches cross to Python through the Arrow C stream
 //! interface, so no row is copied, and the GIL is released while archives are read.
+//!
+//! The command line itself is here too: the binary's `src/main.rs` is compiled into this module (not a copy:
+//! the same file), and [`main`] runs it, so the package's `eraflow` script and `python -m eraflow` are the
+//! `eraflow` binary, with no second build and no binary shipped beside the module.
 
-use arrow::pyarrow::PyArrowType;
-use arrow::record_batch::{RecordBatchIterator, RecordBatchReader};
+/// The `eraflow` command line (`src/main.rs` and its `src/cli/`), compiled into the module.
+#[allow(dead_code, missing_docs, unused_qualifications)]
+#[path = "../../src/main.rs"]
+mod cli_main;
+
+use arrow_array::{RecordBatchIterator, RecordBatchReader};
+use arrow_pyarrow::PyArrowType;
 use eraflow::network::Network;
 use eraflow::pipeline::config::Layers;
 use eraflow::pipeline::{self, Job, JobError};
@@ -163,9 +172,18 @@ fn upload_report(py: Python<'_>, out: String, local: String) -> PyResult<String>
     .map_err(|e: eraflow::store::remote::RemoteError| bad(eraflow::error::render(&e)))
 }
 
+/// Runs the `eraflow` command line over `argv` (the program name first, as `sys.argv`) and returns its exit
+/// code. It prints to the process's stdout and stderr, and installs SIGTERM and SIGINT handlers for `run` and
+/// `export` (a command line's process: the `eraflow` script and `python -m eraflow` call it, then exit).
+#[pyfunction]
+fn main(py: Python<'_>, argv: Vec<std::ffi::OsString>) -> u8 {
+    py.detach(|| cli_main::run(argv))
+}
+
 /// The module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(read, m)?)?;
     m.add_function(wrap_pyfunction!(verify, m)?)?;
     m.add_function(wrap_pyfunction!(export, m)?)?;

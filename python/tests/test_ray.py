@@ -282,3 +282,51 @@ def test_ray_run_into_s3_matches_one_machine(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def native_installed():
+    """The installed package's native module (the command line is in it), or a loud skip / a failure under
+    ERAFLOW_REQUIRE_RAY=1."""
+    try:
+        import eraflow._native  # noqa: F401
+    except ImportError:
+        msg = "SKIPPED LOUDLY: the eraflow package is not installed (pip install ./python)"
+        if os.environ.get("ERAFLOW_REQUIRE_RAY") == "1":
+            pytest.fail("ERAFLOW_REQUIRE_RAY=1 but " + msg)
+        pytest.skip(msg)
+
+
+def test_ray_needs_only_the_package_and_reports_like_eraflow_run(tmp_path):
+    """No ERAFLOW_BIN and no eraflow binary on PATH: the driver and its tasks run the package's own command line
+    (python -m eraflow). One report per job in runs/, in `eraflow run`'s shape, the tasks' reports nested, stage
+    seconds within the job's wall time."""
+    need_ray()
+    native_installed()
+    synth(tmp_path / "in", 4, 256)
+    ref = pipeline(tmp_path, tmp_path / "in", tmp_path / "ref", "ref.toml")
+    subprocess.run([BIN, "run", str(ref)], check=True, capture_output=True)
+    local = json.loads(next((tmp_path / "ref" / "_eraflow" / "runs").glob("*.json")).read_text())
+    p = pipeline(tmp_path, tmp_path / "in", tmp_path / "out")
+    env = {k: v for k, v in os.environ.items() if k != "ERAFLOW_BIN"}
+    env["PATH"] = os.pathsep.join(d for d in env.get("PATH", "").split(os.pathsep)
+                                  if not (Path(d) / "eraflow").exists() or "target" not in d)
+    env["RAY_ADDRESS"] = ""
+    r = subprocess.run([sys.executable, "-m", "eraflow.ray", "run", str(p), "--workers", "2"],
+                       env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, f"{r.stdout}\n{r.stderr}"
+    assert "not found" not in r.stderr
+    got, want = outputs(tmp_path / "out"), outputs(tmp_path / "ref")
+    assert sorted(got) == sorted(want) and [k for k in want if got[k] != want[k]] == []
+    runs = sorted((tmp_path / "out" / "_eraflow" / "runs").glob("*.json"))
+    assert len(runs) == 1 and "-ray-" in runs[0].name, runs
+    report = json.loads(runs[0].read_text())
+    missing = sorted(set(local) - set(report))
+    assert missing == [], f"keys of eraflow run's report missing from Ray's: {missing}"
+    assert report["exit_code"] == 0 and report["status"] == "ok"
+    assert len(report["tasks"]) == 4 and all(t["report"]["exit_code"] == 0 for t in report["tasks"])
+    stage_keys = set(local["stages"][0]) - {"stale_outputs", "stale_removed"}
+    for st in report["stages"]:
+        assert sorted(stage_keys - set(st)) == [], st.keys()
+        assert st["seconds"] <= report["seconds"], (st["seconds"], report["seconds"])
+        assert st["task_seconds"] >= st["seconds"] * 0.5
+    assert sum(st["seconds"] for st in report["stages"]) <= report["seconds"]

@@ -86,7 +86,7 @@ pub(super) fn signatures(
 /// from an era1 source), by dataset name.
 pub(super) fn read_batches(
     out: &Path,
-) -> Result<Vec<(String, Vec<arrow::record_batch::RecordBatch>)>, BenchError> {
+) -> Result<Vec<(String, Vec<arrow_array::RecordBatch>)>, BenchError> {
     let mut all = Vec::new();
     for d in datasets::ALL
         .iter()

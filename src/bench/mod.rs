@@ -382,7 +382,7 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
     let mut m = o.clone();
     m.files = MIRROR_FILES as u64;
     let mirror_dir = dir.join("mirror");
-    let mirror_files = crate::synth::era1::write_once(&mirror_dir, &m)?;
+    let mirror_files = crate::synth::era1::write_once(&mirror_dir, &m)?.paths;
     let mut mirror_bytes = Vec::with_capacity(mirror_files.len());
     // A checksums.txt beside the files, as public mirrors publish: each download is checked against it.
     let mut sums = String::new();

@@ -3,4 +3,5 @@
 
 pub mod args;
 pub mod flags;
+#[macro_use]
 pub mod output;

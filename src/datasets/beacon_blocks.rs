@@ -6,9 +6,10 @@ use super::{Dataset, DatasetBuilder, DatasetError, ExportContext};
 use crate::consensus::SszError;
 use crate::formats::ArchiveKind;
 use crate::verify::era::VerifiedBeaconBlock;
-use arrow::array::{ArrayRef, BinaryBuilder, StringBuilder, UInt32Builder, UInt64Builder};
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
-use arrow::record_batch::RecordBatch;
+use arrow_array::builder::{BinaryBuilder, StringBuilder, UInt32Builder, UInt64Builder};
+use arrow_array::ArrayRef;
+use arrow_array::RecordBatch;
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use std::sync::{Arc, LazyLock};
 
 /// The `beacon_blocks` dataset.

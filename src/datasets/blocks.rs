@@ -9,9 +9,10 @@ use crate::execution::transaction::TxView;
 use crate::formats::ArchiveKind;
 use crate::verify::era::VerifiedBeaconBlock;
 use crate::verify::execution::VerifiedBlock;
-use arrow::array::{ArrayRef, BinaryBuilder, UInt32Builder, UInt64Builder};
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
-use arrow::record_batch::RecordBatch;
+use arrow_array::builder::{BinaryBuilder, UInt32Builder, UInt64Builder};
+use arrow_array::ArrayRef;
+use arrow_array::RecordBatch;
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use std::sync::{Arc, LazyLock};
 
 /// The `blocks` dataset.
@@ -23,7 +24,7 @@ static SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
         Field::new("block_number", DataType::UInt64, false),
         b("block_hash"),
         b("parent_hash"),
-        b("uncles_hash"),
+        b("ommers_hash"),
         b("author"),
         b("state_root"),
         b("transactions_root"),
@@ -88,7 +89,7 @@ struct BlocksBuilder {
     block_number: UInt64Builder,
     block_hash: BinaryBuilder,
     parent_hash: BinaryBuilder,
-    uncles_hash: BinaryBuilder,
+    ommers_hash: BinaryBuilder,
     author: BinaryBuilder,
     state_root: BinaryBuilder,
     transactions_root: BinaryBuilder,
@@ -120,7 +121,7 @@ impl DatasetBuilder for BlocksBuilder {
         self.block_number.append_value(b.number);
         self.block_hash.append_value(h.hash());
         self.parent_hash.append_value(h.parent_hash());
-        self.uncles_hash.append_value(h.ommers_hash());
+        self.ommers_hash.append_value(h.ommers_hash());
         self.author.append_value(h.beneficiary());
         self.state_root.append_value(h.state_root());
         self.transactions_root.append_value(h.transactions_root());
@@ -140,7 +141,7 @@ impl DatasetBuilder for BlocksBuilder {
         self.uncle_count
             .append_value(b.body.ommers().count() as u32);
         self.size
-            .append_value((h.raw().len() + b.body.raw().len()) as u64);
+            .append_value(block_rlp_len(h.raw().len(), b.body.raw().len()) as u64);
         self.chain_ids.append_value(self.chain_id);
         self.withdrawals_root.append_option(h.withdrawals_root());
         self.blob_gas_used.append_option(h.blob_gas_used());
@@ -160,7 +161,7 @@ impl DatasetBuilder for BlocksBuilder {
         self.block_number.append_value(h.number);
         self.block_hash.append_value(x.block_hash);
         self.parent_hash.append_value(h.parent_hash);
-        self.uncles_hash.append_value(h.ommers_hash);
+        self.ommers_hash.append_value(h.ommers_hash);
         self.author.append_value(h.beneficiary);
         self.state_root.append_value(h.state_root);
         self.transactions_root.append_value(h.transactions_root);
@@ -181,7 +182,8 @@ impl DatasetBuilder for BlocksBuilder {
             .append_value(x.transactions.len() as u32);
         self.uncle_count.append_value(0);
         let body = body_rlp_len(x.transactions, x.withdrawals, h.withdrawals_root.is_some());
-        self.size.append_value((raw.len() + body) as u64);
+        self.size
+            .append_value(block_rlp_len(raw.len(), body) as u64);
         self.chain_ids.append_value(self.chain_id);
         self.withdrawals_root.append_option(h.withdrawals_root);
         self.blob_gas_used.append_option(h.cancun.map(|c| c.0));
@@ -201,7 +203,7 @@ impl DatasetBuilder for BlocksBuilder {
             Arc::new(s.block_number.finish()),
             Arc::new(s.block_hash.finish()),
             Arc::new(s.parent_hash.finish()),
-            Arc::new(s.uncles_hash.finish()),
+            Arc::new(s.ommers_hash.finish()),
             Arc::new(s.author.finish()),
             Arc::new(s.state_root.finish()),
             Arc::new(s.transactions_root.finish()),
@@ -246,6 +248,19 @@ fn rlp_header_len(len: usize) -> usize {
     }
 }
 
+/// The JSON-RPC `size` of a block (what cryo and block explorers show): the length of the block's RLP,
+/// `[header, transactions, ommers, (withdrawals)]`, from the lengths of the header RLP and the body RLP (the same
+/// items in a list of their own), so computed, not encoded.
+fn block_rlp_len(header_len: usize, body_len: usize) -> usize {
+    // The body's payload: its length less its own list header (1 to 9 bytes).
+    let body_payload = (1..=9)
+        .map(|h| body_len.saturating_sub(h))
+        .find(|&p| rlp_header_len(p) + p == body_len)
+        .unwrap_or(body_len);
+    let payload = header_len + body_payload;
+    rlp_header_len(payload) + payload
+}
+
 /// Length of the RLP encoding of an unsigned integer.
 fn rlp_u64_len(v: u64) -> usize {
     if v < 0x80 {
@@ -257,8 +272,8 @@ fn rlp_u64_len(v: u64) -> usize {
 
 /// Length of the block body RLP an execution client stores for a post-merge block: `[transactions, ommers
 /// (always empty), withdrawals (Shanghai on)]`, where a typed transaction is a byte string of its envelope and a
-/// legacy one its RLP list. Computed, not encoded, so `size` means the same as for era1 rows (header RLP + body
-/// RLP) without copying every transaction.
+/// legacy one its RLP list. Computed, not encoded, so `size` ([`block_rlp_len`]) means the same as for era1 rows
+/// without copying every transaction.
 fn body_rlp_len(
     txs: &[TxView<'_>],
     withdrawals: &[crate::consensus::Withdrawal],
@@ -314,5 +329,9 @@ mod tests {
         // An empty post-Shanghai body: [[], [], []].
         assert_eq!(body_rlp_len(&[], &[], true), 4);
         assert_eq!(body_rlp_len(&[], &[], false), 3);
+        // Mainnet block 1: a 532-byte header and an empty body make the 537 bytes JSON-RPC reports (0x219).
+        assert_eq!(block_rlp_len(532, 3), 537);
+        // A block list past 65535 bytes: header 600, body payload 70000 (list header 4 bytes each).
+        assert_eq!(block_rlp_len(600, 70_004), 4 + 600 + 70_000);
     }
 }

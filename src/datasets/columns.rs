@@ -1,8 +1,9 @@
 //! Column builders shared by datasets: the uint256 triple and small helpers over Arrow builders.
 
 use alloy_primitives::U256;
-use arrow::array::{ArrayRef, BinaryBuilder, Float64Builder, StringBuilder};
-use arrow::datatypes::{DataType, Field};
+use arrow_array::builder::{BinaryBuilder, Float64Builder, StringBuilder};
+use arrow_array::ArrayRef;
+use arrow_schema::{DataType, Field};
 use std::sync::Arc;
 
 /// The three columns of one uint256: `<name>_binary`, `<name>_string`, `<name>_f64`.

@@ -22,8 +22,8 @@ use crate::crypto::signer::Signer;
 use crate::formats::ArchiveKind;
 use crate::verify::era::VerifiedBeaconBlock;
 use crate::verify::execution::VerifiedBlock;
-use arrow::datatypes::SchemaRef;
-use arrow::record_batch::RecordBatch;
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
 
 /// Bumped whenever a column is added, removed, renamed or changes type (or changes nullability); recorded in
 /// every output manifest, so a rerun after an upgrade redoes old outputs instead of mixing schemas.
@@ -32,7 +32,10 @@ use arrow::record_batch::RecordBatch;
 /// 3: cryo's meaning: `transactions.chain_id` is the network's on every row (the signed EIP-155 id moves to
 /// `signed_chain_id`), `transactions.gas_price` is the price paid for every type (`effective_gas_price` is gone);
 /// files sit in `network=<name>` partition folders, declare their sort order and carry key-value metadata.
-pub const SCHEMA_VERSION: u32 = 3;
+/// 4: no name means something else than in cryo: `transactions.v` is `signature_v` (cryo's `v` is the y
+/// parity, here `y_parity`), `blocks.uncles_hash` is `ommers_hash` (cryo's is the ommers' hashes); `blocks.size`
+/// is the block's RLP length as JSON-RPC reports it; `withdrawals` gain `timestamp` and `slot`.
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// Facts about the whole run a dataset may need per row.
 #[derive(Debug, Clone, Copy)]
@@ -267,6 +270,135 @@ mod tests {
             found.len()
         );
         &found[0].1
+    }
+
+    /// Every column of cryo's `blocks`, `transactions` and `logs` (paradigmxyz/cryo,
+    /// `crates/freeze/src/datasets/*.rs` at 559b654; uint256 columns in cryo's default `_binary`, `_string`,
+    /// `_f64` spelling), and whether eraflow has it with cryo's meaning (`true`) or must not have the name at all
+    /// (`false`: in cryo it means something eraflow spells otherwise). A cryo query then works with the same
+    /// meaning or fails on a missing name.
+    const CRYO: &[(&str, &[(&str, bool)])] = &[
+        (
+            "blocks",
+            &[
+                ("block_hash", true),
+                ("parent_hash", true),
+                ("uncles_hash", false),
+                ("author", true),
+                ("state_root", true),
+                ("transactions_root", true),
+                ("receipts_root", true),
+                ("block_number", true),
+                ("gas_used", true),
+                ("gas_limit", true),
+                ("extra_data", true),
+                ("logs_bloom", true),
+                ("timestamp", true),
+                ("difficulty", false),
+                ("total_difficulty_binary", true),
+                ("total_difficulty_string", true),
+                ("total_difficulty_f64", true),
+                ("size", true),
+                ("mix_hash", true),
+                ("nonce", true),
+                ("base_fee_per_gas", false),
+                ("withdrawals_root", true),
+                ("chain_id", true),
+            ],
+        ),
+        (
+            "transactions",
+            &[
+                ("block_number", true),
+                ("transaction_index", true),
+                ("transaction_hash", true),
+                ("nonce", true),
+                ("from_address", true),
+                ("to_address", true),
+                ("value_binary", true),
+                ("value_string", true),
+                ("value_f64", true),
+                ("input", true),
+                ("gas_limit", true),
+                ("gas_used", true),
+                ("gas_price", false),
+                ("transaction_type", true),
+                ("max_priority_fee_per_gas", false),
+                ("max_fee_per_gas", false),
+                ("success", true),
+                ("n_input_bytes", true),
+                ("n_input_zero_bytes", true),
+                ("n_input_nonzero_bytes", true),
+                ("n_rlp_bytes", true),
+                ("block_hash", true),
+                ("chain_id", true),
+                ("timestamp", true),
+                ("r", true),
+                ("s", true),
+                ("v", false),
+            ],
+        ),
+        (
+            "logs",
+            &[
+                ("block_number", true),
+                ("block_hash", true),
+                ("transaction_index", true),
+                ("log_index", true),
+                ("transaction_hash", true),
+                ("address", true),
+                ("topic0", true),
+                ("topic1", true),
+                ("topic2", true),
+                ("topic3", true),
+                ("data", true),
+                ("n_data_bytes", true),
+                ("chain_id", true),
+            ],
+        ),
+    ];
+
+    #[test]
+    fn cryo_columns_mean_the_same_or_are_absent() {
+        let coming = SCHEMA_DOC
+            .split("## Coming from cryo")
+            .nth(1)
+            .and_then(|s| s.split("\n## ").next())
+            .expect("docs/schema.md has a \"Coming from cryo\" section");
+        let mut problems = Vec::new();
+        for (dataset, columns) in CRYO {
+            let d = super::by_names(&[dataset]).expect("a dataset")[0];
+            let schema = d.schema();
+            for &(name, same) in *columns {
+                let here = schema.field_with_name(name).is_ok();
+                if here != same {
+                    problems.push(format!(
+                        "{dataset}.{name}: cryo's column {} here",
+                        if same {
+                            "is missing"
+                        } else {
+                            "means something else but has the name"
+                        }
+                    ));
+                }
+                // The doc's table names every cryo column (a uint256 triple as `name_{binary,string,f64}`).
+                let stem = name
+                    .strip_suffix("_binary")
+                    .or_else(|| name.strip_suffix("_string"))
+                    .or_else(|| name.strip_suffix("_f64"))
+                    .unwrap_or(name);
+                let topic = name.starts_with("topic");
+                let listed = coming.contains(&format!("`{name}`"))
+                    || coming.contains(&format!("`{stem}_{{"))
+                    || (topic && coming.contains("`topic0`..`topic3`"));
+                if !listed {
+                    problems.push(format!(
+                        "{dataset}.{name}: not in docs/schema.md \"Coming from cryo\""
+                    ));
+                }
+            }
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
     }
 
     #[test]

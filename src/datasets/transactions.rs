@@ -11,12 +11,13 @@ use crate::formats::ArchiveKind;
 use crate::verify::era::VerifiedBeaconBlock;
 use crate::verify::execution::VerifiedBlock;
 use alloy_primitives::U256;
-use arrow::array::{
-    ArrayBuilder, ArrayRef, BinaryBuilder, BooleanBuilder, ListBuilder, StringBuilder,
-    StructBuilder, UInt32Builder, UInt64Builder, UInt8Builder,
+use arrow_array::builder::{
+    ArrayBuilder, BinaryBuilder, BooleanBuilder, ListBuilder, StringBuilder, StructBuilder,
+    UInt32Builder, UInt64Builder, UInt8Builder,
 };
-use arrow::datatypes::{DataType, Field, Fields, Schema, SchemaRef};
-use arrow::record_batch::RecordBatch;
+use arrow_array::ArrayRef;
+use arrow_array::RecordBatch;
+use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
 use std::sync::{Arc, LazyLock};
 
 /// The `transactions` dataset.
@@ -78,7 +79,7 @@ static SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
         ),
         Field::new("r", DataType::Binary, false),
         Field::new("s", DataType::Binary, false),
-        Field::new("v", DataType::UInt64, false),
+        Field::new("signature_v", DataType::UInt64, false),
         Field::new("y_parity", DataType::Boolean, true),
         Field::new("success", DataType::Boolean, true),
         Field::new("post_state_root", DataType::Binary, true),
@@ -151,7 +152,7 @@ struct TxBuilder {
     access_list: ListBuilder<StructBuilder>,
     r: BinaryBuilder,
     s: BinaryBuilder,
-    v: UInt64Builder,
+    signature_v: UInt64Builder,
     y_parity: BooleanBuilder,
     success: BooleanBuilder,
     post_state_root: BinaryBuilder,
@@ -211,7 +212,7 @@ impl TxBuilder {
             access_list: ListBuilder::new(access_entry),
             r: Default::default(),
             s: Default::default(),
-            v: Default::default(),
+            signature_v: Default::default(),
             y_parity: Default::default(),
             success: Default::default(),
             post_state_root: Default::default(),
@@ -319,7 +320,7 @@ impl TxBuilder {
             }
             self.r.append_value(pad32(tx.r()));
             self.s.append_value(pad32(tx.s()));
-            self.v.append_value(tx.v());
+            self.signature_v.append_value(tx.v());
             self.y_parity.append_option(tx.y_parity());
             match b.receipts.get(i) {
                 Some(r) => {
@@ -465,7 +466,7 @@ impl DatasetBuilder for TxBuilder {
             Arc::new(s.access_list.finish()),
             Arc::new(s.r.finish()),
             Arc::new(s.s.finish()),
-            Arc::new(s.v.finish()),
+            Arc::new(s.signature_v.finish()),
             Arc::new(s.y_parity.finish()),
             Arc::new(s.success.finish()),
             Arc::new(s.post_state_root.finish()),

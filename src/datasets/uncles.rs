@@ -5,9 +5,10 @@ use super::{Dataset, DatasetBuilder, ExportContext};
 use crate::execution::header::HeaderView;
 use crate::formats::ArchiveKind;
 use crate::verify::execution::VerifiedBlock;
-use arrow::array::{ArrayRef, BinaryBuilder, UInt32Builder, UInt64Builder};
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
-use arrow::record_batch::RecordBatch;
+use arrow_array::builder::{BinaryBuilder, UInt32Builder, UInt64Builder};
+use arrow_array::ArrayRef;
+use arrow_array::RecordBatch;
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use std::sync::{Arc, LazyLock};
 
 /// The `uncles` dataset.

@@ -7,9 +7,10 @@ use crate::execution::withdrawal::Withdrawal;
 use crate::formats::ArchiveKind;
 use crate::verify::era::VerifiedBeaconBlock;
 use crate::verify::execution::VerifiedBlock;
-use arrow::array::{ArrayRef, BinaryBuilder, UInt64Builder};
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
-use arrow::record_batch::RecordBatch;
+use arrow_array::builder::{BinaryBuilder, UInt64Builder};
+use arrow_array::ArrayRef;
+use arrow_array::RecordBatch;
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use std::sync::{Arc, LazyLock};
 
 /// The `withdrawals` dataset.
@@ -19,6 +20,8 @@ static SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
     Arc::new(Schema::new(vec![
         Field::new("block_number", DataType::UInt64, false),
         Field::new("block_hash", DataType::Binary, false),
+        Field::new("timestamp", DataType::UInt64, false),
+        Field::new("slot", DataType::UInt64, true),
         Field::new("withdrawal_index", DataType::UInt64, false),
         Field::new("validator_index", DataType::UInt64, false),
         Field::new("address", DataType::Binary, false),
@@ -55,6 +58,8 @@ impl Dataset for Withdrawals {
 struct WithdrawalsBuilder {
     block_number: UInt64Builder,
     block_hash: BinaryBuilder,
+    timestamp: UInt64Builder,
+    slot: UInt64Builder,
     withdrawal_index: UInt64Builder,
     validator_index: UInt64Builder,
     address: BinaryBuilder,
@@ -62,11 +67,14 @@ struct WithdrawalsBuilder {
 }
 
 impl WithdrawalsBuilder {
-    /// The rows of one block's withdrawals, whichever archive kind gave them.
-    fn add_rows(&mut self, number: u64, hash: &[u8; 32], withdrawals: &[Withdrawal]) {
+    /// The rows of one block's withdrawals, whichever archive kind gave them; `slot` only where the source
+    /// knows it (an era file's beacon block; an ere file holds execution blocks alone).
+    fn add_rows(&mut self, block: BlockKey<'_>, withdrawals: &[Withdrawal]) {
         for w in withdrawals {
-            self.block_number.append_value(number);
-            self.block_hash.append_value(hash);
+            self.block_number.append_value(block.number);
+            self.block_hash.append_value(block.hash);
+            self.timestamp.append_value(block.timestamp);
+            self.slot.append_option(block.slot);
             self.withdrawal_index.append_value(w.index);
             self.validator_index.append_value(w.validator_index);
             self.address.append_value(w.address);
@@ -75,16 +83,36 @@ impl WithdrawalsBuilder {
     }
 }
 
+/// What every row of one block's withdrawals repeats.
+struct BlockKey<'a> {
+    number: u64,
+    hash: &'a [u8; 32],
+    timestamp: u64,
+    slot: Option<u64>,
+}
+
 impl DatasetBuilder for WithdrawalsBuilder {
     fn add_block(&mut self, b: &VerifiedBlock<'_>) {
         if !b.withdrawals.is_empty() {
-            self.add_rows(b.number, &b.header.hash().0, b.withdrawals);
+            let key = BlockKey {
+                number: b.number,
+                hash: &b.header.hash().0,
+                timestamp: b.header.timestamp(),
+                slot: None,
+            };
+            self.add_rows(key, b.withdrawals);
         }
     }
 
     fn add_beacon_block(&mut self, b: &VerifiedBeaconBlock<'_>) -> Result<(), DatasetError> {
         if let Some(x) = &b.execution {
-            self.add_rows(x.header.number, &x.block_hash.0, x.withdrawals);
+            let key = BlockKey {
+                number: x.header.number,
+                hash: &x.block_hash.0,
+                timestamp: x.header.timestamp,
+                slot: Some(b.slot),
+            };
+            self.add_rows(key, x.withdrawals);
         }
         Ok(())
     }
@@ -94,6 +122,8 @@ impl DatasetBuilder for WithdrawalsBuilder {
         let cols: Vec<ArrayRef> = vec![
             Arc::new(s.block_number.finish()),
             Arc::new(s.block_hash.finish()),
+            Arc::new(s.timestamp.finish()),
+            Arc::new(s.slot.finish()),
             Arc::new(s.withdrawal_index.finish()),
             Arc::new(s.validator_index.finish()),
             Arc::new(s.address.finish()),

@@ -127,6 +127,15 @@ impl FormatError {
         }
     }
 
+    /// Whether the file could not be read at all (opened, mapped, or it changed while read): an I/O failure,
+    /// which says nothing about the data (exit 2, not 1).
+    pub fn is_io(&self) -> bool {
+        matches!(
+            self.kind,
+            FormatErrorKind::Io(_) | FormatErrorKind::Changed(_)
+        )
+    }
+
     /// Names the file the error happened in.
     pub fn in_file(mut self, file: &Path) -> Self {
         if self.file.as_os_str().is_empty() {

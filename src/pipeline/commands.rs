@@ -14,6 +14,7 @@ use crate::network::Network;
 use crate::prune::check::CheckSummary;
 use crate::prune::PruneSummary;
 use crate::store::url::Scheme;
+use crate::synth::Synthesized;
 use crate::verify::report::FileReport;
 use crate::verify::VerifyOptions;
 use std::path::{Path, PathBuf};
@@ -21,14 +22,15 @@ use std::time::Instant;
 
 /// `eraflow synth`: writes the job's synthetic archives and returns their paths in order. `once` skips the
 /// work when the directory already holds the files these exact options produce (a pipeline's synth stage).
-pub fn synth(job: &SynthJob, once: bool) -> Result<Vec<PathBuf>, JobError> {
+pub fn synth(job: &SynthJob, once: bool) -> Result<Synthesized, JobError> {
     use crate::synth::{era, era1, ere};
+    let made = |paths| Synthesized { paths, made: true };
     Ok(match (&job.archives, once) {
-        (SynthArchives::Era1(o), false) => era1::write(&job.out, o)?,
+        (SynthArchives::Era1(o), false) => made(era1::write(&job.out, o)?),
         (SynthArchives::Era1(o), true) => era1::write_once(&job.out, o)?,
-        (SynthArchives::Ere(o), false) => ere::write(&job.out, o)?,
+        (SynthArchives::Ere(o), false) => made(ere::write(&job.out, o)?),
         (SynthArchives::Ere(o), true) => ere::write_once(&job.out, o)?,
-        (SynthArchives::Era(o), false) => era::write(&job.out, o)?,
+        (SynthArchives::Era(o), false) => made(era::write(&job.out, o)?),
         (SynthArchives::Era(o), true) => era::write_once(&job.out, o)?,
     })
 }
@@ -154,6 +156,16 @@ fn with_anchors(v: &VerifyJob, files: &[PathBuf]) -> Result<VerifyOptions, JobEr
 
 /// `eraflow inspect`: one file verified with its sha256, for a human summary.
 pub fn inspect(file: &Path, network: Option<&Network>) -> Result<FileReport, JobError> {
+    use crate::store::url::Location;
+    if let Ok(Location::Remote(u)) = Location::parse(&file.to_string_lossy()) {
+        return Err(JobError::Invalid {
+            key: "FILE",
+            message: format!(
+                "{u}: `eraflow inspect` reads a local file; fetch it first (or verify a mirror through \
+                 `eraflow export` or an `eraflow run` pipeline, which stream remote inputs)"
+            ),
+        });
+    }
     let meta = std::fs::metadata(file).map_err(|source| JobError::Io {
         path: file.to_path_buf(),
         source,
@@ -316,8 +328,8 @@ pub fn prune_check(dir: &Path) -> Result<CheckSummary, JobError> {
 /// What `eraflow run` did, stage by stage.
 #[derive(Debug, Default)]
 pub struct RunOutcome {
-    /// The files the synth stage wrote (or found already written).
-    pub synthesized: Option<Vec<PathBuf>>,
+    /// The files the synth stage wrote (or found already written: `made` says which).
+    pub synthesized: Option<Synthesized>,
     /// The verify and export stages' report (absent when the job has neither).
     pub report: Option<RunReport>,
     /// The prune stage, which runs last; its failure does not undo the other stages.

@@ -198,6 +198,15 @@ pub enum ConfigError {
         /// The variable.
         var: String,
     },
+    /// Keys no stage knows (all of them at once, each with its line in the pipeline file and the nearest known
+    /// key), so a file with three typos needs one run to fix, not three.
+    #[error("{origin}: {} unknown key{}{}", .keys.len(), if .keys.len() == 1 { "" } else { "s" }, .keys.iter().map(|k| format!("\n  {k}")).collect::<String>())]
+    UnknownKeys {
+        /// The pipeline file, or `command line`.
+        origin: String,
+        /// One line per unknown key: where, which, and what was probably meant.
+        keys: Vec<String>,
+    },
     /// The layered TOML does not parse or does not fit the job's shape.
     #[error("{origin}")]
     Invalid {
@@ -424,9 +433,148 @@ pub fn load(layers: Layers<'_>) -> Result<PipelineConfig, ConfigError> {
             table.insert(k, toml::Value::Table(merged));
         }
     }
+    let text = layers
+        .file
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .unwrap_or_default();
+    let unknown = unknown_keys(&table, &text);
+    if !unknown.is_empty() {
+        return Err(ConfigError::UnknownKeys {
+            origin,
+            keys: unknown,
+        });
+    }
     toml::Value::Table(table)
         .try_into()
         .map_err(|source| ConfigError::Invalid { origin, source })
+}
+
+/// The field names serde expects of `T`: the one place the known keys are written is the structs above.
+fn fields_of<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
+    use serde::de::{Error, Visitor};
+    type Fail = serde::de::value::Error;
+    /// A deserializer that only records the fields `T` asks for.
+    struct Probe<'a>(&'a mut &'static [&'static str]);
+    impl<'de> Deserializer<'de> for Probe<'_> {
+        type Error = Fail;
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Fail> {
+            Err(Fail::custom("probe"))
+        }
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Fail> {
+            *self.0 = fields;
+            Err(Fail::custom("probe"))
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+            unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+        }
+    }
+    let mut fields: &'static [&'static str] = &[];
+    let _ = T::deserialize(Probe(&mut fields));
+    fields
+}
+
+/// Every key of `table` no stage knows, as `line N: [stage] key (did you mean ...?)`; the line is the pipeline
+/// file's (`text`), absent for a key from `--set`.
+fn unknown_keys(table: &toml::Table, text: &str) -> Vec<String> {
+    let top = fields_of::<PipelineConfig>();
+    let stages: [(&str, &[&str]); 4] = [
+        ("synth", fields_of::<SynthStage>()),
+        ("verify", fields_of::<VerifyStage>()),
+        ("export", fields_of::<ExportStage>()),
+        ("prune", fields_of::<PruneStage>()),
+    ];
+    let mut out = Vec::new();
+    let mut report = |section: Option<&str>, key: &str, known: &[&str]| {
+        let mut hint = nearest(key, known).map(|k| format!(" (did you mean `{k}`?)"));
+        if hint.is_none() {
+            // A key of another table, written in the wrong one.
+            let homes: Vec<String> = stages
+                .iter()
+                .filter(|(s, f)| Some(*s) != section && f.contains(&key))
+                .map(|(s, _)| format!("[{s}]"))
+                .chain((section.is_some() && top.contains(&key)).then(|| "the top level".into()))
+                .collect();
+            if !homes.is_empty() {
+                hint = Some(format!(" (a key of {})", homes.join(" or ")));
+            }
+        }
+        let at = line_of(text, section, key).map_or("--set: ".into(), |n| format!("line {n}: "));
+        let name = section.map_or(format!("`{key}`"), |s| format!("`[{s}] {key}`"));
+        out.push(format!("{at}{name}{}", hint.unwrap_or_default()));
+    };
+    for (k, v) in table {
+        match stages.iter().find(|(s, _)| s == k) {
+            Some((s, fields)) => {
+                if let toml::Value::Table(t) = v {
+                    for key in t.keys().filter(|key| !fields.contains(&key.as_str())) {
+                        report(Some(s), key, fields);
+                    }
+                }
+            }
+            None if !top.contains(&k.as_str()) => report(None, k, top),
+            None => {}
+        }
+    }
+    out
+}
+
+/// The known key closest to `key` by edit distance, when close enough to be a typo.
+fn nearest<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
+    fn distance(a: &str, b: &str) -> usize {
+        let b: Vec<char> = b.chars().collect();
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut prev = row[0];
+            row[0] = i + 1;
+            for (j, cb) in b.iter().enumerate() {
+                let cur = row[j + 1];
+                row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+                prev = cur;
+            }
+        }
+        row[b.len()]
+    }
+    known
+        .iter()
+        .map(|k| (distance(key, k), *k))
+        .filter(|(d, k)| *d <= (k.len() / 3).max(1))
+        .min()
+        .map(|(_, k)| k)
+}
+
+/// The 1-based line of `key = ...` in `[section]` (or before any section) of a pipeline file's text.
+fn line_of(text: &str, section: Option<&str>, key: &str) -> Option<usize> {
+    let mut current: Option<String> = None;
+    for (n, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if let Some(h) = t.strip_prefix('[').and_then(|h| h.split(']').next()) {
+            // A misspelt table (`[exprot]`) is a top-level key of its own.
+            if section.is_none() && h.trim() == key {
+                return Some(n + 1);
+            }
+            current = Some(h.trim().to_string());
+            continue;
+        }
+        let Some((k, _)) = t.split_once('=') else {
+            continue;
+        };
+        let k = k.trim().trim_matches('"');
+        let here = current.as_deref() == section;
+        // `export.compresion = ...` at the top level names the table in the key.
+        let dotted = current.is_none()
+            && section
+                .is_some_and(|s| k.strip_prefix(s).and_then(|r| r.strip_prefix('.')) == Some(key));
+        if (here && k == key) || dotted {
+            return Some(n + 1);
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -531,6 +679,36 @@ mod tests {
         assert_eq!(
             (e.compression, e.row_group_size),
             (Compression::Zstd, 100_000)
+        );
+    }
+
+    #[test]
+    fn every_unknown_key_is_named_at_once_with_its_line_and_a_guess() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("typos.toml");
+        std::fs::write(
+            &p,
+            "name = \"t\"\ninputs = [\"a\"]\nout = \"o\"\ntreads = 2\n[export]\ncompresion = \"zstd\"\nsenders = true\n[verify]\nchecksum = true\nrow_group_size = 5\n",
+        )
+        .unwrap();
+        let err = file(&p, &["export.overwrit=true".into()]).unwrap_err();
+        let msg = crate::error::render(&err);
+        assert!(msg.contains("4 unknown keys"), "{msg}");
+        assert!(
+            msg.contains("line 4: `treads` (did you mean `threads`?)"),
+            "{msg}"
+        );
+        assert!(
+            msg.contains("line 6: `[export] compresion` (did you mean `compression`?)"),
+            "{msg}"
+        );
+        assert!(
+            msg.contains("line 10: `[verify] row_group_size` (a key of [export])"),
+            "{msg}"
+        );
+        assert!(
+            msg.contains("--set: `[export] overwrit` (did you mean `overwrite`?)"),
+            "{msg}"
         );
     }
 }

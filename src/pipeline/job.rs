@@ -280,6 +280,7 @@ impl JobError {
     pub fn exit_status(&self) -> ExitStatus {
         use crate::prune::check::CheckError;
         match self {
+            JobError::Format(e) if e.is_io() => ExitStatus::Usage,
             JobError::Prune(e) if e.is_data_error() => ExitStatus::DataErrors,
             JobError::PruneCheck(CheckError::Directory { .. } | CheckError::Unreadable { .. }) => {
                 ExitStatus::Usage
@@ -374,6 +375,15 @@ impl Job {
                 if s.kind != ArchiveKind::Ere && s.profile.is_some() {
                     return Err(invalid("synth.profile", "applies to kind = \"ere\" only"));
                 }
+                if s.files == 0 {
+                    return Err(invalid("synth.files", "expected at least 1, found 0"));
+                }
+                if s.kind == ArchiveKind::Era && s.validators == 0 {
+                    return Err(invalid(
+                        "synth.validators",
+                        "an era file's state needs at least 1 validator, found 0",
+                    ));
+                }
                 let chain = SynthOptions {
                     network: net.clone(),
                     era: s.era.unwrap_or(0),
@@ -409,6 +419,7 @@ impl Job {
                         files: s.files,
                         blocks: s.blocks.unwrap_or(s.era_blocks),
                         validators: s.validators,
+                        withdrawal_validators: None,
                         txs_per_block: s.txs_per_block,
                         seed: s.seed,
                     }),

@@ -9,8 +9,8 @@ use crate::formats::{Archive, ArchiveKind};
 use crate::network::Network;
 use crate::verify::report::FileReport;
 use crate::verify::VerifyOptions;
-use arrow::datatypes::SchemaRef;
-use arrow::record_batch::RecordBatch;
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
 use std::path::Path;
 
 /// One dataset of one verified archive.

@@ -9,7 +9,7 @@
 
 use super::manifest::{self, covered, BlockRange, ListFile, Manifest, Ranges};
 use alloy_primitives::U256;
-use arrow::array::{Array, FixedSizeBinaryArray, UInt32Array, UInt64Array};
+use arrow_array::{Array, FixedSizeBinaryArray, UInt32Array, UInt64Array};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use sha2::Digest;
 use std::fs::{self, File};

@@ -18,6 +18,9 @@ pub enum PruneError {
     /// The network could not be determined or resolved.
     #[error("prune: {0}")]
     Network(String),
+    /// The inputs are archives of more than one network (by their file names): a manifest covers one.
+    #[error("prune: the inputs hold {} networks ({}); a manifest covers one network: pass one network's files (e.g. {}-*.era1) or its folder", count_word(.0.len()), .0.join(", "), .0[0])]
+    Networks(Vec<String>),
     /// A network preset failed to load.
     #[error("prune: {0}")]
     Preset(#[from] NetworkError),
@@ -112,7 +115,7 @@ pub enum PruneError {
         path: String,
         /// What Arrow said.
         #[source]
-        source: arrow::error::ArrowError,
+        source: arrow_schema::ArrowError,
     },
 }
 
@@ -120,16 +123,29 @@ impl PruneError {
     /// True when the data (archives) is at fault rather than usage or the environment: `eraflow prune` exits 1
     /// for these and 2 for the rest.
     pub fn is_data_error(&self) -> bool {
+        if let PruneError::Open(e) = self {
+            // A file that cannot be read (permissions, gone) is I/O; one that does not parse is bad data.
+            return !e.is_io();
+        }
         matches!(
             self,
-            PruneError::Open(_)
-                | PruneError::Overlap { .. }
+            PruneError::Overlap { .. }
                 | PruneError::Gap { .. }
                 | PruneError::Unverified { .. }
                 | PruneError::Discontinuity { .. }
                 | PruneError::Sort(SortError::Duplicate(_))
         )
     }
+}
+
+/// "two", "three", ... for small counts, digits beyond.
+fn count_word(n: usize) -> String {
+    const WORDS: [&str; 9] = [
+        "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    ];
+    n.checked_sub(2)
+        .and_then(|i| WORDS.get(i))
+        .map_or_else(|| n.to_string(), |w| (*w).to_string())
 }
 
 /// Maps an I/O error to [`PruneError::Io`] naming `path`.

@@ -8,9 +8,9 @@ use super::manifest::{self, ListFile, Ranges};
 use super::options::{OutputFormat, PruneOptions};
 use crate::fsutil::AtomicFile;
 use crate::sink::parquet::{ParquetSink, SinkError};
-use arrow::array::{ArrayBuilder, FixedSizeBinaryBuilder, UInt32Builder, UInt64Builder};
-use arrow::datatypes::{DataType, Field, Schema};
-use arrow::record_batch::RecordBatch;
+use arrow_array::builder::{ArrayBuilder, FixedSizeBinaryBuilder, UInt32Builder, UInt64Builder};
+use arrow_array::RecordBatch;
+use arrow_schema::{DataType, Field, Schema};
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 use sha2::Digest;
@@ -183,7 +183,7 @@ impl LocationsWriter {
     }
 }
 
-fn parquet_err(path: &Path, source: arrow::error::ArrowError) -> PruneError {
+fn parquet_err(path: &Path, source: arrow_schema::ArrowError) -> PruneError {
     PruneError::Arrow {
         path: path.display().to_string(),
         source,

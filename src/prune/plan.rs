@@ -37,6 +37,14 @@ pub(super) fn scan_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, PruneError> {
         });
     }
     inputs.sort_by(|a, b| (a.first, &a.name).cmp(&(b.first, &b.name)));
+    // Files of two networks hold the same block numbers: said as what it is, before it reads as an overlap.
+    let networks: std::collections::BTreeSet<String> = inputs
+        .iter()
+        .filter_map(|i| ArchiveName::parse(&i.name).ok().map(|n| n.network))
+        .collect();
+    if networks.len() > 1 {
+        return Err(PruneError::Networks(networks.into_iter().collect()));
+    }
     for w in inputs.windows(2) {
         if w[1].first <= w[0].last {
             return Err(PruneError::Overlap {

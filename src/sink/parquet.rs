@@ -2,8 +2,8 @@
 //! group as chunks arrive, and renamed into place only when the source file verified.
 
 use crate::fsutil::AtomicFile;
-use arrow::datatypes::{DataType, SchemaRef};
-use arrow::record_batch::RecordBatch;
+use arrow_array::RecordBatch;
+use arrow_schema::{DataType, SchemaRef};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::ZstdLevel;
 use parquet::file::metadata::{KeyValue, SortingColumn};

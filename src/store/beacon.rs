@@ -29,6 +29,7 @@ pub fn state_roots(url: &RemoteUrl, wanted: &[Wanted]) -> Result<TrustedStates, 
         url: url.redacted(),
         source,
     };
+    super::tls::install();
     let store: Arc<dyn ObjectStore> = Arc::new(
         object_store::http::HttpBuilder::new()
             .with_url(format!("{}://{}", url.scheme().name(), url.authority()))

@@ -246,6 +246,8 @@ pub struct Remote {
     url: RemoteUrl,
     store: Arc<dyn ObjectStore>,
     rt: tokio::runtime::Runtime,
+    /// The instance metadata endpoint, when it is the only source of S3 credentials.
+    imds: Option<String>,
 }
 
 fn base(url: &RemoteUrl) -> String {
@@ -269,8 +271,11 @@ impl Remote {
             url: url.redacted(),
             source,
         };
-        let store: Arc<dyn ObjectStore> = match url.scheme() {
-            Scheme::Http | Scheme::Https => Arc::new(
+        super::tls::install();
+        let (store, imds) = super::remote::object_store_of(url, base(url), open)?;
+        let store: Arc<dyn ObjectStore> = match store {
+            Some(s) => s,
+            None => Arc::new(
                 object_store::http::HttpBuilder::new()
                     .with_url(base(url))
                     .with_client_options(
@@ -283,30 +288,13 @@ impl Remote {
                     .build()
                     .map_err(open)?,
             ),
-            Scheme::S3 => Arc::new(
-                object_store::aws::AmazonS3Builder::from_env()
-                    .with_url(base(url))
-                    .build()
-                    .map_err(open)?,
-            ),
-            Scheme::Gs => Arc::new(
-                object_store::gcp::GoogleCloudStorageBuilder::from_env()
-                    .with_url(base(url))
-                    .build()
-                    .map_err(open)?,
-            ),
-            Scheme::Az => Arc::new(
-                object_store::azure::MicrosoftAzureBuilder::from_env()
-                    .with_url(base(url))
-                    .build()
-                    .map_err(open)?,
-            ),
         };
         let rt = super::remote::runtime()?;
         Ok(Remote {
             url: url.clone(),
             store,
             rt,
+            imds,
         })
     }
 
@@ -315,10 +303,7 @@ impl Remote {
     }
 
     fn request(&self, key: &ObjPath, source: object_store::Error) -> RemoteError {
-        RemoteError::Request {
-            location: self.shown(key),
-            source,
-        }
+        super::remote::request_error(self.shown(key), self.imds.as_deref(), source)
     }
 
     fn get_small(&self, key: &ObjPath) -> Result<Option<Vec<u8>>, RemoteError> {

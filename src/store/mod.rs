@@ -10,4 +10,5 @@ pub mod cache;
 pub mod fetch;
 pub mod output;
 pub mod remote;
+pub mod tls;
 pub mod url;

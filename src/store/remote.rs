@@ -59,6 +59,36 @@ pub enum RemoteError {
         #[source]
         source: std::io::Error,
     },
+    /// An S3 endpoint of plain http without `AWS_ALLOW_HTTP=true` (object_store would refuse every request with
+    /// "URL scheme is not allowed").
+    #[error("{url}: the endpoint {endpoint} is plain http: set AWS_ALLOW_HTTP=true to use it (TLS is verified otherwise)")]
+    PlainHttp {
+        /// The URL, redacted.
+        url: String,
+        /// The endpoint (`AWS_ENDPOINT_URL`).
+        endpoint: String,
+    },
+    /// No credentials in the environment, and the instance metadata service (the last place object_store looks)
+    /// gave none: said once, as what it is, not as the metadata service's HTTP error on every request.
+    #[error("{url}: no credentials found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_WEB_IDENTITY_TOKEN_FILE, AWS_CONTAINER_CREDENTIALS_RELATIVE_URI, or run with an instance role; the instance metadata service at {endpoint} gave none: {reason})")]
+    NoCredentials {
+        /// The URL, redacted.
+        url: String,
+        /// The metadata service asked.
+        endpoint: String,
+        /// Its answer, in one line.
+        reason: String,
+    },
+    /// The URL's backend was left out of this build (a cargo feature).
+    #[error("{url}: this eraflow was built without {scheme} support (cargo feature `{feature}`; the default build has it)")]
+    NotBuilt {
+        /// The URL, redacted.
+        url: String,
+        /// Its scheme.
+        scheme: &'static str,
+        /// The cargo feature that brings it.
+        feature: &'static str,
+    },
     /// Another writer kept changing an object this one tried to update.
     #[error("{location}: changed by other writers on every one of {attempts} attempts")]
     Contended {
@@ -72,6 +102,8 @@ pub enum RemoteError {
 /// The runtime `object_store`'s async calls are driven on: one thread, its own, as eraflow's work runs on
 /// rayon workers that block on each call.
 pub fn runtime() -> Result<tokio::runtime::Runtime, RemoteError> {
+    // Every remote path builds its runtime before its first client.
+    super::tls::install();
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -81,12 +113,140 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, RemoteError> {
         })
 }
 
+/// The S3 client of `base` from the environment, refused before any request when its endpoint is plain http
+/// without `AWS_ALLOW_HTTP=true`; with the instance metadata endpoint when that is the only place credentials can
+/// come from (so a failure there reads as "no credentials").
+#[cfg(feature = "s3")]
+pub(super) fn s3_builder(
+    redacted: &str,
+    base: String,
+) -> Result<(object_store::aws::AmazonS3Builder, Option<String>), RemoteError> {
+    use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey as K};
+    use object_store::ClientConfigKey;
+    let b = AmazonS3Builder::from_env().with_url(base);
+    let get = |k: K| b.get_config_value(&k).filter(|v| !v.is_empty());
+    let allow_http = get(K::Client(ClientConfigKey::AllowHttp)).is_some_and(|v| v == "true");
+    if let Some(endpoint) = get(K::Endpoint).filter(|e| e.starts_with("http://")) {
+        if !allow_http {
+            return Err(RemoteError::PlainHttp {
+                url: redacted.to_string(),
+                endpoint,
+            });
+        }
+    }
+    let other_source = [
+        K::AccessKeyId,
+        K::WebIdentityTokenFile,
+        K::ContainerCredentialsRelativeUri,
+        K::ContainerCredentialsFullUri,
+    ]
+    .into_iter()
+    .any(|k| get(k).is_some())
+        || get(K::SkipSignature).is_some_and(|v| v == "true");
+    let imds = (!other_source)
+        .then(|| get(K::MetadataEndpoint).unwrap_or_else(|| "http://169.254.169.254".into()));
+    Ok((b, imds))
+}
+
+/// The error of a request, or "no credentials" when it failed at the metadata service `imds` (the only source
+/// of credentials there was).
+pub(super) fn request_error(
+    location: String,
+    imds: Option<&str>,
+    source: object_store::Error,
+) -> RemoteError {
+    if let Some(endpoint) = imds {
+        let text = crate::error::render(&source);
+        if text.contains(endpoint) {
+            // The innermost cause in one line: "403 Forbidden: ...", "Connection refused", ...
+            let mut inner: &dyn std::error::Error = &source;
+            while let Some(s) = inner.source() {
+                inner = s;
+            }
+            let reason: String = inner
+                .to_string()
+                .lines()
+                .next()
+                .unwrap_or("")
+                .chars()
+                .take(160)
+                .collect();
+            let url = location.split('/').take(3).collect::<Vec<_>>().join("/");
+            return RemoteError::NoCredentials {
+                url,
+                endpoint: endpoint.to_string(),
+                reason,
+            };
+        }
+    }
+    RemoteError::Request { location, source }
+}
+
+/// An object store (none for http(s)) and the instance metadata endpoint when it is S3's only credentials.
+pub(super) type Opened = (Option<Arc<dyn ObjectStore>>, Option<String>);
+
+/// The object store of an `s3://`, `gs://` or `az://` URL (`base`: scheme and bucket) from the environment, with
+/// the instance metadata endpoint when that is S3's only source of credentials; `None` for http(s), which is no
+/// object store. A backend this build was made without is [`RemoteError::NotBuilt`].
+pub(super) fn object_store_of(
+    url: &RemoteUrl,
+    base: String,
+    open: impl Fn(object_store::Error) -> RemoteError,
+) -> Result<Opened, RemoteError> {
+    // Before any client is built: reqwest (built without a provider of its own) panics otherwise.
+    super::tls::install();
+    // Used only by the backends this build has.
+    let _ = (&base, &open);
+    let not_built = |scheme: &'static str, feature: &'static str| RemoteError::NotBuilt {
+        url: url.redacted(),
+        scheme,
+        feature,
+    };
+    let _ = &not_built; // used only by the backends this build lacks
+    Ok(match url.scheme() {
+        #[cfg(feature = "s3")]
+        Scheme::S3 => {
+            let (b, imds) = s3_builder(&url.redacted(), base)?;
+            (Some(Arc::new(b.build().map_err(open)?)), imds)
+        }
+        #[cfg(not(feature = "s3"))]
+        Scheme::S3 => return Err(not_built("S3", "s3")),
+        #[cfg(feature = "gcs")]
+        Scheme::Gs => (
+            Some(Arc::new(
+                object_store::gcp::GoogleCloudStorageBuilder::from_env()
+                    .with_url(base)
+                    .build()
+                    .map_err(open)?,
+            )),
+            None,
+        ),
+        #[cfg(not(feature = "gcs"))]
+        Scheme::Gs => return Err(not_built("Google Cloud Storage", "gcs")),
+        #[cfg(feature = "azure")]
+        Scheme::Az => (
+            Some(Arc::new(
+                object_store::azure::MicrosoftAzureBuilder::from_env()
+                    .with_url(base)
+                    .build()
+                    .map_err(open)?,
+            )),
+            None,
+        ),
+        #[cfg(not(feature = "azure"))]
+        Scheme::Az => return Err(not_built("Azure Blob Storage", "azure")),
+        Scheme::Http | Scheme::Https => (None, None),
+    })
+}
+
 /// An output prefix in an object store.
 pub struct RemoteOutput {
     url: RemoteUrl,
     store: Arc<dyn ObjectStore>,
     prefix: String,
     rt: tokio::runtime::Runtime,
+    /// The instance metadata endpoint, when it is the only source of credentials.
+    imds: Option<String>,
 }
 
 impl std::fmt::Debug for RemoteOutput {
@@ -106,39 +266,29 @@ impl RemoteOutput {
             source,
         };
         let base = format!("{}://{}", url.scheme().name(), url.authority());
-        let store: Arc<dyn ObjectStore> = match url.scheme() {
-            Scheme::S3 => Arc::new(
-                object_store::aws::AmazonS3Builder::from_env()
-                    .with_url(base)
-                    .build()
-                    .map_err(open)?,
-            ),
-            Scheme::Gs => Arc::new(
-                object_store::gcp::GoogleCloudStorageBuilder::from_env()
-                    .with_url(base)
-                    .build()
-                    .map_err(open)?,
-            ),
-            Scheme::Az => Arc::new(
-                object_store::azure::MicrosoftAzureBuilder::from_env()
-                    .with_url(base)
-                    .build()
-                    .map_err(open)?,
-            ),
-            scheme @ (Scheme::Http | Scheme::Https) => {
+        let (store, imds) = object_store_of(url, base, open)?;
+        let store: Arc<dyn ObjectStore> = match store {
+            Some(s) => s,
+            None => {
+                let scheme = url.scheme();
                 return Err(RemoteError::ReadOnly {
                     url: url.redacted(),
                     scheme,
-                })
+                });
             }
         };
         let rt = runtime()?;
-        Ok(RemoteOutput {
+        let out = RemoteOutput {
             url: url.clone(),
             store,
             prefix: url.path().trim_matches('/').to_string(),
             rt,
-        })
+            imds,
+        };
+        // One read before any work: a store that cannot be used (no credentials, no bucket, refused) fails the
+        // job once with its cause, instead of every file failing with it.
+        out.get("_eraflow/manifest.json")?;
+        Ok(out)
     }
 
     /// The output's URL, redacted.
@@ -164,10 +314,7 @@ impl RemoteOutput {
     }
 
     fn request(&self, rel: &str, source: object_store::Error) -> RemoteError {
-        RemoteError::Request {
-            location: self.location(rel),
-            source,
-        }
+        request_error(self.location(rel), self.imds.as_deref(), source)
     }
 
     /// The bytes and version of the object at `rel`, `None` when there is none.

@@ -56,6 +56,10 @@ pub struct EraSynthOptions {
     pub blocks: u64,
     /// Validators in each state (with as many balances, participation flags, inactivity scores).
     pub validators: usize,
+    /// Validators payload withdrawals are drawn from; `None`: the state's own `validators`, as on a real chain.
+    /// A larger number writes files whose withdrawals name validators the state does not have, which
+    /// verification must refuse (a test fixture, otherwise self-consistent).
+    pub withdrawal_validators: Option<u64>,
     /// Transactions per execution payload (bellatrix on).
     pub txs_per_block: u32,
     /// Seeds every pseudo-random value and the signing keys: the same options give byte-identical files.
@@ -71,6 +75,7 @@ impl EraSynthOptions {
             files: 1,
             blocks: 64,
             validators: 256,
+            withdrawal_validators: None,
             txs_per_block: 4,
             seed: 1,
         }
@@ -145,6 +150,8 @@ struct SlotDraft {
     /// A random `SignedBeaconBlock` of the fork (its message gets real links and payload later).
     signed: Vec<u8>,
     proposer: u64,
+    /// Withdrawals credit validators below this index.
+    withdrawal_validators: u64,
     txs: Vec<Vec<u8>>,
     commitments: Vec<[u8; 48]>,
     blob_gas: u64,
@@ -274,14 +281,15 @@ pub fn write(dir: &Path, opts: &EraSynthOptions) -> Result<Vec<PathBuf>, SynthEr
 }
 
 /// Like [`write()`], but does nothing when `dir` already holds the files these exact options produce.
-pub fn write_once(dir: &Path, opts: &EraSynthOptions) -> Result<Vec<PathBuf>, SynthError> {
+pub fn write_once(dir: &Path, opts: &EraSynthOptions) -> Result<super::Synthesized, SynthError> {
     let fingerprint = format!(
-        "kind=era network={} era={} files={} blocks={} validators={} txs={} seed={} version={}\n",
+        "kind=era network={} era={} files={} blocks={} validators={} withdrawals_from={:?} txs={} seed={} version={}\n",
         opts.network.name,
         opts.era,
         opts.files,
         opts.blocks,
         opts.validators,
+        opts.withdrawal_validators,
         opts.txs_per_block,
         opts.seed,
         env!("CARGO_PKG_VERSION")
@@ -415,6 +423,7 @@ fn draft(slot: u64, opts: &EraSynthOptions, accounts: &Accounts) -> Result<SlotD
         fork,
         signed,
         proposer,
+        withdrawal_validators: opts.withdrawal_validators.unwrap_or(opts.validators as u64),
         txs,
         commitments,
         blob_gas,
@@ -513,13 +522,25 @@ fn payload(
 ) -> Result<Vec<u8>, SszError> {
     let mut rng = d.payload_rng.clone();
     let u = |v: u64| v.to_le_bytes().to_vec();
-    let withdrawals: Vec<u8> = (0..rng.below(5))
+    // A state without validators has no one to withdraw to.
+    let count = match d.withdrawal_validators {
+        0 => 0,
+        _ => rng.below(5),
+    };
+    let withdrawals: Vec<u8> = (0..count)
         .flat_map(|k| {
             let mut w = Vec::with_capacity(44);
             w.extend_from_slice(&(carry.withdrawal_index + k).to_le_bytes());
-            w.extend_from_slice(&rng.below(1 << 20).to_le_bytes());
+            // An existing validator, credited as on mainnet: mostly a skim of the balance above 32 ether (a
+            // fraction of an ether), now and then a full exit.
+            w.extend_from_slice(&rng.below(d.withdrawal_validators).to_le_bytes());
             w.extend_from_slice(&rng.bytes::<20>());
-            w.extend_from_slice(&rng.below(1 << 40).to_le_bytes());
+            let gwei = if rng.chance(1, 20) {
+                32_000_000_000 + rng.below(100_000_000)
+            } else {
+                1_000_000 + rng.below(60_000_000)
+            };
+            w.extend_from_slice(&gwei.to_le_bytes());
             w
         })
         .collect();

@@ -117,7 +117,7 @@ pub fn write(dir: &Path, opts: &SynthOptions) -> Result<Vec<PathBuf>, SynthError
 
 /// Like [`write()`], but does nothing when `dir` already holds the files these exact options produce (recorded
 /// in `dir/.synth-<network>-<era>.done`), so a scheduled pipeline can start with a synth stage cheaply.
-pub fn write_once(dir: &Path, opts: &SynthOptions) -> Result<Vec<PathBuf>, SynthError> {
+pub fn write_once(dir: &Path, opts: &SynthOptions) -> Result<super::Synthesized, SynthError> {
     let fingerprint = format!(
         "network={} era={} files={} blocks={} txs={} seed={} version={}\n",
         opts.network.name,

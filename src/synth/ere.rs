@@ -96,7 +96,7 @@ pub fn write(dir: &Path, opts: &EreSynthOptions) -> Result<Vec<PathBuf>, SynthEr
 
 /// Like [`write()`], but does nothing when `dir` already holds the files these exact options produce (recorded
 /// in `dir/.synth-ere-<network>-<era>.done`).
-pub fn write_once(dir: &Path, opts: &EreSynthOptions) -> Result<Vec<PathBuf>, SynthError> {
+pub fn write_once(dir: &Path, opts: &EreSynthOptions) -> Result<super::Synthesized, SynthError> {
     let c = &opts.chain;
     let fingerprint = format!(
         "kind=ere network={} era={} files={} blocks={} txs={} seed={} profile={} version={}\n",

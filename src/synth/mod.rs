@@ -10,6 +10,29 @@ pub mod rng;
 
 use std::path::{Path, PathBuf};
 
+/// The files a synth stage stands on, and whether this call wrote them (a rerun with the same options finds
+/// them made and writes nothing). Derefs to the paths.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Synthesized {
+    /// The files, in order.
+    pub paths: Vec<PathBuf>,
+    /// Written by this call (false: found complete from an earlier one).
+    pub made: bool,
+}
+
+impl std::ops::Deref for Synthesized {
+    type Target = Vec<PathBuf>;
+    fn deref(&self) -> &Vec<PathBuf> {
+        &self.paths
+    }
+}
+
+impl std::ops::DerefMut for Synthesized {
+    fn deref_mut(&mut self) -> &mut Vec<PathBuf> {
+        &mut self.paths
+    }
+}
+
 /// Runs `write` unless `dir/marker` records that these exact options (`fingerprint`) already produced files
 /// that all still exist; records them afterwards. Lets a scheduled pipeline start with a synth stage cheaply.
 fn once(
@@ -17,13 +40,13 @@ fn once(
     marker: &str,
     fingerprint: &str,
     write: impl FnOnce() -> Result<Vec<PathBuf>, era1::SynthError>,
-) -> Result<Vec<PathBuf>, era1::SynthError> {
+) -> Result<Synthesized, era1::SynthError> {
     let marker = dir.join(marker);
     if let Ok(text) = std::fs::read_to_string(&marker) {
         if let Some((fp, names)) = text.split_once("--\n") {
             let paths: Vec<PathBuf> = names.lines().map(|n| dir.join(n)).collect();
             if fp == fingerprint && paths.iter().all(|p| p.exists()) {
-                return Ok(paths);
+                return Ok(Synthesized { paths, made: false });
             }
         }
     }
@@ -40,5 +63,5 @@ fn once(
         path: marker.display().to_string(),
         source,
     })?;
-    Ok(paths)
+    Ok(Synthesized { paths, made: true })
 }

@@ -297,6 +297,8 @@ pub(crate) fn verify_era<V: BeaconVisitor>(
         block_roots: state.block_roots().to_vec(),
         state_roots: state.state_roots().to_vec(),
         genesis_time: state.genesis_time(),
+        // A registry that does not decode is reported by the state's checks; no withdrawal is judged by it.
+        validators: state.validator_count().map_or(u64::MAX, |v| v as u64),
     };
 
     let signer = match process_signer(opts, Some(&network), path, report) {
@@ -561,6 +563,19 @@ fn check_block<V: BeaconVisitor>(
         }
     }
     let withdrawals = payload.withdrawals().map_err(ssz_err)?;
+    // Every withdrawal credits a validator the state knows (capella `process_withdrawals` takes them from the
+    // registry): an index beyond it is a payload no beacon node would have accepted.
+    if let Some(w) = withdrawals
+        .iter()
+        .find(|w| w.validator_index >= ctx.state.validators)
+    {
+        return Err(located(mismatch(
+            at,
+            "withdrawal validator_index (in the state's validator registry)",
+            format!("below {} (the state's validators)", ctx.state.validators),
+            format!("{} (withdrawal index {})", w.validator_index, w.index),
+        )));
+    }
     counts.transactions += txs.len() as u64;
     counts.withdrawals += withdrawals.len() as u64;
     for t in &txs {

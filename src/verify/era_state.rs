@@ -33,6 +33,9 @@ pub(super) struct StateFacts {
     pub(super) block_roots: Vec<u8>,
     pub(super) state_roots: Vec<u8>,
     pub(super) genesis_time: u64,
+    /// Validators in the state's registry: the era's blocks can only name validators below it (the registry
+    /// only grows, and the state is the era's last).
+    pub(super) validators: u64,
 }
 
 impl StateFacts {

@@ -20,7 +20,10 @@ fn readers_available() -> bool {
                 "python3 with duckdb and polars is required (ERAFLOW_REQUIRE_PY_READERS is set)"
             );
         }
-        eprintln!("\n!!!!! SKIPPED analyst reader checks: python3 with duckdb + polars not found (pip install duckdb polars) !!!!!\n");
+        crate::skip::skip(
+            "analyst reader checks (DuckDB, Polars)",
+            "python3 with duckdb + polars not found (pip install duckdb polars)",
+        );
     }
     ok
 }
@@ -124,13 +127,13 @@ fn python_ok(script: &str, args: &[&str]) -> String {
     text
 }
 
-/// The README's analyst quickstart is generated from `tests/python/quickstart.py`, whose queries
-/// `datasets_load_in_duckdb_and_polars` runs in both readers: the README shows exactly what was tested.
+/// The analyst quickstart (docs/analyst.md) is generated from `tests/python/quickstart.py`, whose queries
+/// `datasets_load_in_duckdb_and_polars` runs in both readers: the page shows exactly what was tested.
 #[test]
 fn readme_quickstart_is_the_tested_one() {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/quickstart.py");
     let Ok(run) = Command::new("python3").arg(script).arg("markdown").output() else {
-        eprintln!("\n!!!!! SKIPPED readme_quickstart_is_the_tested_one: no python3 !!!!!\n");
+        crate::skip::skip("the README quickstart check", "no python3");
         return;
     };
     assert!(
@@ -139,10 +142,10 @@ fn readme_quickstart_is_the_tested_one() {
         String::from_utf8_lossy(&run.stderr)
     );
     let section = String::from_utf8(run.stdout).unwrap();
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let page =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/analyst.md")).unwrap();
     assert!(
-        readme.contains(section.trim_end()),
-        "README.md's analyst quickstart differs from `python3 tests/python/quickstart.py markdown`; paste its output"
+        page.contains(section.trim_end()),
+        "docs/analyst.md's quickstart differs from `python3 tests/python/quickstart.py markdown`; paste its output"
     );
 }

@@ -169,31 +169,42 @@ fn an_unreadable_input_is_an_io_error() {
     let root = std::fs::metadata("/proc/self")
         .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
         .unwrap_or(false);
-    let mut cmd = if root {
-        let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
-            .into_iter()
-            .find(|p| Path::new(p).exists());
-        let Some(setpriv) = setpriv else {
-            eprintln!(
-                "\n!!!!! SKIPPED an_unreadable_input_is_an_io_error: running as root and no setpriv to drop to nobody !!!!!\n"
-            );
-            return;
-        };
-        let mut c = std::process::Command::new(setpriv);
-        c.args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            env!("CARGO_BIN_EXE_eraflow"),
-        ]);
-        c
-    } else {
-        eraflow()
+    let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
+        .into_iter()
+        .find(|p| Path::new(p).exists());
+    if root && setpriv.is_none() {
+        crate::skip::skip(
+            "unreadable inputs",
+            "running as root and no setpriv to drop to nobody",
+        );
+        return;
+    }
+    let cmd = || match (root, setpriv) {
+        (true, Some(setpriv)) => {
+            let mut c = std::process::Command::new(setpriv);
+            c.args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                env!("CARGO_BIN_EXE_eraflow"),
+            ]);
+            c
+        }
+        _ => eraflow(),
     };
-    let (c, out, err) = run(cmd.args(["verify", s(&input)]));
-    let msg = format!("{out}{err}");
-    assert_eq!(c, Some(2), "{msg}");
-    assert!(msg.contains("Permission denied"), "{msg}");
+    // verify, and prune (whose manifest folder nobody may write: in a fresh world-writable folder).
+    let out = d.path().join("manifest");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o777)).unwrap();
+    for args in [
+        vec!["verify", s(&input)],
+        vec!["prune", "--out", s(&out), s(&input)],
+    ] {
+        let (c, stdout, err) = run(cmd().args(&args));
+        let msg = format!("{stdout}{err}");
+        assert_eq!(c, Some(2), "{args:?}: {msg}");
+        assert!(msg.contains("Permission denied"), "{args:?}: {msg}");
+    }
 }
 
 #[test]

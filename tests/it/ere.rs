@@ -58,7 +58,7 @@ fn errors(r: &FileReport) -> String {
 }
 
 /// The rows of every dataset file under `out`, by (dataset, file name).
-fn rows(out: &Path) -> Vec<(String, arrow::array::RecordBatch)> {
+fn rows(out: &Path) -> Vec<(String, arrow_array::RecordBatch)> {
     files_in(out)
         .into_iter()
         .filter(|p| p.extension().is_some_and(|e| e == "parquet"))

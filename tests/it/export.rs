@@ -3,8 +3,8 @@
 
 use crate::testdata;
 use crate::util::{export_opts, files_in, read_parquet, snapshot};
-use arrow::array::{Array, AsArray, RecordBatch};
-use arrow::datatypes::{Float64Type, UInt32Type, UInt64Type, UInt8Type};
+use arrow_array::types::{Float64Type, UInt32Type, UInt64Type, UInt8Type};
+use arrow_array::{cast::AsArray, Array, RecordBatch};
 use eraflow::network::Network;
 use eraflow::pipeline::export::export;
 use eraflow::pipeline::report::Progress;
@@ -313,7 +313,10 @@ fn synthetic_kinds_round_trip() {
         .column_by_name("transaction_type")
         .unwrap()
         .as_primitive::<UInt8Type>();
-    let v = t.column_by_name("v").unwrap().as_primitive::<UInt64Type>();
+    let v = t
+        .column_by_name("signature_v")
+        .unwrap()
+        .as_primitive::<UInt64Type>();
     let al = t.column_by_name("access_list").unwrap().as_list::<i32>();
     let from = t.column_by_name("from_address").unwrap();
     assert_eq!(from.null_count(), 0, "every synthetic sender recovers");

@@ -4,8 +4,8 @@
 //! for a file that fails verification.
 
 use crate::util::{export_opts, files_in, hex0x, read_parquet, snapshot};
-use arrow::array::{Array, AsArray, RecordBatch, StructArray};
-use arrow::datatypes::{UInt32Type, UInt64Type, UInt8Type};
+use arrow_array::types::{UInt32Type, UInt64Type, UInt8Type};
+use arrow_array::{cast::AsArray, Array, RecordBatch, StructArray};
 use eraflow::consensus::Fork;
 use eraflow::crypto::signer::{self, SignatureAlgorithm};
 use eraflow::network::Network;

@@ -48,7 +48,7 @@ impl Mirror {
             if std::env::var_os("ERAFLOW_REQUIRE_S3").is_some() {
                 panic!("python3 is required for the HTTP mirror tests (ERAFLOW_REQUIRE_S3 is set)");
             }
-            eprintln!("\n!!!!! SKIPPED HTTP mirror checks: python3 not found !!!!!\n");
+            crate::skip::skip("HTTP mirror checks", "python3 not found");
             return None;
         };
         let m = Mirror { child, port };

@@ -6,27 +6,31 @@
 //! initialised by that test first, or another algorithm, or a counting global allocator) is a separate binary:
 //! see the `[[test]]` entries in Cargo.toml.
 //!
-//! Shared pieces: `testdata` (the real archive files, skipped loudly when absent), `util` (helpers several
-//! modules use) and `signer_common` (transaction requests of every type); the separate binaries include the
-//! ones they need by path.
+//! Shared pieces: `testdata` (the real archive files, skipped loudly when absent), `skip` (a skipped check,
+//! said past libtest's capture and counted at the end), `util` (helpers several modules use) and `signer_common`
+//! (transaction requests of every type); the separate binaries include the ones they need by path.
 
 mod signer_common;
+mod skip;
 mod testdata;
 mod util;
 
 mod analyst_readers;
 mod bench;
 mod bombs;
+mod build_sharing;
 mod canonical;
 mod canonical_verify;
 mod cli_exit;
 mod cli_output;
+mod doc_commands;
 mod era1_real;
 mod era_state_link;
 mod ere;
 mod ere_proofs;
 mod export;
 mod export_era;
+mod first_day;
 mod formats_era;
 mod fuzz_corpus;
 mod http_input;
@@ -38,6 +42,7 @@ mod payload_hash;
 mod portal_blocks;
 mod prune_real;
 mod prune_synth;
+#[cfg(feature = "s3")]
 mod s3_output;
 mod schedule;
 mod shard;

@@ -94,7 +94,7 @@ fn csv_rows() -> Option<Vec<(u64, u32, String)>> {
 }
 
 fn parquet_rows(p: &Path) -> Vec<(u64, u32, String)> {
-    use arrow::array::{Array, FixedSizeBinaryArray, UInt32Array, UInt64Array};
+    use arrow_array::{Array, FixedSizeBinaryArray, UInt32Array, UInt64Array};
     let f = std::fs::File::open(p).unwrap();
     let r = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f)
         .unwrap()

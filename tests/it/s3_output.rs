@@ -50,7 +50,10 @@ impl Moto {
             if std::env::var_os("ERAFLOW_REQUIRE_S3").is_some() {
                 panic!("moto_server is required (ERAFLOW_REQUIRE_S3 is set): pip install 'moto[server]'");
             }
-            eprintln!("\n!!!!! SKIPPED S3 checks: moto_server not found (python3 -m pip install 'moto[server]') !!!!!\n");
+            crate::skip::skip(
+                "S3 checks",
+                "moto_server not found (python3 -m pip install 'moto[server]')",
+            );
             return None;
         };
         let moto = Moto { child, port };
@@ -94,6 +97,8 @@ impl Moto {
 
     /// Every object under `prefix/` of `bucket` as (key relative to the prefix, bytes), sorted.
     pub fn objects(&self, bucket: &str, prefix: &str) -> Vec<(PathBuf, Vec<u8>)> {
+        // The process's TLS provider, which eraflow installs before its own clients (src/store/tls.rs).
+        eraflow::store::tls::install();
         let store = AmazonS3Builder::new()
             .with_endpoint(self.endpoint())
             .with_allow_http(true)
@@ -244,7 +249,10 @@ print(json.dumps(out))
         if std::env::var_os("ERAFLOW_REQUIRE_PY_READERS").is_some() {
             panic!("python3 with polars is required (ERAFLOW_REQUIRE_PY_READERS is set)");
         }
-        eprintln!("\n!!!!! SKIPPED Polars over S3: python3 with polars not found !!!!!\n");
+        crate::skip::skip(
+            "Polars over S3",
+            "python3 with polars not found (pip install polars)",
+        );
         return;
     }
     let r = Command::new("python3")

@@ -11,7 +11,7 @@
 
 use crate::signer_common::{requests, SEED};
 use alloy_primitives::U256;
-use arrow::array::Array;
+use arrow_array::Array;
 use eraflow::consensus::Fork;
 use eraflow::crypto::keccak::keccak256;
 use eraflow::crypto::signer::{

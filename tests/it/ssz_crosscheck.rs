@@ -19,8 +19,9 @@ fn every_fork_matches_lodestar() {
         panic!("ERAFLOW_REQUIRE_CROSSCHECK is set but tests/crosscheck/node_modules is missing (npm ci --prefix tests/crosscheck)");
     }
     if missing || Command::new("node").arg("--version").output().is_err() {
-        eprintln!(
-            "\n!!!!! SKIPPED SSZ cross-check: node or tests/crosscheck/node_modules missing (npm ci --prefix tests/crosscheck) !!!!!\n"
+        crate::skip::skip(
+            "SSZ cross-check against Lodestar",
+            "node or tests/crosscheck/node_modules missing (npm ci --prefix tests/crosscheck)",
         );
         return;
     }

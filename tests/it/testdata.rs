@@ -1,7 +1,8 @@
 //! The one way tests reach the real archive files in `../shared/data` (never copied into the repository).
 //!
 //! `ERAFLOW_TEST_DATA` overrides the location. When the data is absent the caller skips, and says so loudly on
-//! stderr, so a green run without data is never mistaken for a run that checked real chain data.
+//! stderr and in the count at the end of the run ([`crate::skip`]), so a green run without data is never mistaken
+//! for a run that checked real chain data.
 
 use std::path::PathBuf;
 
@@ -15,9 +16,12 @@ pub fn dir(what: &str) -> Option<PathBuf> {
     if root.join("PROVENANCE.md").exists() {
         Some(root)
     } else {
-        eprintln!(
-            "\n!!!!! SKIPPED {what}: real test data not found at {} (set ERAFLOW_TEST_DATA) !!!!!\n",
-            root.display()
+        crate::skip::skip(
+            what,
+            &format!(
+                "real test data not found at {} (set ERAFLOW_TEST_DATA)",
+                root.display()
+            ),
         );
         None
     }
@@ -29,10 +33,7 @@ pub fn file(rel: &str) -> Option<PathBuf> {
     if p.exists() {
         Some(p)
     } else {
-        eprintln!(
-            "\n!!!!! SKIPPED: {} missing from the test data !!!!!\n",
-            p.display()
-        );
+        crate::skip::skip(rel, &format!("{} missing from the test data", p.display()));
         None
     }
 }

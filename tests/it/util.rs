@@ -1,6 +1,6 @@
 //! Helpers more than one test module needs: one copy each.
 
-use arrow::array::RecordBatch;
+use arrow_array::RecordBatch;
 use eraflow::datasets;
 use eraflow::formats::era::EraFile;
 use eraflow::formats::snappy::FramedDecoder;
@@ -30,7 +30,7 @@ pub fn read_parquet(path: &Path) -> RecordBatch {
         parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f).unwrap();
     let schema = builder.schema().clone();
     let batches: Vec<RecordBatch> = builder.build().unwrap().map(|b| b.unwrap()).collect();
-    arrow::compute::concat_batches(&schema, &batches).unwrap()
+    arrow_select::concat::concat_batches(&schema, &batches).unwrap()
 }
 
 /// Every file under `dir`, recursively, sorted.

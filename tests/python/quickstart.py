@@ -1,8 +1,8 @@
-"""The analyst quickstart of README.md, as data: each question once in DuckDB SQL and once in Polars.
+"""The analyst quickstart of docs/analyst.md, as data: each question once in DuckDB SQL and once in Polars.
 
 `python3 quickstart.py check OUT ERA_OUT` runs every question in both readers over an export and fails unless
 DuckDB and Polars give the same answer (and a non-empty one); `python3 quickstart.py markdown` prints the
-README section, which tests/it/analyst_readers.rs compares with README.md, so the README's queries are the ones
+page's section, which tests/it/analyst_readers.rs compares with docs/analyst.md, so the page's queries are the ones
 that were run.
 """
 import sys
@@ -72,7 +72,7 @@ def fill(text, out, era_out):
 
 def markdown():
     lines = [
-        "Run the main job first (`cargo run --release -- run pipelines/sample.toml`, and "
+        "Run the main job first (`cargo run -- run pipelines/sample.toml`, and "
         "`pipelines/sample-era.toml` for withdrawals); every dataset folder holds `network=<name>` partitions, "
         "read as a `network` column.",
         "",

@@ -14,7 +14,8 @@ import eraflow as ef
 
 
 def eraflow_task(bin_path: Optional[str], pipeline: str, files: List[str], sets: List[str], threads: int) -> Dict:
-    """One Ray task: ``eraflow run --stages verify,export`` over ``files``; its run report."""
+    """One Ray task: ``eraflow run --stages verify,export`` over ``files``; its run report. ``bin_path`` is the
+    driver's ``$ERAFLOW_BIN``, if any; otherwise the node runs the package's own ``python -m eraflow``."""
     if bin_path:
         os.environ["ERAFLOW_BIN"] = bin_path
     return ef.run_files(pipeline, files, sets=sets, threads=threads)
@@ -72,6 +73,7 @@ def _run(ray, stop, pipeline, address, workers, sets, max_retries, batch, thread
     with ef.RunLock(out, wait=wait):
         reports: List[Dict] = []
         failures: List[Dict] = []
+        task_wall = None
         if work_stages and files:
             address = address or os.environ.get("RAY_ADDRESS")
             if address:
@@ -92,6 +94,7 @@ def _run(ray, stop, pipeline, address, workers, sets, max_retries, batch, thread
                 # As many tasks in flight as the cluster runs at once, so a stop takes no new file.
                 window = max(1, int(ray.cluster_resources().get("CPU", 1)) // max(1, threads_per_task))
                 pending: Dict = {}
+                tasks_started = time.monotonic()
                 while queue or pending:
                     while queue and len(pending) < window and stop["signal"] is None:
                         b = queue.pop()
@@ -106,17 +109,19 @@ def _run(ray, stop, pipeline, address, workers, sets, max_retries, batch, thread
                         except Exception as e:  # failed for good, after its retries
                             failures.append({"files": b, "error": str(e).strip().splitlines()[-1][:2000]})
                             ef._eprint(f"error: task over {b} failed after {max_retries} retries: {e}")
+                task_wall = time.monotonic() - tasks_started
             finally:
                 if not address:
                     ray.shutdown()
-        report = ef.merge_reports(p["name"], reports, failures, started, work_stages)
+        report = ef.merge_reports(p["name"], reports, failures, started, work_stages, task_wall)
+        _fold_task_reports(out, report)
         if stop["signal"] is not None:
             report["status"] = "interrupted"
             report["signal"] = stop["signal"]
             report["exit_code"] = 128 + stop["signal"]
             report["ok"] = False
         if "prune" in p["stages"] and report["exit_code"] == ef.EXIT_OK and stop["signal"] is None:
-            cmd = [ef.binary(), "run", pipeline, "--stages", "prune", "--no-lock", *ef._sets(sets)]
+            cmd = [*ef.command(), "run", pipeline, "--stages", "prune", "--no-lock", *ef._sets(sets)]
             rc = subprocess.run(cmd).returncode
             report["prune_exit_code"] = rc
             if rc != 0:
@@ -125,9 +130,27 @@ def _run(ray, stop, pipeline, address, workers, sets, max_retries, batch, thread
                 report["ok"] = False
         report["seconds"] = time.monotonic() - t0
         report["workers"] = workers
+        report["threads"] = threads_per_task
         report["inputs"] = files
         report["path"] = ef.write_report(out, report)
     return report
+
+
+def _fold_task_reports(out: str, report: Dict) -> None:
+    """One report per job: each task's own run report (``OUT/_eraflow/runs/<started>-<pid>.json``, written by
+    its ``eraflow run``) is nested in ``report["tasks"]``, so a local output's file is removed; an object-store
+    output keeps the tasks' objects, each named by its ``report_file``."""
+    if ef.is_remote(out):
+        return
+    runs = os.path.join(ef.local_path(out), "_eraflow", "runs")
+    for t in report["tasks"]:
+        name = t.get("report_file")
+        if name:
+            try:
+                os.remove(os.path.join(runs, name))
+                t["report_file"] = None
+            except FileNotFoundError:
+                pass
 
 
 def _summary(report: Dict) -> None:

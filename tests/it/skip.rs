@@ -1,0 +1,45 @@
+//! Skipped checks that cannot be mistaken for passes. libtest captures a passing test's output, so a skip
+//! printed with `eprintln!` vanishes behind an `ok`; [`skip`] writes to the terminal directly (past the capture),
+//! names the test (libtest runs each test on a thread named after it), and counts it, and the count with every
+//! reason is printed when the test binary exits, after libtest's own summary.
+
+use std::io::Write;
+use std::sync::Mutex;
+
+static SKIPPED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Records that the running test skipped `what` because of `why` (the dependency that is missing and how to get
+/// it), and says so on stderr now.
+pub fn skip(what: &str, why: &str) {
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("(unnamed test)")
+        .to_string();
+    let line = format!("{test}: {what}: {why}");
+    // Straight to the file descriptor: libtest captures `eprintln!`, not writes to `std::io::stderr()`.
+    let _ = writeln!(std::io::stderr(), "\n!!!!! SKIPPED {line} !!!!!");
+    let mut all = SKIPPED.lock().unwrap_or_else(|e| e.into_inner());
+    if all.is_empty() {
+        // SAFETY: `summary` is a plain `extern "C" fn()` that only reads a static; atexit runs it once.
+        unsafe {
+            libc::atexit(summary);
+        }
+    }
+    all.push(line);
+}
+
+/// Printed at exit: how many checks were skipped and why, so the end of a run says what it did not check.
+extern "C" fn summary() {
+    let all = SKIPPED.lock().unwrap_or_else(|e| e.into_inner());
+    let mut err = std::io::stderr();
+    let _ = writeln!(
+        err,
+        "\n!!!!! {} check{} SKIPPED (not run, not passed); each names what enables it:",
+        all.len(),
+        if all.len() == 1 { "" } else { "s" }
+    );
+    for l in all.iter() {
+        let _ = writeln!(err, "  SKIPPED {l}");
+    }
+    let _ = writeln!(err);
+}
