@@ -194,6 +194,12 @@ impl ParquetOptions {
                 b = b.set_column_dictionary_enabled(f.name().as_str().into(), false);
             }
         }
+        for name in layout.delta_columns {
+            let col: parquet::schema::types::ColumnPath = (*name).into();
+            b = b
+                .set_column_dictionary_enabled(col.clone(), false)
+                .set_column_encoding(col, parquet::basic::Encoding::DELTA_BINARY_PACKED);
+        }
         if !layout.sort_columns.is_empty() {
             let sorting = layout
                 .sort_columns
@@ -236,6 +242,8 @@ pub struct FileLayout {
     pub sort_columns: &'static [&'static str],
     /// Binary columns to dictionary-encode.
     pub dictionary_columns: &'static [&'static str],
+    /// Integer columns to write `DELTA_BINARY_PACKED`, without a dictionary (steadily growing indices).
+    pub delta_columns: &'static [&'static str],
     /// Key-value metadata written into the footer.
     pub metadata: Vec<(String, String)>,
 }
@@ -247,6 +255,7 @@ impl FileLayout {
             schema,
             sort_columns: &[],
             dictionary_columns: &[],
+            delta_columns: &[],
             metadata: Vec::new(),
         }
     }

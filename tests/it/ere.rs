@@ -636,7 +636,7 @@ fn ere_from_era_payloads(
     out: &Path,
     edit_last: impl Fn(&mut eraflow::execution::header::HeaderFields),
 ) -> PathBuf {
-    use eraflow::consensus::{Fork, SignedBeaconBlock};
+    use eraflow::consensus::SignedBeaconBlock;
     use eraflow::execution::header::wrap_list;
     use eraflow::execution::tx_request::TxRequest;
     use eraflow::formats::ere::{EreBlock, EreWriter};
@@ -644,7 +644,8 @@ fn ere_from_era_payloads(
     let mut w = EreWriter::create(out, &net.name).unwrap();
     let n = blocks.len();
     for (i, (slot, bytes)) in blocks.into_iter().enumerate() {
-        let signed = SignedBeaconBlock::new(&bytes, Fork::at_slot(slot, net)).unwrap();
+        let signed =
+            SignedBeaconBlock::new(&bytes, eraflow::consensus::Spec::at_slot(slot, net)).unwrap();
         let block = signed.message().unwrap();
         let mut fields = eraflow::verify::payload::header_from_payload(&block).unwrap();
         if i + 1 == n {

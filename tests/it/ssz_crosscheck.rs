@@ -46,15 +46,17 @@ fn every_fork_matches_lodestar() {
             let signed: Vec<Vec<u8>> = blocks.into_iter().map(|(_, b)| b).collect();
             let name = format!("{fork}-state-{validators}.ssz");
             std::fs::write(dir.path().join(&name), &state).unwrap();
-            let root = consensus::state_root(&state, fork).unwrap();
+            let root = consensus::state_root(&state, consensus::Spec::mainnet(fork)).unwrap();
             manifest.push(serde_json::json!({"file": name, "kind": "BeaconState", "fork": fork.name(), "root": format!("0x{}", hex::encode(root))}));
             for (i, b) in signed.iter().enumerate() {
                 let name = format!("{fork}-signed-block-{validators}-{i}.ssz");
                 std::fs::write(dir.path().join(&name), b).unwrap();
-                let root = consensus::root_of(b, Kind::SignedBlock, fork).unwrap();
+                let root = consensus::root_of(b, Kind::SignedBlock, consensus::Spec::mainnet(fork))
+                    .unwrap();
                 manifest.push(serde_json::json!({"file": name, "kind": "SignedBeaconBlock", "fork": fork.name(), "root": format!("0x{}", hex::encode(root))}));
                 // The message alone, as a BeaconBlock.
-                let msg = consensus::SignedBeaconBlock::new(b, fork).unwrap();
+                let msg =
+                    consensus::SignedBeaconBlock::new(b, consensus::Spec::mainnet(fork)).unwrap();
                 let mroot = msg.message().unwrap().root().unwrap();
                 let name = format!("{fork}-block-{validators}-{i}.ssz");
                 std::fs::write(dir.path().join(&name), &b[100..]).unwrap();
