@@ -146,7 +146,7 @@ impl HistoricalSummaries {
 
     /// The `historical_summaries` of a (Capella or later) beacon state, at its slot. Only as trusted as the
     /// state: anchor the state first (its root against a trusted one, or an era file verified against such).
-    pub fn reads_state(network: &Network, state: &BeaconState<'_>) -> Result<Self, AnchorError> {
+    pub fn from_state(network: &Network, state: &BeaconState<'_>) -> Result<Self, AnchorError> {
         let bytes = state.field("historical_summaries").unwrap_or_default();
         Self::from_ssz(network, state.slot(), bytes)
     }

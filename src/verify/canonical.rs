@@ -153,7 +153,7 @@ pub fn summaries_from_era_file(
         .map_err(|e| format!("{}: BeaconState: {e}", path.display()))?;
     let state = BeaconState::new(bytes, Spec::at_slot(file.state_slot(), network))
         .map_err(|e| format!("{}: BeaconState: {e}", path.display()))?;
-    crate::canonical::HistoricalSummaries::reads_state(network, &state)
+    crate::canonical::HistoricalSummaries::from_state(network, &state)
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
