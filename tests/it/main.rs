@@ -21,6 +21,7 @@ mod canonical;
 mod canonical_verify;
 mod cli_exit;
 mod cli_output;
+mod consensus_crosscheck;
 mod era1_real;
 mod era_state_link;
 mod ere;
