@@ -84,7 +84,9 @@ use arrow::record_batch::RecordBatch;
 /// 3: cryo's meaning: `transactions.chain_id` is the network's on every row (the signed EIP-155 id moves to
 /// `signed_chain_id`), `transactions.gas_price` is the price paid for every type (`effective_gas_price` is gone);
 /// files sit in `network=<name>` partition folders, declare their sort order and carry key-value metadata.
-pub const SCHEMA_VERSION: u32 = 3;
+/// 4: the beacon-chain operation datasets and `validators`; `blocks.aura_step` and `blocks.aura_seal` (AuRa-sealed
+/// pre-merge headers of gnosis and chiado), with `blocks.mix_hash` and `blocks.nonce` null for those.
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// Facts about the whole run a dataset may need per row.
 #[derive(Debug, Clone, Copy)]

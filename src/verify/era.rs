@@ -276,7 +276,7 @@ pub(crate) fn verify_era<V: BeaconVisitor>(
     if let Some(gloas) = network.gloas_slot().filter(|&g| state_slot >= g) {
         report.error(format!(
             "{}: unsupported fork: the era's state (slot {state_slot}) is in Gloas (EIP-7732, from slot {gloas} \
-             on {}), whose blocks and states eraflow does not read yet (see docs/formats.md, \"Gloas\")",
+             on {}), whose blocks and states eraflow does not read yet (see docs/reliability.md, \"Networks, presets and Gloas\")",
             path.display(),
             network.name
         ));
