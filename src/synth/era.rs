@@ -601,7 +601,10 @@ fn era_state(
     let fork = spec.fork;
     let c = spec.state_schema();
     let base = consensus::synth::state(spec, opts.validators, opts.seed ^ era.rotate_left(17));
+    let registry = registry(opts, era, spec);
     let mut replace: Vec<(&str, Vec<u8>)> = vec![
+        ("validators", registry.validators),
+        ("balances", registry.balances),
         ("genesis_time", GENESIS_TIME.to_le_bytes().to_vec()),
         ("genesis_validators_root", gvr.to_vec()),
         ("slot", slot.to_le_bytes().to_vec()),
@@ -631,6 +634,9 @@ fn era_state(
             .collect();
         replace.push(("historical_summaries", summaries));
     }
+    if fork >= Fork::Altair {
+        replace.push(("inactivity_scores", registry.inactivity_scores));
+    }
     if fork >= Fork::Bellatrix {
         let header = match &carry.latest_payload {
             Some((pspec, p)) => payload_header(spec, *pspec, p)?,
@@ -641,6 +647,72 @@ fn era_state(
     }
     let refs: Vec<(&str, &[u8])> = replace.iter().map(|(n, v)| (*n, v.as_slice())).collect();
     ssz::with_fields(c, &base, &refs)
+}
+
+/// A synthetic registry's per-validator lists.
+struct SynthRegistry {
+    validators: Vec<u8>,
+    balances: Vec<u8>,
+    inactivity_scores: Vec<u8>,
+}
+
+/// `FAR_FUTURE_EPOCH`: an epoch that has not come.
+const FAR_FUTURE_EPOCH: u64 = u64::MAX;
+
+/// A plausible registry for era `era`'s state: the same validators (keys, credentials, activation) in every
+/// era of one seed, activated before the state's epoch; a few exited, fewer slashed; effective balances of
+/// 32 ETH (up to 2,048 for Electra's compounding credentials) and balances a little around them, drawn per era.
+fn registry(opts: &EraSynthOptions, era: u64, spec: Spec) -> SynthRegistry {
+    let epoch = era * SLOTS_PER_ERA / spec.preset.slots_per_epoch();
+    let (mut stable, mut per_era) = (
+        Rng::new(opts.seed ^ 0x7e61_5717, 0),
+        Rng::new(opts.seed ^ 0x7e61_5717, era + 1),
+    );
+    let mut out = SynthRegistry {
+        validators: Vec::with_capacity(opts.validators * 121),
+        balances: Vec::with_capacity(opts.validators * 8),
+        inactivity_scores: Vec::with_capacity(opts.validators * 8),
+    };
+    for _ in 0..opts.validators {
+        let pubkey = stable.bytes::<48>();
+        let mut credentials = [0u8; 32];
+        credentials[0] = stable.below(if spec.fork >= Fork::Electra { 3 } else { 2 }) as u8;
+        let from = if credentials[0] == 0 { 1 } else { 12 };
+        stable.fill(&mut credentials[from..]);
+        let activation = stable.below(epoch.max(1));
+        let exited = stable.chance(1, 20) && activation + 1 < epoch;
+        let slashed = exited && stable.chance(1, 5);
+        let exit = if exited {
+            activation + 1 + stable.below(epoch - activation - 1)
+        } else {
+            FAR_FUTURE_EPOCH
+        };
+        let effective: u64 = if credentials[0] == 2 {
+            32_000_000_000 * (1 + stable.below(64))
+        } else {
+            32_000_000_000
+        };
+        out.validators.extend(pubkey);
+        out.validators.extend(credentials);
+        out.validators.extend(effective.to_le_bytes());
+        out.validators.push(slashed as u8);
+        out.validators
+            .extend(activation.saturating_sub(1 + stable.below(4)).to_le_bytes());
+        out.validators.extend(activation.to_le_bytes());
+        out.validators.extend(exit.to_le_bytes());
+        let withdrawable = exit.checked_add(256).unwrap_or(FAR_FUTURE_EPOCH);
+        out.validators.extend(withdrawable.to_le_bytes());
+        let balance = if exited && exit + 256 < epoch {
+            0
+        } else {
+            effective - 100_000_000 + per_era.below(1_100_000_000)
+        };
+        out.balances.extend(balance.to_le_bytes());
+        let leaking = per_era.chance(1, 10);
+        let score = if leaking { per_era.below(50) } else { 0 };
+        out.inactivity_scores.extend(score.to_le_bytes());
+    }
+    out
 }
 
 /// The default `ExecutionPayloadHeader` of `fork`'s state: zero fields, empty `extra_data`.
