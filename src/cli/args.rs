@@ -228,6 +228,13 @@ pub enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// Only the consensus datasets' lines: the operation datasets' cost on era exports, and `validators`
+        /// from a big state beside its floor.
+        #[arg(long)]
+        consensus: bool,
+        /// Validators in the big state of the `validators` lines.
+        #[arg(long, default_value_t = 1_000_000)]
+        state_validators: usize,
     },
     /// Print the hash_tree_root of a BeaconState: an era file's state, or a raw `.ssz` / `.ssz_snappy` state.
     StateRoot {

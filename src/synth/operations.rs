@@ -88,10 +88,11 @@ pub fn body_operations(ctx: &OpsContext, rng: &mut Rng) -> Result<(BodyFields, u
     let validator = |rng: &mut Rng| rng.below(ctx.validators.max(1));
     let mut out: BodyFields = Vec::new();
 
-    // Attestations: committees of 64-128 members; Electra aggregates several committees in one.
+    // As many attestations as mainnet blocks carry (half full to full: 64-128 before Electra, 4-8 from it, when
+    // each aggregates several committees), of committees of 64-128 members.
     let (att_c, att_limit) =
         list_of(body, "attestations").ok_or_else(|| no_field("body", "attestations"))?;
-    let atts: Vec<Vec<u8>> = (0..count(rng, att_limit))
+    let atts: Vec<Vec<u8>> = (0..att_limit / 2 + rng.below(att_limit / 2 + 1))
         .map(|_| {
             let delay = 1 + rng.below(3);
             let data_slot = ctx.slot.saturating_sub(delay);
