@@ -485,3 +485,66 @@ fn real_genesis_era_file_exports_no_blocks_but_its_registry() {
     .unwrap();
     assert!(again[0].skipped && again[0].ok);
 }
+
+#[test]
+fn validators_stream_in_chunks_into_row_groups_and_sum_to_the_state() {
+    let net = Network::by_name("synthnet").unwrap();
+    let src = tempfile::tempdir().unwrap();
+    let mut o = EraSynthOptions::new(net.clone());
+    o.era = EraSynthOptions::era_of_fork(&net, Fork::Electra).unwrap();
+    // More validators than one export chunk (32,768) and than one row group.
+    (o.blocks, o.validators, o.txs_per_block) = (2, 70_000, 1);
+    let path = write(src.path(), &o).unwrap().remove(0);
+    let out = tempfile::tempdir().unwrap();
+    let mut opts = export_opts(out.path(), false);
+    opts.datasets = eraflow::datasets::by_names(&["validators"]).unwrap();
+    opts.parquet.row_group_size = 20_000;
+    let outcome = export(std::slice::from_ref(&path), &opts, &Progress::hidden()).unwrap();
+    ok(&outcome);
+    let file = out.path().join(&outcome[0].outputs[0]);
+    let meta = parquet::file::reader::FileReader::metadata(
+        &parquet::file::serialized_reader::SerializedFileReader::new(
+            std::fs::File::open(&file).unwrap(),
+        )
+        .unwrap(),
+    )
+    .clone();
+    assert_eq!(meta.num_row_groups(), 4);
+    let index_col = meta.row_group(0).column(2);
+    assert_eq!(index_col.column_path().string(), "validator_index");
+    assert!(
+        index_col
+            .encodings()
+            .any(|e| e == parquet::basic::Encoding::DELTA_BINARY_PACKED),
+        "{:?}",
+        index_col.encodings().collect::<Vec<_>>()
+    );
+    let v = read_parquet(&file);
+    assert_eq!(v.num_rows(), 70_000);
+    let index = v
+        .column_by_name("validator_index")
+        .unwrap()
+        .as_primitive::<UInt64Type>();
+    assert!((0..70_000).all(|i| index.value(i) == i as u64));
+    let (_, state) = crate::util::unpack_era(&path);
+    let spec = eraflow::consensus::Spec::at_slot(o.era * 8192, &net);
+    let view = eraflow::consensus::BeaconState::new(&state, spec).unwrap();
+    let total = eraflow::consensus::registry::Registry::new(&view)
+        .unwrap()
+        .total_balance();
+    let balance = v
+        .column_by_name("balance")
+        .unwrap()
+        .as_primitive::<UInt64Type>();
+    assert_eq!(
+        balance.iter().map(|b| b.unwrap() as u128).sum::<u128>(),
+        total
+    );
+    // Electra: the queue counts are there (zero or more), never null.
+    assert_eq!(
+        v.column_by_name("pending_deposit_count")
+            .unwrap()
+            .null_count(),
+        0
+    );
+}
