@@ -174,6 +174,7 @@ pub(super) fn measure(
                 schema: dataset.schema(),
                 sort_columns: dataset.sort_columns(),
                 dictionary_columns: dataset.dictionary_columns(),
+                repeated_columns: dataset.repeated_columns(),
                 delta_columns: dataset.delta_columns(),
                 metadata: Vec::new(),
             }

@@ -356,19 +356,22 @@ pub fn print(r: &BenchReport) {
             m.archive_mb_per_second,
         );
     }
-    println!(
-        "era verification hashes {} sha256 blocks; {:.1} ns each in a batch (this run)",
-        r.era_sha256_blocks, r.sha256_block_ns
-    );
-    println!(
-        "ere verification hashes {} keccak256 messages of {:.1} MB together (its floor hashes the same ones)",
-        r.ere_keccak_messages,
-        r.ere_keccak_bytes as f64 / 1e6
-    );
-    println!(
-        "remote input: the same {MIRROR_FILES} files from an in-process loopback HTTP mirror (no Python), fetched ahead of the worker into a cache bounded at {:.1} MB (two files; --cache-max-bytes)",
-        r.remote_cache_max_bytes as f64 / 1e6
-    );
+    // Zero in a `--consensus` run, which measures none of these.
+    if r.era_sha256_blocks > 0 {
+        println!(
+            "era verification hashes {} sha256 blocks; {:.1} ns each in a batch (this run)",
+            r.era_sha256_blocks, r.sha256_block_ns
+        );
+        println!(
+            "ere verification hashes {} keccak256 messages of {:.1} MB together (its floor hashes the same ones)",
+            r.ere_keccak_messages,
+            r.ere_keccak_bytes as f64 / 1e6
+        );
+        println!(
+            "remote input: the same {MIRROR_FILES} files from an in-process loopback HTTP mirror (no Python), fetched ahead of the worker into a cache bounded at {:.1} MB (two files; --cache-max-bytes)",
+            r.remote_cache_max_bytes as f64 / 1e6
+        );
+    }
     for x in &r.ratios {
         let goal = match (x.goal, x.met()) {
             (Some(g), Some(true)) => format!("  (goal >= {g}: met)"),

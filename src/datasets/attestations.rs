@@ -39,7 +39,9 @@ era_dataset!(
     "attestations",
     AttestationsBuilder,
     sort: &KEY_SORT,
-    dictionary: &["beacon_block_root", "source_root", "target_root"]
+    dictionary: &[],
+    // A block's attestations vote for few heads and one or two epochs' checkpoints.
+    repeated: &["block_root", "beacon_block_root", "source_root", "target_root"]
 );
 
 struct AttestationsBuilder {
@@ -82,13 +84,11 @@ impl Default for AttestationsBuilder {
 
 impl DatasetBuilder for AttestationsBuilder {
     fn add_beacon_block(&mut self, b: &VerifiedBeaconBlock<'_>) -> Result<(), DatasetError> {
-        let err = DatasetError::ssz("attestations", b.slot, "attestations");
-        let list = b
-            .block
-            .body()
-            .map_err(err)?
-            .attestation_list()
-            .map_err(DatasetError::ssz("attestations", b.slot, "attestations"))?;
+        let list = b.body.attestation_list().map_err(DatasetError::ssz(
+            "attestations",
+            b.slot,
+            "attestations",
+        ))?;
         for (i, a) in list.iter().enumerate() {
             let bits = a.aggregation_bits();
             // Bitlists were validated when the block was hashed; a delimiter-less one cannot reach here.

@@ -58,12 +58,7 @@ impl Default for AttesterSlashingsBuilder {
 impl DatasetBuilder for AttesterSlashingsBuilder {
     fn add_beacon_block(&mut self, b: &VerifiedBeaconBlock<'_>) -> Result<(), DatasetError> {
         let err = || DatasetError::ssz("attester_slashings", b.slot, "attester_slashings");
-        let list = b
-            .block
-            .body()
-            .map_err(err())?
-            .attester_slashing_list()
-            .map_err(err())?;
+        let list = b.body.attester_slashing_list().map_err(err())?;
         for (i, s) in list.iter().enumerate() {
             let slashed = s.slashed_indices();
             self.key.append(b, i);

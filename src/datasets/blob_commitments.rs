@@ -40,12 +40,7 @@ struct BlobCommitmentsBuilder {
 impl DatasetBuilder for BlobCommitmentsBuilder {
     fn add_beacon_block(&mut self, b: &VerifiedBeaconBlock<'_>) -> Result<(), DatasetError> {
         let err = || DatasetError::ssz("blob_commitments", b.slot, "blob_kzg_commitments");
-        let list = b
-            .block
-            .body()
-            .map_err(err())?
-            .blob_kzg_commitment_list()
-            .map_err(err())?;
+        let list = b.body.blob_kzg_commitment_list().map_err(err())?;
         for (i, c) in list.iter().enumerate() {
             self.key.append(b, i);
             self.kzg_commitment.append_value(c);

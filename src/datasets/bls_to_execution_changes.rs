@@ -47,12 +47,7 @@ impl DatasetBuilder for BlsChangesBuilder {
                 "bls_to_execution_changes",
             )
         };
-        let list = b
-            .block
-            .body()
-            .map_err(err())?
-            .bls_to_execution_change_list()
-            .map_err(err())?;
+        let list = b.body.bls_to_execution_change_list().map_err(err())?;
         for (i, c) in list.iter().enumerate() {
             self.key.append(b, i);
             self.validator_index.append_value(c.validator_index());

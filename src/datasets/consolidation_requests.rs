@@ -43,7 +43,7 @@ struct ConsolidationRequestsBuilder {
 impl DatasetBuilder for ConsolidationRequestsBuilder {
     fn add_beacon_block(&mut self, b: &VerifiedBeaconBlock<'_>) -> Result<(), DatasetError> {
         let err = || DatasetError::ssz("consolidation_requests", b.slot, "execution_requests");
-        let Some(requests) = b.block.body().map_err(err())?.execution_request_lists() else {
+        let Some(requests) = b.body.execution_request_lists() else {
             return Ok(());
         };
         for (i, c) in requests.map_err(err())?.consolidations.iter().enumerate() {

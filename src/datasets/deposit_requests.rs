@@ -46,7 +46,7 @@ struct DepositRequestsBuilder {
 impl DatasetBuilder for DepositRequestsBuilder {
     fn add_beacon_block(&mut self, b: &VerifiedBeaconBlock<'_>) -> Result<(), DatasetError> {
         let err = || DatasetError::ssz("deposit_requests", b.slot, "execution_requests");
-        let Some(requests) = b.block.body().map_err(err())?.execution_request_lists() else {
+        let Some(requests) = b.body.execution_request_lists() else {
             return Ok(());
         };
         for (i, d) in requests.map_err(err())?.deposits.iter().enumerate() {

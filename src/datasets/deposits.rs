@@ -37,12 +37,7 @@ struct DepositsBuilder {
 impl DatasetBuilder for DepositsBuilder {
     fn add_beacon_block(&mut self, b: &VerifiedBeaconBlock<'_>) -> Result<(), DatasetError> {
         let err = || DatasetError::ssz("deposits", b.slot, "deposits");
-        let list = b
-            .block
-            .body()
-            .map_err(err())?
-            .deposit_list()
-            .map_err(err())?;
+        let list = b.body.deposit_list().map_err(err())?;
         for (i, d) in list.iter().enumerate() {
             self.key.append(b, i);
             self.pubkey.append_value(d.pubkey());

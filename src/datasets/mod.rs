@@ -14,10 +14,15 @@
 //! are binary; every uint256 appears as three columns `<name>_binary` (32-byte big-endian), `<name>_string` (decimal)
 //! and `<name>_f64`, because DuckDB and Polars mishandle Decimal256. Every column is documented in `docs/schema.md`.
 
-/// `era_dataset!(Type, "name", Builder, sort: &[...], dictionary: &[...])`: the [`Dataset`] impl of a dataset
-/// only era files give rows (a block operation), with its `SCHEMA` static.
+/// `era_dataset!(Type, "name", Builder, sort: &[...], dictionary: &[...] [, repeated: &[...]])`: the [`Dataset`]
+/// impl of a dataset only era files give rows (a block operation), with its `SCHEMA` static; `repeated` defaults
+/// to none (a handful of items per block repeat their block's root too rarely to pay for a dictionary; measured
+/// with `eraflow bench --consensus`).
 macro_rules! era_dataset {
     ($ty:ident, $name:literal, $builder:ty, sort: $sort:expr, dictionary: $dict:expr) => {
+        era_dataset!($ty, $name, $builder, sort: $sort, dictionary: $dict, repeated: &[]);
+    };
+    ($ty:ident, $name:literal, $builder:ty, sort: $sort:expr, dictionary: $dict:expr, repeated: $rep:expr) => {
         impl $crate::datasets::Dataset for $ty {
             fn name(&self) -> &'static str {
                 $name
@@ -43,6 +48,9 @@ macro_rules! era_dataset {
             }
             fn dictionary_columns(&self) -> &'static [&'static str] {
                 $dict
+            }
+            fn repeated_columns(&self) -> &'static [&'static str] {
+                $rep
             }
         }
     };
@@ -154,6 +162,12 @@ pub trait Dataset: Sync + Send {
     /// light codecs (snappy, lz4, none), which shrinks them; every other binary column (hashes, calldata) is
     /// high-entropy and stays plain.
     fn dictionary_columns(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Binary columns whose values come in long runs of repeats (a block's root on each of its operations, an
+    /// epoch's checkpoint roots on each of its attestations): dictionary-encoded under every codec, which spares
+    /// the codec most of their bytes.
+    fn repeated_columns(&self) -> &'static [&'static str] {
         &[]
     }
     /// Integer columns that grow steadily from row to row (indices): written `DELTA_BINARY_PACKED` without a

@@ -45,12 +45,7 @@ struct ProposerSlashingsBuilder {
 impl DatasetBuilder for ProposerSlashingsBuilder {
     fn add_beacon_block(&mut self, b: &VerifiedBeaconBlock<'_>) -> Result<(), DatasetError> {
         let err = || DatasetError::ssz("proposer_slashings", b.slot, "proposer_slashings");
-        let list = b
-            .block
-            .body()
-            .map_err(err())?
-            .proposer_slashing_list()
-            .map_err(err())?;
+        let list = b.body.proposer_slashing_list().map_err(err())?;
         for (i, p) in list.iter().enumerate() {
             let (h1, h2) = (p.header(0), p.header(1));
             self.key.append(b, i);

@@ -33,11 +33,7 @@ struct SyncAggregatesBuilder {
 
 impl DatasetBuilder for SyncAggregatesBuilder {
     fn add_beacon_block(&mut self, b: &VerifiedBeaconBlock<'_>) -> Result<(), DatasetError> {
-        let body = b.block.body().map_err(DatasetError::ssz(
-            "sync_aggregates",
-            b.slot,
-            "sync_aggregate",
-        ))?;
+        let body = b.body;
         if let Some(agg) = body.sync_aggregate() {
             self.slot.append_value(b.slot);
             self.block_root.append_value(b.root);

@@ -64,8 +64,9 @@ impl Dataset for Validators {
     fn sort_columns(&self) -> &'static [&'static str] {
         &["slot", "validator_index"]
     }
-    /// Withdrawal credentials repeat across an operator's validators.
-    fn dictionary_columns(&self) -> &'static [&'static str] {
+    /// Withdrawal credentials repeat across an operator's validators (tens of thousands share one address):
+    /// a dictionary under every codec (Parquet falls back to plain when a page's dictionary grows too big).
+    fn repeated_columns(&self) -> &'static [&'static str] {
         &["withdrawal_credentials"]
     }
     fn delta_columns(&self) -> &'static [&'static str] {

@@ -32,12 +32,7 @@ struct VoluntaryExitsBuilder {
 impl DatasetBuilder for VoluntaryExitsBuilder {
     fn add_beacon_block(&mut self, b: &VerifiedBeaconBlock<'_>) -> Result<(), DatasetError> {
         let err = || DatasetError::ssz("voluntary_exits", b.slot, "voluntary_exits");
-        let list = b
-            .block
-            .body()
-            .map_err(err())?
-            .voluntary_exit_list()
-            .map_err(err())?;
+        let list = b.body.voluntary_exit_list().map_err(err())?;
         for (i, e) in list.iter().enumerate() {
             self.key.append(b, i);
             self.epoch.append_value(e.epoch());

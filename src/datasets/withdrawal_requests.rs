@@ -42,7 +42,7 @@ struct WithdrawalRequestsBuilder {
 impl DatasetBuilder for WithdrawalRequestsBuilder {
     fn add_beacon_block(&mut self, b: &VerifiedBeaconBlock<'_>) -> Result<(), DatasetError> {
         let err = || DatasetError::ssz("withdrawal_requests", b.slot, "execution_requests");
-        let Some(requests) = b.block.body().map_err(err())?.execution_request_lists() else {
+        let Some(requests) = b.body.execution_request_lists() else {
             return Ok(());
         };
         for (i, w) in requests.map_err(err())?.withdrawals.iter().enumerate() {

@@ -545,6 +545,7 @@ fn export_one(path: &Path, exporter: &Exporter<'_>, progress: &Progress) -> File
             schema: d.schema(),
             sort_columns: d.sort_columns(),
             dictionary_columns: d.dictionary_columns(),
+            repeated_columns: d.repeated_columns(),
             delta_columns: d.delta_columns(),
             metadata: vec![
                 ("eraflow.version".into(), env!("CARGO_PKG_VERSION").into()),

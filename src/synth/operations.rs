@@ -1,8 +1,9 @@
 //! Every block operation of a fork, with plausible contents, for synthetic era files: so each consensus dataset
 //! has rows in the tests and in a user's first `eraflow synth --kind era` + `eraflow export`.
 //!
-//! Plausible, not valid: attestations vote for recent slots of the block's own epoch window with consistent
-//! source and target epochs, included one to a few slots later; validator indices fall inside the state's
+//! Plausible, not valid: attestations vote for recent slots with consistent source and target checkpoints (one
+//! root per epoch, one head root per slot, as on a real chain), almost fully aggregated, included mostly one
+//! slot later; validator indices fall inside the state's
 //! registry; an attester slashing's two attestations share some attesting indices (sorted, as the spec
 //! requires); a proposer slashing's two headers have one slot and proposer; deposit requests carry consecutive
 //! deposit indices. Signatures, proofs and keys are random bytes (nothing here is BLS-checked, nor by
@@ -45,11 +46,11 @@ fn u64le(v: u64) -> [u8; 8] {
     v.to_le_bytes()
 }
 
-/// A bitlist of `len` bits with about 3 in 4 set, delimiter included.
+/// A bitlist of `len` bits with about 31 in 32 set (as mainnet's aggregates), delimiter included.
 fn bitlist(rng: &mut Rng, len: usize) -> Vec<u8> {
     let mut out = vec![0u8; len / 8 + 1];
     for i in 0..len {
-        if rng.below(4) != 0 {
+        if rng.below(32) != 0 {
             out[i / 8] |= 1 << (i % 8);
         }
     }
@@ -57,8 +58,17 @@ fn bitlist(rng: &mut Rng, len: usize) -> Vec<u8> {
     out
 }
 
-/// `AttestationData` voting at `data_slot`.
-fn attestation_data(rng: &mut Rng, ctx: &OpsContext, data_slot: u64, index: u64) -> Vec<u8> {
+/// A root standing for what the chain had at `n` (a checkpoint of epoch `n`, the block of slot `n`): the same
+/// for every attestation voting for it, as on a real chain.
+fn chain_root(tag: &[u8], n: u64) -> [u8; 32] {
+    let mut pre = tag.to_vec();
+    pre.extend_from_slice(&n.to_le_bytes());
+    crate::crypto::sha256::sha256(&pre)
+}
+
+/// `AttestationData` voting at `data_slot`: head the block of that slot (the parent for the previous slot),
+/// source and target the checkpoints of the previous and current epoch.
+fn attestation_data(ctx: &OpsContext, data_slot: u64, index: u64) -> Vec<u8> {
     let spe = ctx.spec.preset.slots_per_epoch();
     let target = data_slot / spe;
     let mut d = Vec::with_capacity(128);
@@ -67,12 +77,15 @@ fn attestation_data(rng: &mut Rng, ctx: &OpsContext, data_slot: u64, index: u64)
     d.extend(if data_slot + 1 == ctx.slot {
         ctx.parent_root
     } else {
-        rng.bytes::<32>()
+        chain_root(b"eraflow-synth-head", data_slot)
     });
     d.extend(u64le(target.saturating_sub(1)));
-    d.extend(rng.bytes::<32>());
+    d.extend(chain_root(
+        b"eraflow-synth-checkpoint",
+        target.saturating_sub(1),
+    ));
     d.extend(u64le(target));
-    d.extend(rng.bytes::<32>());
+    d.extend(chain_root(b"eraflow-synth-checkpoint", target));
     d
 }
 
@@ -94,7 +107,12 @@ pub fn body_operations(ctx: &OpsContext, rng: &mut Rng) -> Result<(BodyFields, u
         list_of(body, "attestations").ok_or_else(|| no_field("body", "attestations"))?;
     let atts: Vec<Vec<u8>> = (0..att_limit / 2 + rng.below(att_limit / 2 + 1))
         .map(|_| {
-            let delay = 1 + rng.below(3);
+            // Mostly the previous slot's, some a few slots late.
+            let delay = if rng.chance(7, 10) {
+                1
+            } else {
+                2 + rng.below(3)
+            };
             let data_slot = ctx.slot.saturating_sub(delay);
             let mut fields: Vec<Vec<u8>> = Vec::new();
             if fork >= Fork::Electra {
@@ -106,14 +124,14 @@ pub fn body_operations(ctx: &OpsContext, rng: &mut Rng) -> Result<(BodyFields, u
                 }
                 let len = committees * (64 + rng.below(64) as usize);
                 fields.push(bitlist(rng, len));
-                fields.push(attestation_data(rng, ctx, data_slot, 0));
+                fields.push(attestation_data(ctx, data_slot, 0));
                 fields.push(rng.bytes::<96>().to_vec());
                 fields.push(bits.to_vec());
             } else {
                 let len = 64 + rng.below(64) as usize;
                 fields.push(bitlist(rng, len));
                 let index = rng.below(64);
-                fields.push(attestation_data(rng, ctx, data_slot, index));
+                fields.push(attestation_data(ctx, data_slot, index));
                 fields.push(rng.bytes::<96>().to_vec());
             }
             encode(att_c, &fields)
@@ -183,7 +201,7 @@ pub fn body_operations(ctx: &OpsContext, rng: &mut Rng) -> Result<(BodyFields, u
                 idx.sort_unstable();
                 idx.dedup();
                 let indices: Vec<u8> = idx.iter().flat_map(|i| u64le(*i)).collect();
-                let data = attestation_data(rng, ctx, data_slot, 0);
+                let data = attestation_data(ctx, data_slot, 0);
                 encode(indexed_c, &[indices, data, rng.bytes::<96>().to_vec()])
             };
             let (a, b) = (one(rng)?, one(rng)?);

@@ -28,7 +28,8 @@ use super::{hex0x, mismatch, process_signer, VerifyOptions};
 use crate::consensus::registry::Registry;
 use crate::consensus::ssz::SszError;
 use crate::consensus::{
-    BeaconBlock, BeaconState, ExecutionPayload, Fork, Kind, SignedBeaconBlock, Spec, Withdrawal,
+    BeaconBlock, BeaconBlockBody, BeaconState, ExecutionPayload, Fork, Kind, SignedBeaconBlock,
+    Spec, Withdrawal,
 };
 use crate::crypto::keccak::{keccak256, B256};
 use crate::crypto::signer::{SenderError, Signer};
@@ -68,6 +69,8 @@ pub struct VerifiedBeaconBlock<'a> {
     pub root: [u8; 32],
     /// The block message.
     pub block: &'a BeaconBlock<'a>,
+    /// Its body, validated (read once here for every dataset).
+    pub body: &'a BeaconBlockBody<'a>,
     /// The execution payload, for blocks after the merge (`None` before bellatrix and for the empty payloads
     /// of bellatrix blocks before the merge).
     pub execution: Option<VerifiedPayload<'a>>,
@@ -544,6 +547,7 @@ fn check_block<V: BeaconVisitor>(
                 slot,
                 root,
                 block: &block,
+                body: &body,
                 execution: None,
             },
         );
@@ -650,6 +654,7 @@ fn check_block<V: BeaconVisitor>(
             slot,
             root,
             block: &block,
+            body: &body,
             execution: Some(VerifiedPayload {
                 payload: &payload,
                 header: &header,

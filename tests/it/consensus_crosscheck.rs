@@ -174,6 +174,7 @@ fn builder_rows(blocks: &[(Spec, Vec<u8>, bool)], states: &[(Spec, Vec<u8>)]) ->
                 slot: block.slot(),
                 root: block.root().unwrap(),
                 block: &block,
+                body: &body,
                 execution,
             };
             b.add_beacon_block(&v).unwrap();
