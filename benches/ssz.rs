@@ -92,7 +92,7 @@ fn loadavg() -> String {
 fn bench(c: &mut Criterion) {
     let n = validators();
     let t = Instant::now();
-    let state = synth::state(Fork::Electra, n, 1);
+    let state = synth::state(consensus::Spec::mainnet(Fork::Electra), n, 1);
     eprintln!(
         "synthetic electra state: {n} validators, {} MB, built in {:?}",
         state.len() >> 20,
@@ -102,7 +102,9 @@ fn bench(c: &mut Criterion) {
     let p1 = pool(1);
     let p2 = pool(2);
     let root = |p: &rayon::ThreadPool| {
-        p.install(|| consensus::state_root(&state, Fork::Electra).expect("root"))
+        p.install(|| {
+            consensus::state_root(&state, consensus::Spec::mainnet(Fork::Electra)).expect("root")
+        })
     };
 
     // Count the hashes on the real path, and check the root does not depend on the thread count.
@@ -157,7 +159,10 @@ fn bench(c: &mut Criterion) {
         (0..3)
             .filter_map(|_| {
                 let t0 = thread_cpu_ns()?;
-                black_box(consensus::state_root(&state, Fork::Electra).expect("root"));
+                black_box(
+                    consensus::state_root(&state, consensus::Spec::mainnet(Fork::Electra))
+                        .expect("root"),
+                );
                 Some((thread_cpu_ns()? - t0) as f64 / 1e6)
             })
             .fold(f64::INFINITY, f64::min)
@@ -195,7 +200,8 @@ fn bench(c: &mut Criterion) {
     );
 
     // Peer on the validator registry, single thread, against ours on the same bytes.
-    let st = consensus::BeaconState::new(&state, Fork::Electra).expect("state");
+    let st = consensus::BeaconState::new(&state, consensus::Spec::mainnet(Fork::Electra))
+        .expect("state");
     let registry = st.field("validators").expect("validators");
     let ours = || {
         consensus::ssz::hash_tree_root(&consensus::types::VALIDATORS, registry).expect("registry")

@@ -7,7 +7,7 @@
 //! whatever the bytes: two decoders of the same data agree, a record's offsets chain, what decompresses
 //! re-compresses to the same bytes. See `docs/reliability.md` for how to run the targets.
 
-use crate::consensus::{ssz, BeaconBlock, BeaconState, Fork, SignedBeaconBlock, ALL_FORKS};
+use crate::consensus::{ssz, BeaconBlock, BeaconState, Fork, SignedBeaconBlock, Spec, ALL_FORKS};
 use crate::execution::header::HeaderView;
 use crate::execution::receipt::{self, Outcome, ReceiptView};
 use crate::execution::transaction::{canonical_and_kind, TxView};
@@ -291,7 +291,7 @@ pub fn beacon_block(data: &[u8]) {
     };
     let fork = ALL_FORKS[(sel & 0x7f) as usize % ALL_FORKS.len()];
     let block = if sel & 0x80 == 0 {
-        let Ok(signed) = SignedBeaconBlock::new(bytes, fork) else {
+        let Ok(signed) = SignedBeaconBlock::new(bytes, Spec::mainnet(fork)) else {
             return;
         };
         let _ = (signed.root(), signed.signature().len());
@@ -300,7 +300,7 @@ pub fn beacon_block(data: &[u8]) {
             Err(_) => return,
         }
     } else {
-        match BeaconBlock::new(bytes, fork) {
+        match BeaconBlock::new(bytes, Spec::mainnet(fork)) {
             Ok(b) => b,
             Err(_) => return,
         }
@@ -374,7 +374,7 @@ fn with_state_templates<R>(f: impl FnOnce(&mut [Vec<u8>]) -> R) -> R {
             ALL_FORKS
                 .iter()
                 .map(|&f| {
-                    let mut s = crate::consensus::synth::state(f, 4, 1);
+                    let mut s = crate::consensus::synth::state(Spec::mainnet(f), 4, 1);
                     s.resize(s.len() + TEMPLATE_SLACK, 0);
                     s
                 })
@@ -433,7 +433,7 @@ pub fn beacon_state(data: &[u8]) {
 }
 
 fn state_views(bytes: &[u8], fork: Fork) {
-    let Ok(s) = BeaconState::new(bytes, fork) else {
+    let Ok(s) = BeaconState::new(bytes, Spec::mainnet(fork)) else {
         return;
     };
     let _ = (
@@ -447,7 +447,7 @@ fn state_views(bytes: &[u8], fork: Fork) {
         s.historical_summaries(),
         s.validator_count(),
     );
-    let c = fork.state_schema();
+    let c = Spec::mainnet(fork).state_schema();
     for f in c.fields {
         let Some(b) = s.field(f.name) else {
             continue;

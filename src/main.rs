@@ -265,6 +265,8 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             runs,
             dir,
             json,
+            consensus,
+            state_validators,
         } => {
             let dir = dir.unwrap_or_else(|| {
                 std::env::temp_dir().join(format!("eraflow-bench-{}", std::process::id()))
@@ -279,6 +281,8 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
                 txs_per_block,
                 validators,
                 runs: runs.max(1),
+                state_validators,
+                only_consensus: consensus,
             };
             let report = eraflow::bench::run(&dir, &opts)?;
             if json {

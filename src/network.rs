@@ -3,6 +3,7 @@
 //! Presets live in `configs/networks/*.toml` and are embedded into the binary at build time, so eraflow runs
 //! anywhere without its source tree; `Network::from_file` loads a custom one (a private network).
 
+use crate::consensus::Preset;
 use serde::Deserialize;
 use std::path::Path;
 
@@ -45,18 +46,49 @@ pub struct ConsensusConfig {
     /// Hex root naming era 0 files (`<network>-00000-<hash8>.era`): `0x` and 64 hex digits, lower-cased when
     /// the preset is loaded.
     pub genesis_validators_root: String,
-    /// Epoch at which Altair activates (sync committees): from slot `epoch * 32` on.
+    /// The consensus-specs preset the network's config names in `PRESET_BASE` (`mainnet` or `gnosis`): it
+    /// sizes the SSZ containers (`SLOTS_PER_EPOCH`, `MAX_WITHDRAWALS_PER_PAYLOAD`, see
+    /// [`crate::consensus::types`]). Absent: `mainnet`.
+    #[serde(default)]
+    pub preset: Preset,
+    /// `SECONDS_PER_SLOT` (a config value): payload timestamps are `genesis_time + slot * seconds_per_slot`.
+    /// Absent: 12.
+    #[serde(default = "default_seconds_per_slot")]
+    pub seconds_per_slot: u64,
+    /// Epoch at which Altair activates (sync committees): from slot `epoch * SLOTS_PER_EPOCH` on.
     pub altair_epoch: u64,
-    /// Epoch at which Bellatrix activates (execution payloads in blocks): from slot `epoch * 32` on.
+    /// Epoch at which Bellatrix activates (execution payloads in blocks).
     pub bellatrix_epoch: u64,
-    /// Epoch at which Capella activates (withdrawals, historical summaries): from slot `epoch * 32` on.
+    /// Epoch at which Capella activates (withdrawals, historical summaries).
     pub capella_epoch: u64,
-    /// Epoch at which Deneb activates (blob KZG commitments): from slot `epoch * 32` on.
+    /// Epoch at which Deneb activates (blob KZG commitments).
     pub deneb_epoch: u64,
-    /// Epoch at which Electra activates (execution requests): from slot `epoch * 32` on.
+    /// Epoch at which Electra activates (execution requests).
     pub electra_epoch: u64,
-    /// Epoch at which Fulu activates (proposer lookahead): from slot `epoch * 32` on.
+    /// Epoch at which Fulu activates (proposer lookahead). `18446744073709551615` (`FAR_FUTURE_EPOCH`): not
+    /// scheduled.
     pub fulu_epoch: u64,
+    /// Epoch at which Gloas ([EIP-7732](https://eips.ethereum.org/EIPS/eip-7732)) activates; absent: not
+    /// scheduled. eraflow does not read Gloas blocks or states: an era file reaching it fails with an
+    /// "unsupported fork" error (see `docs/reliability.md`, "Networks, presets and Gloas").
+    #[serde(default)]
+    pub gloas_epoch: Option<u64>,
+}
+
+fn default_seconds_per_slot() -> u64 {
+    12
+}
+
+/// The consensus engine that sealed a network's pre-merge execution headers: it decides what the header's
+/// last two fields before `base_fee_per_gas` hold.
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum PreMergeSeal {
+    /// Proof of work: `mix_hash` (32 bytes) and `nonce` (8 bytes).
+    #[default]
+    Ethash,
+    /// Authority round (gnosis, chiado): `aura_step` (an integer) and `aura_seal` (a 65-byte signature).
+    Aura,
 }
 
 /// One network preset, as read from `configs/networks/<name>.toml`. Unknown keys are refused (a misspelt
@@ -78,6 +110,9 @@ pub struct Network {
     /// `secp256k1` or `secp256r1`.
     #[serde(default = "default_signature_algorithm")]
     pub signature_algorithm: String,
+    /// How pre-merge headers are sealed: `ethash` (default) or `aura`.
+    #[serde(default)]
+    pub pre_merge_seal: PreMergeSeal,
     /// Execution-layer fork blocks (the `[forks]` table).
     pub forks: ForkBlocks,
     /// Consensus-layer facts for era files (the `[consensus]` table).
@@ -139,6 +174,10 @@ fn hex_root(s: &str) -> Result<String, String> {
 const PRESETS: &[(&str, &str)] = &[
     ("mainnet", include_str!("../configs/networks/mainnet.toml")),
     ("sepolia", include_str!("../configs/networks/sepolia.toml")),
+    ("holesky", include_str!("../configs/networks/holesky.toml")),
+    ("hoodi", include_str!("../configs/networks/hoodi.toml")),
+    ("gnosis", include_str!("../configs/networks/gnosis.toml")),
+    ("chiado", include_str!("../configs/networks/chiado.toml")),
     (
         "synthnet",
         include_str!("../configs/networks/synthnet.toml"),
@@ -150,7 +189,7 @@ const PRESETS: &[(&str, &str)] = &[
 ];
 
 impl Network {
-    /// A preset by name (`mainnet`, `sepolia`, `synthnet`, `synthnet-r1`).
+    /// A preset by name (`mainnet`, `sepolia`, `holesky`, `hoodi`, `gnosis`, `chiado`, `synthnet`, `synthnet-r1`).
     pub fn by_name(name: &str) -> Result<Network, NetworkError> {
         let (_, text) = PRESETS
             .iter()
@@ -204,6 +243,13 @@ impl Network {
                 .map_err(|e| invalid("signature_algorithm", &n.signature_algorithm, e.to_string()))?
                 .name()
                 .to_string();
+        if n.consensus.seconds_per_slot == 0 {
+            return Err(invalid(
+                "consensus.seconds_per_slot",
+                "0",
+                "must be positive".into(),
+            ));
+        }
         // The name becomes part of archive and output file names, and is parsed back out of them.
         if n.name.is_empty()
             || !n
@@ -224,6 +270,28 @@ impl Network {
     /// Names of every embedded preset.
     pub fn preset_names() -> impl Iterator<Item = &'static str> {
         PRESETS.iter().map(|p| p.0)
+    }
+
+    /// The consensus-specs preset sizing this network's containers.
+    pub fn preset(&self) -> Preset {
+        self.consensus.preset
+    }
+
+    /// `SLOTS_PER_EPOCH` of the network's preset.
+    pub fn slots_per_epoch(&self) -> u64 {
+        self.consensus.preset.slots_per_epoch()
+    }
+
+    /// `SECONDS_PER_SLOT`.
+    pub fn seconds_per_slot(&self) -> u64 {
+        self.consensus.seconds_per_slot
+    }
+
+    /// The first slot of Gloas, when scheduled (and within u64 slots).
+    pub fn gloas_slot(&self) -> Option<u64> {
+        self.consensus
+            .gloas_epoch
+            .and_then(|e| e.checked_mul(self.slots_per_epoch()))
     }
 
     /// Receipts of this block carry a status code ([EIP-658](https://eips.ethereum.org/EIPS/eip-658)) rather than a

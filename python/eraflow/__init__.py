@@ -332,7 +332,8 @@ def _call(f, *args):
 def read(path, dataset, senders=True, network=None, stream=False):
     """Verifies one archive file and returns one dataset of it.
 
-    ``dataset`` is one of blocks, transactions, logs, uncles (era1), withdrawals, beacon_blocks (era);
+    ``dataset`` is one of blocks, transactions, logs, uncles (era1), withdrawals, beacon_blocks, the block
+    operations (attestations, deposits, ..., see docs/schema.md) and validators (era);
     ``senders`` recovers ``from_address`` (the costliest part; False leaves it null); ``network`` forces a
     preset name or preset file (default: from the file name). Returns a ``pyarrow.Table``, or with
     ``stream=True`` a ``pyarrow.RecordBatchReader`` (Polars' ``pl.from_arrow`` and DuckDB consume either

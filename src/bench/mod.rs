@@ -26,12 +26,14 @@ use crate::synth::era1::SynthError;
 use crate::verify::execution::VerifyOptions;
 use std::path::{Path, PathBuf};
 
+mod consensus;
 mod floors;
 mod measure;
 mod mirror;
 mod names;
 mod report;
 
+pub use consensus::ConsensusFacts;
 pub use report::{print, BenchArchive, BenchReport, Measurement, Ratio};
 
 use floors::{prune_floor, read_batches, signatures};
@@ -52,6 +54,10 @@ pub struct BenchOptions {
     pub validators: usize,
     /// Timed repetitions of each stage; the best is kept.
     pub runs: usize,
+    /// Validators of the big state the `validators` lines read (1,000,000 on the command line).
+    pub state_validators: usize,
+    /// Measure the consensus datasets' lines only (operation datasets' cost on era exports, `validators`).
+    pub only_consensus: bool,
 }
 
 /// Why the bench could not measure.
@@ -109,6 +115,9 @@ pub(super) fn decode_err<E: std::error::Error + Send + Sync + 'static>(
 /// Runs the benchmark in `dir`: synthesises (once) an era1 file of `opts.blocks` blocks and an era file of at
 /// most 8192 of them, then measures every stage and floor `opts.runs` times, keeping the best.
 pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
+    if opts.only_consensus {
+        return run_consensus(dir, opts);
+    }
     let net = Network::by_name("synthnet").map_err(decode_err("the synthnet preset"))?;
     let mut o = crate::synth::era1::SynthOptions::new(net.clone());
     o.blocks = opts.blocks;
@@ -213,18 +222,7 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
     let load_average_start = loadavg();
     let mut out: Vec<Measurement> = Vec::new();
     let mut add = |name: &str, a: &BenchArchive, threads: usize, t: Timing| {
-        let s = t.wall;
-        out.push(Measurement {
-            name: name.into(),
-            archive: a.kind,
-            threads,
-            seconds: s,
-            cpu_seconds: t.cpu,
-            peak_rss_added_bytes: t.rss,
-            blocks_per_second: a.blocks as f64 / s,
-            transactions_per_second: a.transactions as f64 / s,
-            archive_mb_per_second: a.bytes as f64 / 1e6 / s,
-        })
+        out.push(Measurement::new(name, a, threads, t));
     };
 
     add(
@@ -683,12 +681,15 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
         2,
         best(&two, runs, names::ERA_2, verify_era())?,
     );
+    let (more, consensus) = consensus::measure(dir, opts, &one, &mut add)?;
     let load_average_end = loadavg();
 
+    let mut archives = vec![era1, ere, era];
+    archives.extend(more);
     let mut report = BenchReport {
         load_average_start,
         load_average_end,
-        archives: vec![era1, ere, era],
+        archives,
         measurements: out,
         ratios: Vec::new(),
         era_sha256_blocks,
@@ -696,6 +697,34 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
         remote_cache_max_bytes,
         ere_keccak_messages: lengths.len() as u64,
         ere_keccak_bytes,
+        consensus: Some(consensus),
+    };
+    report.ratios = ratios(&report);
+    Ok(report)
+}
+
+/// [`run`] with only the consensus datasets' lines (`eraflow bench --consensus`): the other report fields are
+/// zero.
+fn run_consensus(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
+    let one = pool(1)?;
+    let load_average_start = loadavg();
+    let mut out: Vec<Measurement> = Vec::new();
+    let mut add = |name: &str, a: &BenchArchive, threads: usize, t: Timing| {
+        out.push(Measurement::new(name, a, threads, t));
+    };
+    let (archives, consensus) = consensus::measure(dir, opts, &one, &mut add)?;
+    let mut report = BenchReport {
+        load_average_start,
+        load_average_end: loadavg(),
+        archives,
+        measurements: out,
+        ratios: Vec::new(),
+        era_sha256_blocks: 0,
+        sha256_block_ns: 0.0,
+        remote_cache_max_bytes: 0,
+        ere_keccak_messages: 0,
+        ere_keccak_bytes: 0,
+        consensus: Some(consensus),
     };
     report.ratios = ratios(&report);
     Ok(report)

@@ -21,6 +21,18 @@ pub const ERE_EXPORT_NO_SENDERS: &str = "export from ere without senders, 1 thre
 pub const ERE_VERIFY_PROOFS: &str =
     "ere verification, default profile (every header proof checked), 1 thread";
 
+pub const VALIDATORS_FLOOR: &str =
+    "floor: parquet encode of the validators rows (built beforehand)";
+pub const VALIDATORS: &str =
+    "validators dataset from the decoded state (registry -> rows -> parquet), 1 thread";
+pub const VALIDATORS_EXPORT: &str =
+    "export of the state's era file with validators (verification included), 1 thread";
+
+pub fn era_export_operations(fork: &str, with: bool) -> String {
+    let w = if with { "with" } else { "without" };
+    format!("era export ({fork}) {w} the operation datasets, no senders, 1 thread")
+}
+
 pub fn ere_export_senders(backend: &str) -> String {
     format!("export from ere with senders ({backend}), 1 thread")
 }

@@ -90,6 +90,31 @@ pub struct BenchReport {
     pub ere_keccak_messages: u64,
     /// Bytes of those messages.
     pub ere_keccak_bytes: u64,
+    /// The consensus datasets' facts (file sizes, the big state).
+    pub consensus: Option<super::ConsensusFacts>,
+}
+
+impl Measurement {
+    /// The measurement of stage `name` on archive `a` with `threads` workers, from its best timing.
+    pub(super) fn new(
+        name: &str,
+        a: &BenchArchive,
+        threads: usize,
+        t: super::measure::Timing,
+    ) -> Self {
+        let s = t.wall;
+        Measurement {
+            name: name.into(),
+            archive: a.kind,
+            threads,
+            seconds: s,
+            cpu_seconds: t.cpu,
+            peak_rss_added_bytes: t.rss,
+            blocks_per_second: a.blocks as f64 / s,
+            transactions_per_second: a.transactions as f64 / s,
+            archive_mb_per_second: a.bytes as f64 / 1e6 / s,
+        }
+    }
 }
 
 impl BenchReport {
@@ -249,6 +274,24 @@ pub(super) fn ratios(r: &BenchReport) -> Vec<Ratio> {
         Some(0.95),
         &|s| Some(s(&a)? / s(&b)?),
     );
+    for fork in ["deneb", "electra"] {
+        let (without, with) = (
+            names::era_export_operations(fork, false),
+            names::era_export_operations(fork, true),
+        );
+        push(
+            format!("era export ({fork}) without ÷ with the operation datasets (speed; >= 0.833: they add <= 20%)"),
+            format!("[{without}] / [{with}]"),
+            Some(1.0 / 1.2),
+            &|s| Some(s(&without)? / s(&with)?),
+        );
+    }
+    push(
+        "validators dataset ÷ its floor, parquet encode of the same rows (fraction of the floor's speed)".into(),
+        format!("[{}] / [{}]", names::VALIDATORS_FLOOR, names::VALIDATORS),
+        Some(0.7),
+        &|s| Some(s(names::VALIDATORS_FLOOR)? / s(names::VALIDATORS)?),
+    );
     push(
         "era verification, 2 threads speed-up over 1".into(),
         format!("[{}] / [{}]", names::ERA_1, names::ERA_2),
@@ -320,19 +363,22 @@ pub fn print(r: &BenchReport) {
             m.archive_mb_per_second,
         );
     }
-    println!(
-        "era verification hashes {} sha256 blocks; {:.1} ns each in a batch (this run)",
-        r.era_sha256_blocks, r.sha256_block_ns
-    );
-    println!(
-        "ere verification hashes {} keccak256 messages of {:.1} MB together (its floor hashes the same ones)",
-        r.ere_keccak_messages,
-        r.ere_keccak_bytes as f64 / 1e6
-    );
-    println!(
-        "remote input: the same {MIRROR_FILES} files from an in-process loopback HTTP mirror (no Python), fetched ahead of the worker into a cache bounded at {:.1} MB (two files; --cache-max-bytes)",
-        r.remote_cache_max_bytes as f64 / 1e6
-    );
+    // Zero in a `--consensus` run, which measures none of these.
+    if r.era_sha256_blocks > 0 {
+        println!(
+            "era verification hashes {} sha256 blocks; {:.1} ns each in a batch (this run)",
+            r.era_sha256_blocks, r.sha256_block_ns
+        );
+        println!(
+            "ere verification hashes {} keccak256 messages of {:.1} MB together (its floor hashes the same ones)",
+            r.ere_keccak_messages,
+            r.ere_keccak_bytes as f64 / 1e6
+        );
+        println!(
+            "remote input: the same {MIRROR_FILES} files from an in-process loopback HTTP mirror (no Python), fetched ahead of the worker into a cache bounded at {:.1} MB (two files; --cache-max-bytes)",
+            r.remote_cache_max_bytes as f64 / 1e6
+        );
+    }
     for x in &r.ratios {
         let goal = match (x.goal, x.met()) {
             (Some(g), Some(true)) => format!("  (goal >= {g}: met)"),
@@ -363,6 +409,31 @@ pub fn print(r: &BenchReport) {
                     m.name
                 );
             }
+        }
+    }
+    if let Some(c) = &r.consensus {
+        println!(
+            "validators: {} rows; file {:.1} MB with eraflow's encodings, {:.1} MB with Parquet's defaults ({:.3}x)",
+            c.state_validators,
+            c.validators_file_bytes as f64 / 1e6,
+            c.validators_plain_file_bytes as f64 / 1e6,
+            c.validators_file_bytes as f64 / c.validators_plain_file_bytes.max(1) as f64
+        );
+        if let Some(b) = r
+            .get(names::VALIDATORS_EXPORT)
+            .and_then(|m| m.peak_rss_added_bytes)
+        {
+            let beyond = mib(b) - mib(c.state_file_bytes);
+            let goal = if beyond <= GOAL_RSS_MIB {
+                "met"
+            } else {
+                "NOT met"
+            };
+            println!(
+                "peak RSS beyond the {:.1} MiB mapped era file, {}: {beyond:.1} MiB (goal <= {GOAL_RSS_MIB} MiB: {goal})",
+                mib(c.state_file_bytes),
+                names::VALIDATORS_EXPORT
+            );
         }
     }
     if let Some(rss) = crate::pipeline::report::peak_rss_bytes() {

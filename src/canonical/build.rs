@@ -201,7 +201,7 @@ fn execution_branch(network: &Network, block: &[u8]) -> Result<ExecutionBranch, 
     };
     let slot = cl::slot_of(block, cl::Kind::Block).map_err(err)?;
     let fork = Fork::at_slot(slot, network);
-    let schema = fork.block_schema();
+    let schema = cl::Spec::new(fork, network.preset()).block_schema();
     // Block -> body -> execution_payload -> block_hash; a fork without payloads has no such path.
     let path = field(schema, "body").and_then(|(body_at, body)| {
         let body = body?;

@@ -290,21 +290,20 @@ pub fn verify_proof(
     }
 }
 
-/// `SECONDS_PER_SLOT` (mainnet and testnet configs).
-const SECONDS_PER_SLOT: i128 = 12;
-
 /// The beacon slot of a post-merge execution block with `timestamp`: a payload's timestamp is
 /// `genesis_time + slot * SECONDS_PER_SLOT` (consensus-specs `process_execution_payload`), and Shanghai's time is
-/// the start of Capella's first slot, so `slot = capella_slot + (timestamp - shanghai_time) / 12`. `None` when
+/// the start of Capella's first slot, so `slot = capella_slot + (timestamp - shanghai_time) / SECONDS_PER_SLOT`
+/// (the network's: 12 on mainnet, 5 on gnosis). `None` when
 /// the network does not schedule both, or the timestamp falls between slots (no payload can have it).
 fn slot_at(network: &Network, timestamp: u64) -> Option<u64> {
     let shanghai = i128::from(network.forks.shanghai_time?);
     let capella = i128::from(Fork::Capella.activation_slot(network)?);
+    let seconds = i128::from(network.seconds_per_slot());
     let since = i128::from(timestamp) - shanghai;
-    if since % SECONDS_PER_SLOT != 0 {
+    if since % seconds != 0 {
         return None;
     }
-    u64::try_from(capella + since / SECONDS_PER_SLOT).ok()
+    u64::try_from(capella + since / seconds).ok()
 }
 
 /// The position of the payload's `block_hash` among the `2^depth` nodes of its level in a beacon block's tree,

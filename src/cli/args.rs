@@ -121,12 +121,14 @@ pub enum Command {
         seed: Option<u64>,
     },
     /// Verify era1 and era files and export them to Parquet datasets (blocks, transactions, logs, uncles from
-    /// era1; blocks, transactions, withdrawals, beacon_blocks from era).
+    /// era1; blocks, transactions, withdrawals, beacon_blocks, the block operations and, opt-in, validators from
+    /// era).
     Export {
         /// Output directory, or object-store prefix (s3://bucket/prefix, gs://…, az://…, file://…).
         #[arg(long)]
         out: PathBuf,
-        /// Comma-separated datasets (default: all).
+        /// Comma-separated datasets (default: configs/default.toml's `[export] datasets`, every dataset but the
+        /// opt-in `validators`).
         #[arg(long, value_delimiter = ',')]
         datasets: Option<Vec<String>>,
         /// Leave from_address null and never touch the signature algorithm.
@@ -232,6 +234,13 @@ pub enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// Only the consensus datasets' lines: the operation datasets' cost on era exports, and `validators`
+        /// from a big state beside its floor.
+        #[arg(long)]
+        consensus: bool,
+        /// Validators in the big state of the `validators` lines.
+        #[arg(long, default_value_t = 1_000_000)]
+        state_validators: usize,
     },
     /// Print the hash_tree_root of a BeaconState: an era file's state, or a raw `.ssz` / `.ssz_snappy` state.
     StateRoot {

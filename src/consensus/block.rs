@@ -11,27 +11,28 @@
 //! - <https://github.com/ethereum/consensus-specs/blob/master/specs/deneb/beacon-chain.md#beaconblockbody>
 
 use super::fork::Fork;
+use super::preset::Spec;
 use super::ssz::{read_u64, SszError, View};
 
 /// A validated `SignedBeaconBlock`.
 #[derive(Debug, Clone)]
 pub struct SignedBeaconBlock<'a> {
     view: View<'a>,
-    fork: Fork,
+    spec: Spec,
 }
 
 impl<'a> SignedBeaconBlock<'a> {
     /// Validates the envelope and the message's offsets.
-    pub fn new(bytes: &'a [u8], fork: Fork) -> Result<Self, SszError> {
-        let view = View::new(fork.signed_block_schema(), bytes)?;
-        let b = SignedBeaconBlock { view, fork };
+    pub fn new(bytes: &'a [u8], spec: Spec) -> Result<Self, SszError> {
+        let view = View::new(spec.signed_block_schema(), bytes)?;
+        let b = SignedBeaconBlock { view, spec };
         b.message()?;
         Ok(b)
     }
 
     /// The block message (whose root is the block root).
     pub fn message(&self) -> Result<BeaconBlock<'a>, SszError> {
-        BeaconBlock::new(self.view.get("message").unwrap_or_default(), self.fork)
+        BeaconBlock::new(self.view.get("message").unwrap_or_default(), self.spec)
     }
 
     /// The proposer's BLS signature (96 bytes).
@@ -49,21 +50,25 @@ impl<'a> SignedBeaconBlock<'a> {
 #[derive(Debug, Clone)]
 pub struct BeaconBlock<'a> {
     view: View<'a>,
-    fork: Fork,
+    spec: Spec,
 }
 
 impl<'a> BeaconBlock<'a> {
     /// Validates the block's and its body's fixed parts and offsets.
-    pub fn new(bytes: &'a [u8], fork: Fork) -> Result<Self, SszError> {
-        let view = View::new(fork.block_schema(), bytes)?;
-        let b = BeaconBlock { view, fork };
+    pub fn new(bytes: &'a [u8], spec: Spec) -> Result<Self, SszError> {
+        let view = View::new(spec.block_schema(), bytes)?;
+        let b = BeaconBlock { view, spec };
         b.body()?;
         Ok(b)
     }
 
     /// The fork whose schema this view uses.
     pub fn fork(&self) -> Fork {
-        self.fork
+        self.spec.fork
+    }
+    /// The fork and preset whose schema this view uses.
+    pub fn spec(&self) -> Spec {
+        self.spec
     }
     /// `slot`.
     pub fn slot(&self) -> u64 {
@@ -86,7 +91,7 @@ impl<'a> BeaconBlock<'a> {
         match self.view.sub("body") {
             Some(v) => Ok(BeaconBlockBody {
                 view: v?,
-                fork: self.fork,
+                spec: self.spec,
             }),
             None => Err(SszError::new(super::ssz::ErrorKind::TooShort {
                 ty: "BeaconBlock".into(),
@@ -109,10 +114,14 @@ impl<'a> BeaconBlock<'a> {
 #[derive(Debug, Clone)]
 pub struct BeaconBlockBody<'a> {
     view: View<'a>,
-    fork: Fork,
+    spec: Spec,
 }
 
 impl<'a> BeaconBlockBody<'a> {
+    /// The validated body container (the operation views read their lists through it).
+    pub(super) fn view(&self) -> &View<'a> {
+        &self.view
+    }
     /// hash_tree_root of the body (a `BeaconBlockHeader`'s `body_root`).
     pub fn root(&self) -> Result<[u8; 32], SszError> {
         self.view.root()
@@ -165,7 +174,7 @@ impl<'a> BeaconBlockBody<'a> {
                 .sub("execution_payload")?
                 .map(|view| ExecutionPayload {
                     view,
-                    fork: self.fork,
+                    spec: self.spec,
                 }),
         )
     }
@@ -182,7 +191,7 @@ pub use crate::execution::withdrawal::Withdrawal;
 #[derive(Debug, Clone)]
 pub struct ExecutionPayload<'a> {
     view: View<'a>,
-    fork: Fork,
+    spec: Spec,
 }
 
 impl<'a> ExecutionPayload<'a> {
@@ -282,7 +291,11 @@ impl<'a> ExecutionPayload<'a> {
     }
     /// The fork whose payload schema this is.
     pub fn fork(&self) -> Fork {
-        self.fork
+        self.spec.fork
+    }
+    /// The fork and preset whose payload schema this is.
+    pub fn spec(&self) -> Spec {
+        self.spec
     }
     /// hash_tree_root of the payload.
     pub fn root(&self) -> Result<[u8; 32], SszError> {

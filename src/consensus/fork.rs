@@ -1,13 +1,12 @@
 //! Which fork's containers a block or state uses, from its slot and the network's fork epochs.
 //!
 //! Spec fact: a fork activates at the first slot of its `*_FORK_EPOCH` (configs/mainnet.yaml), and
-//! `compute_epoch_at_slot(slot) = slot // SLOTS_PER_EPOCH` with `SLOTS_PER_EPOCH = 32` (mainnet preset).
+//! `compute_epoch_at_slot(slot) = slot // SLOTS_PER_EPOCH`, with the network preset's `SLOTS_PER_EPOCH` (32 on
+//! mainnet, 16 on gnosis).
 //!
 //! Config: <https://github.com/ethereum/consensus-specs/blob/master/configs/mainnet.yaml>; `compute_epoch_at_slot`:
 //! <https://github.com/ethereum/consensus-specs/blob/master/specs/phase0/beacon-chain.md#compute_epoch_at_slot>.
 
-use super::ssz::Container;
-use super::types::*;
 use crate::network::Network;
 use std::fmt;
 use std::str::FromStr;
@@ -43,9 +42,9 @@ pub const ALL_FORKS: [Fork; 7] = [
 ];
 
 impl Fork {
-    /// The fork in force at `slot` on `network` (SLOTS_PER_EPOCH = 32).
+    /// The fork in force at `slot` on `network` (epochs of its preset's `SLOTS_PER_EPOCH`).
     pub fn at_slot(slot: u64, network: &Network) -> Fork {
-        Self::at_epoch(slot / SLOTS_PER_EPOCH, network)
+        Self::at_epoch(slot / network.slots_per_epoch(), network)
     }
 
     /// The fork in force at `epoch` on `network`.
@@ -84,7 +83,8 @@ impl Fork {
 
     /// The first slot of this fork on `network` (`None` if never scheduled or beyond u64 slots).
     pub fn activation_slot(self, network: &Network) -> Option<u64> {
-        self.activation_epoch(network).checked_mul(SLOTS_PER_EPOCH)
+        self.activation_epoch(network)
+            .checked_mul(network.slots_per_epoch())
     }
 
     /// Lower-case spec name (`phase0`, ..., `fulu`), as used in `--fork` and file names.
@@ -97,43 +97,6 @@ impl Fork {
             Fork::Deneb => "deneb",
             Fork::Electra => "electra",
             Fork::Fulu => "fulu",
-        }
-    }
-
-    /// The `BeaconState` schema of this fork.
-    pub fn state_schema(self) -> &'static Container {
-        match self {
-            Fork::Phase0 => &BEACON_STATE_PHASE0,
-            Fork::Altair => &BEACON_STATE_ALTAIR,
-            Fork::Bellatrix => &BEACON_STATE_BELLATRIX,
-            Fork::Capella => &BEACON_STATE_CAPELLA,
-            Fork::Deneb => &BEACON_STATE_DENEB,
-            Fork::Electra => &BEACON_STATE_ELECTRA,
-            Fork::Fulu => &BEACON_STATE_FULU,
-        }
-    }
-
-    /// The `BeaconBlock` schema of this fork (Fulu did not change blocks).
-    pub fn block_schema(self) -> &'static Container {
-        match self {
-            Fork::Phase0 => &BEACON_BLOCK_PHASE0,
-            Fork::Altair => &BEACON_BLOCK_ALTAIR,
-            Fork::Bellatrix => &BEACON_BLOCK_BELLATRIX,
-            Fork::Capella => &BEACON_BLOCK_CAPELLA,
-            Fork::Deneb => &BEACON_BLOCK_DENEB,
-            Fork::Electra | Fork::Fulu => &BEACON_BLOCK_ELECTRA,
-        }
-    }
-
-    /// The `SignedBeaconBlock` schema of this fork.
-    pub fn signed_block_schema(self) -> &'static Container {
-        match self {
-            Fork::Phase0 => &SIGNED_BEACON_BLOCK_PHASE0,
-            Fork::Altair => &SIGNED_BEACON_BLOCK_ALTAIR,
-            Fork::Bellatrix => &SIGNED_BEACON_BLOCK_BELLATRIX,
-            Fork::Capella => &SIGNED_BEACON_BLOCK_CAPELLA,
-            Fork::Deneb => &SIGNED_BEACON_BLOCK_DENEB,
-            Fork::Electra | Fork::Fulu => &SIGNED_BEACON_BLOCK_ELECTRA,
         }
     }
 }
@@ -177,6 +140,11 @@ mod tests {
         assert_eq!(Fork::at_slot(8626176, &n), Fork::Deneb);
         assert_eq!(Fork::at_slot(364032 * 32, &n), Fork::Electra);
         assert_eq!(Fork::at_slot(411392 * 32, &n), Fork::Fulu);
+        // 16-slot epochs: gnosis's capella epoch 648704 starts at slot 648704 * 16.
+        let g = Network::by_name("gnosis").unwrap();
+        assert_eq!(Fork::at_slot(648704 * 16 - 1, &g), Fork::Bellatrix);
+        assert_eq!(Fork::at_slot(648704 * 16, &g), Fork::Capella);
+        assert_eq!(Fork::Capella.activation_slot(&g), Some(648704 * 16));
     }
 
     #[test]

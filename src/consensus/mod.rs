@@ -3,9 +3,10 @@
 //!
 //! - [`merkle`]: merkleization of chunks in place, zero-subtree padding, batched and parallel hashing.
 //! - [`ssz`]: the schema walker: offset validation, typed errors, generic hash_tree_root.
-//! - [`validators`]: the validator registry's batched root.
-//! - [`types`]: every fork's containers (mainnet preset); [`fork`]: fork by slot.
-//! - [`state`], [`block`]: typed accessors.
+//! - [`validators`]: the validator registry's batched root; [`registry`]: the registry read column by column.
+//! - [`types`]: every fork's containers, per preset; [`fork`]: fork by slot; [`preset`]: which preset sizes a
+//!   network's containers, and the [`Spec`] (fork and preset) a block or state is read with.
+//! - [`state`], [`block`]: typed accessors; [`operations`]: a block body's operations, item by item.
 //!
 //! Dependencies run one way, `merkle` <- `ssz` <- `validators` <- `types`: the walker knows no container, and
 //! a schema that wants a specialised root names it ([`ssz::Container::elements_root`]).
@@ -20,6 +21,9 @@
 pub mod block;
 pub mod fork;
 pub mod merkle;
+pub mod operations;
+pub mod preset;
+pub mod registry;
 pub mod ssz;
 pub mod state;
 pub mod synth;
@@ -28,6 +32,7 @@ pub mod validators;
 
 pub use block::{BeaconBlock, BeaconBlockBody, ExecutionPayload, SignedBeaconBlock, Withdrawal};
 pub use fork::{Fork, UnknownFork, ALL_FORKS};
+pub use preset::{Preset, Spec};
 pub use ssz::{ErrorKind, SszError};
 pub use state::BeaconState;
 
@@ -68,31 +73,31 @@ pub fn slot_of(bytes: &[u8], kind: Kind) -> Result<u64, SszError> {
     })
 }
 
-/// The fork of a serialized state or block, from its slot and the network's fork epochs.
-pub fn infer_fork(bytes: &[u8], kind: Kind, network: &Network) -> Result<Fork, SszError> {
-    Ok(Fork::at_slot(slot_of(bytes, kind)?, network))
+/// The spec (fork and preset) of a serialized state or block, from its slot and the network's fork epochs.
+pub fn infer_spec(bytes: &[u8], kind: Kind, network: &Network) -> Result<Spec, SszError> {
+    Ok(Spec::at_slot(slot_of(bytes, kind)?, network))
 }
 
-/// hash_tree_root of a serialized `BeaconState` of `fork`.
-pub fn state_root(bytes: &[u8], fork: Fork) -> Result<[u8; 32], SszError> {
-    BeaconState::new(bytes, fork)?.root()
+/// hash_tree_root of a serialized `BeaconState` of `spec`.
+pub fn state_root(bytes: &[u8], spec: Spec) -> Result<[u8; 32], SszError> {
+    BeaconState::new(bytes, spec)?.root()
 }
 
-/// hash_tree_root of a serialized `BeaconBlock` of `fork` (the block root).
-pub fn block_root(bytes: &[u8], fork: Fork) -> Result<[u8; 32], SszError> {
-    BeaconBlock::new(bytes, fork)?.root()
+/// hash_tree_root of a serialized `BeaconBlock` of `spec` (the block root).
+pub fn block_root(bytes: &[u8], spec: Spec) -> Result<[u8; 32], SszError> {
+    BeaconBlock::new(bytes, spec)?.root()
 }
 
-/// The block root (hash_tree_root of the message) of a serialized `SignedBeaconBlock` of `fork`.
-pub fn signed_block_root(bytes: &[u8], fork: Fork) -> Result<[u8; 32], SszError> {
-    SignedBeaconBlock::new(bytes, fork)?.message()?.root()
+/// The block root (hash_tree_root of the message) of a serialized `SignedBeaconBlock` of `spec`.
+pub fn signed_block_root(bytes: &[u8], spec: Spec) -> Result<[u8; 32], SszError> {
+    SignedBeaconBlock::new(bytes, spec)?.message()?.root()
 }
 
 /// hash_tree_root of any serialized object of `kind` (for a signed block: of the envelope).
-pub fn root_of(bytes: &[u8], kind: Kind, fork: Fork) -> Result<[u8; 32], SszError> {
+pub fn root_of(bytes: &[u8], kind: Kind, spec: Spec) -> Result<[u8; 32], SszError> {
     match kind {
-        Kind::State => state_root(bytes, fork),
-        Kind::Block => block_root(bytes, fork),
-        Kind::SignedBlock => SignedBeaconBlock::new(bytes, fork)?.root(),
+        Kind::State => state_root(bytes, spec),
+        Kind::Block => block_root(bytes, spec),
+        Kind::SignedBlock => SignedBeaconBlock::new(bytes, spec)?.root(),
     }
 }

@@ -10,6 +10,7 @@
 //! - <https://github.com/ethereum/consensus-specs/blob/master/specs/capella/beacon-chain.md#historicalsummary>
 
 use super::fork::Fork;
+use super::preset::Spec;
 use super::ssz::{SszError, View};
 use super::types::SLOTS_PER_HISTORICAL_ROOT;
 
@@ -24,7 +25,7 @@ pub type HistoricalSummary = ([u8; 32], [u8; 32]);
 #[derive(Debug, Clone)]
 pub struct BeaconState<'a> {
     view: View<'a>,
-    fork: Fork,
+    spec: Spec,
 }
 
 /// The `latest_block_header` (`BeaconBlockHeader`) of a state.
@@ -61,15 +62,19 @@ fn root_at(bytes: &[u8], i: usize) -> Option<[u8; 32]> {
 
 impl<'a> BeaconState<'a> {
     /// Validates the state's fixed part and top-level offsets.
-    pub fn new(bytes: &'a [u8], fork: Fork) -> Result<Self, SszError> {
+    pub fn new(bytes: &'a [u8], spec: Spec) -> Result<Self, SszError> {
         Ok(BeaconState {
-            view: View::new(fork.state_schema(), bytes)?,
-            fork,
+            view: View::new(spec.state_schema(), bytes)?,
+            spec,
         })
     }
     /// The fork whose schema this view uses.
     pub fn fork(&self) -> Fork {
-        self.fork
+        self.spec.fork
+    }
+    /// The fork and preset whose schema this view uses.
+    pub fn spec(&self) -> Spec {
+        self.spec
     }
     /// `slot`.
     pub fn slot(&self) -> u64 {

@@ -9,7 +9,7 @@
 //! written into the state's `block_roots` (spec: `state.block_roots[slot % SLOTS_PER_HISTORICAL_ROOT]`), with
 //! the state at slot `n + 1`, so a verifier can check the blocks against the state.
 
-use super::fork::Fork;
+use super::preset::Spec;
 use super::ssz::{self, Container, SszError, Ty};
 use super::types::SLOTS_PER_HISTORICAL_ROOT;
 
@@ -155,28 +155,28 @@ impl Gen {
     }
 }
 
-/// A synthetic `BeaconState` of `fork` with `validators` validators (and as many balances, participation
+/// A synthetic `BeaconState` of `spec` with `validators` validators (and as many balances, participation
 /// flags and inactivity scores), other lists of at most 8 elements, all contents pseudo-random from `seed`.
-pub fn state(fork: Fork, validators: usize, seed: u64) -> Vec<u8> {
+pub fn state(spec: Spec, validators: usize, seed: u64) -> Vec<u8> {
     let mut g = Gen {
         rng: Rng(seed),
         validators,
         max_list: 8,
     };
     let mut out = Vec::new();
-    g.container(fork.state_schema(), &mut out);
+    g.container(spec.state_schema(), &mut out);
     out
 }
 
-/// A synthetic `SignedBeaconBlock` of `fork` at `slot` with pseudo-random contents (lists of at most 4).
-pub fn signed_block(fork: Fork, slot: u64, seed: u64) -> Vec<u8> {
+/// A synthetic `SignedBeaconBlock` of `spec` at `slot` with pseudo-random contents (lists of at most 4).
+pub fn signed_block(spec: Spec, slot: u64, seed: u64) -> Vec<u8> {
     let mut g = Gen {
         rng: Rng(seed),
         validators: 0,
         max_list: 4,
     };
     let mut out = Vec::new();
-    g.container(fork.signed_block_schema(), &mut out);
+    g.container(spec.signed_block_schema(), &mut out);
     if let Some(s) = out.get_mut(100..108) {
         s.copy_from_slice(&slot.to_le_bytes());
     }
@@ -190,21 +190,21 @@ const BLOCK_ROOTS_OFFSET: usize = 8 + 32 + 8 + 16 + 112;
 /// A state at slot `blocks + 1` and `blocks` signed blocks at slots `1..=blocks` whose parent roots chain
 /// and whose roots are in the state's `block_roots`.
 pub fn chain(
-    fork: Fork,
+    spec: Spec,
     validators: usize,
     blocks: u64,
     seed: u64,
 ) -> Result<(Vec<u8>, Vec<Vec<u8>>), SszError> {
-    let mut st = state(fork, validators, seed);
+    let mut st = state(spec, validators, seed);
     let mut out = Vec::new();
     let mut parent = [0u8; 32];
     for slot in 1..=blocks {
-        let mut b = signed_block(fork, slot, seed ^ slot.wrapping_mul(0x1000_0000_01b3));
+        let mut b = signed_block(spec, slot, seed ^ slot.wrapping_mul(0x1000_0000_01b3));
         // message.parent_root sits at 100 (message start) + 16 (slot, proposer_index).
         if let Some(p) = b.get_mut(116..148) {
             p.copy_from_slice(&parent);
         }
-        let root = super::signed_block_root(&b, fork)?;
+        let root = super::signed_block_root(&b, spec)?;
         let at = BLOCK_ROOTS_OFFSET + 32 * (slot as usize % SLOTS_PER_HISTORICAL_ROOT);
         if let Some(r) = st.get_mut(at..at + 32) {
             r.copy_from_slice(&root);
@@ -221,23 +221,27 @@ pub fn chain(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::consensus::{self, BeaconState, SignedBeaconBlock, ALL_FORKS};
+    use crate::consensus::{self, BeaconState, Fork, Preset, SignedBeaconBlock, ALL_FORKS};
 
     #[test]
     fn synthetic_objects_of_every_fork_validate_and_chain() {
-        for fork in ALL_FORKS {
-            let (st, blocks) = chain(fork, 100, 3, 7).unwrap();
-            let s = BeaconState::new(&st, fork).unwrap();
+        for spec in ALL_FORKS
+            .into_iter()
+            .flat_map(|f| [Spec::mainnet(f), Spec::new(f, Preset::Gnosis)])
+        {
+            let fork = spec.fork;
+            let (st, blocks) = chain(spec, 100, 3, 7).unwrap();
+            let s = BeaconState::new(&st, spec).unwrap();
             s.root().unwrap();
             assert_eq!(s.slot(), 4);
             assert_eq!(s.validator_count().unwrap(), 100);
             let mut parent = [0u8; 32];
             for (i, b) in blocks.iter().enumerate() {
-                let m = SignedBeaconBlock::new(b, fork).unwrap().message().unwrap();
+                let m = SignedBeaconBlock::new(b, spec).unwrap().message().unwrap();
                 assert_eq!(m.slot(), i as u64 + 1);
                 assert_eq!(m.parent_root(), parent);
                 let r = m.root().unwrap();
-                assert_eq!(s.block_root(i + 1).unwrap(), r, "{fork}");
+                assert_eq!(s.block_root(i + 1).unwrap(), r, "{spec}");
                 parent = r;
                 if fork >= Fork::Bellatrix {
                     let p = m.body().unwrap().execution_payload().unwrap().unwrap();
@@ -248,8 +252,8 @@ mod tests {
             // Reading a synthetic state as the neighbouring fork fails on layout, not silently.
             for other in ALL_FORKS.iter().filter(|f| **f != fork) {
                 assert!(
-                    consensus::state_root(&st, *other).is_err(),
-                    "{fork} state read as {other}"
+                    consensus::state_root(&st, Spec::new(*other, spec.preset)).is_err(),
+                    "{spec} state read as {other}"
                 );
             }
         }

@@ -1,8 +1,15 @@
-//! Container schemas of every fork, mainnet preset, as static [`Ty`] descriptions.
+//! Container schemas of every fork, as static [`Ty`] descriptions, for each preset a network may use.
 //!
 //! Transcribed from consensus-specs `specs/<fork>/beacon-chain.md` ("Containers") and `presets/mainnet/*.yaml`;
 //! each constant names the preset value it encodes. A container that changes in a fork gets a new static
 //! with the fork's suffix; unchanged ones are shared.
+//!
+//! Containers whose SSZ type depends on a preset value live in one module per preset ([`mainnet`],
+//! [`gnosis`]), generated from one definition: the gnosis preset has `SLOTS_PER_EPOCH = 16` (so the
+//! `eth1_data_votes` limit, phase0's pending-attestation limit and fulu's `proposer_lookahead` halve) and
+//! `MAX_WITHDRAWALS_PER_PAYLOAD = 8` (so capella-on payloads, bodies and blocks differ); every other
+//! type-shaping value is the mainnet one (gnosischain/specs `consensus/preset/gnosis`, and
+//! `@lodestar/params` `presets/gnosis`). Everything else is shared.
 //!
 //! Specs: <https://github.com/ethereum/consensus-specs/tree/master/specs> (e.g.
 //! <https://github.com/ethereum/consensus-specs/blob/master/specs/phase0/beacon-chain.md#containers>), presets:
@@ -26,9 +33,7 @@ macro_rules! container {
     };
 }
 
-// ---- Preset values (presets/mainnet/*.yaml) ----
-/// `SLOTS_PER_EPOCH` (phase0 preset).
-pub const SLOTS_PER_EPOCH: u64 = 32;
+// ---- Preset values shared by the mainnet and gnosis presets (presets/mainnet/*.yaml) ----
 /// `SLOTS_PER_HISTORICAL_ROOT`: length of `block_roots` / `state_roots`.
 pub const SLOTS_PER_HISTORICAL_ROOT: usize = 8192;
 /// `HISTORICAL_ROOTS_LIMIT` (also the limit of `historical_summaries`).
@@ -39,14 +44,16 @@ pub const VALIDATOR_REGISTRY_LIMIT: u64 = 1 << 40;
 pub const EPOCHS_PER_HISTORICAL_VECTOR: usize = 65536;
 /// `EPOCHS_PER_SLASHINGS_VECTOR`.
 pub const EPOCHS_PER_SLASHINGS_VECTOR: usize = 8192;
-/// `EPOCHS_PER_ETH1_VOTING_PERIOD * SLOTS_PER_EPOCH` = 64 * 32.
-pub const ETH1_DATA_VOTES_LIMIT: u64 = 2048;
+/// `EPOCHS_PER_ETH1_VOTING_PERIOD` (the `eth1_data_votes` limit is this times `SLOTS_PER_EPOCH`).
+pub const EPOCHS_PER_ETH1_VOTING_PERIOD: u64 = 64;
+/// `MAX_ATTESTATIONS` (phase0 to deneb; phase0 states hold this times `SLOTS_PER_EPOCH` pending ones).
+pub const MAX_ATTESTATIONS: u64 = 128;
+/// `MIN_SEED_LOOKAHEAD` (fulu's `proposer_lookahead` covers this plus one epochs).
+pub const MIN_SEED_LOOKAHEAD: u64 = 1;
 /// `MAX_VALIDATORS_PER_COMMITTEE`.
 pub const MAX_VALIDATORS_PER_COMMITTEE: u64 = 2048;
 /// `MAX_COMMITTEES_PER_SLOT`.
 pub const MAX_COMMITTEES_PER_SLOT: u64 = 64;
-/// `MAX_ATTESTATIONS * SLOTS_PER_EPOCH` (phase0 pending attestations).
-pub const PENDING_ATTESTATIONS_LIMIT: u64 = 128 * 32;
 /// `DEPOSIT_CONTRACT_TREE_DEPTH + 1`.
 pub const DEPOSIT_PROOF_LENGTH: usize = 33;
 /// `SYNC_COMMITTEE_SIZE` (altair).
@@ -59,8 +66,6 @@ pub const MAX_TRANSACTIONS_PER_PAYLOAD: u64 = 1 << 20;
 pub const BYTES_PER_LOGS_BLOOM: usize = 256;
 /// `MAX_EXTRA_DATA_BYTES`.
 pub const MAX_EXTRA_DATA_BYTES: u64 = 32;
-/// `MAX_WITHDRAWALS_PER_PAYLOAD` (capella).
-pub const MAX_WITHDRAWALS_PER_PAYLOAD: u64 = 16;
 /// `MAX_BLS_TO_EXECUTION_CHANGES` (capella).
 pub const MAX_BLS_TO_EXECUTION_CHANGES: u64 = 16;
 /// `MAX_BLOB_COMMITMENTS_PER_BLOCK` (deneb).
@@ -77,8 +82,6 @@ pub const MAX_DEPOSIT_REQUESTS_PER_PAYLOAD: u64 = 8192;
 pub const MAX_WITHDRAWAL_REQUESTS_PER_PAYLOAD: u64 = 16;
 /// `MAX_CONSOLIDATION_REQUESTS_PER_PAYLOAD` (electra).
 pub const MAX_CONSOLIDATION_REQUESTS_PER_PAYLOAD: u64 = 2;
-/// `(MIN_SEED_LOOKAHEAD + 1) * SLOTS_PER_EPOCH` (fulu `proposer_lookahead`).
-pub const PROPOSER_LOOKAHEAD: usize = 2 * 32;
 
 // ---- Basic types ----
 /// `uint8`.
@@ -170,14 +173,7 @@ container!(pub WITHDRAWAL = "Withdrawal" { index: U64, validator_index: U64, add
 container!(pub BLS_TO_EXECUTION_CHANGE = "BLSToExecutionChange" { validator_index: U64, from_bls_pubkey: BYTES48, to_execution_address: BYTES20 });
 container!(pub SIGNED_BLS_TO_EXECUTION_CHANGE = "SignedBLSToExecutionChange" { message: Ty::Container(&BLS_TO_EXECUTION_CHANGE), signature: BYTES96 });
 container!(pub HISTORICAL_SUMMARY = "HistoricalSummary" { block_summary_root: BYTES32, state_summary_root: BYTES32 });
-/// `List[Withdrawal, MAX_WITHDRAWALS_PER_PAYLOAD]`.
-pub static WITHDRAWALS: Ty = Ty::List(&Ty::Container(&WITHDRAWAL), MAX_WITHDRAWALS_PER_PAYLOAD);
 
-container!(pub EXECUTION_PAYLOAD_CAPELLA = "ExecutionPayload" {
-    parent_hash: BYTES32, fee_recipient: BYTES20, state_root: BYTES32, receipts_root: BYTES32, logs_bloom: LOGS_BLOOM,
-    prev_randao: BYTES32, block_number: U64, gas_limit: U64, gas_used: U64, timestamp: U64, extra_data: EXTRA_DATA,
-    base_fee_per_gas: U256, block_hash: BYTES32, transactions: TRANSACTIONS, withdrawals: WITHDRAWALS,
-});
 container!(pub EXECUTION_PAYLOAD_HEADER_CAPELLA = "ExecutionPayloadHeader" {
     parent_hash: BYTES32, fee_recipient: BYTES20, state_root: BYTES32, receipts_root: BYTES32, logs_bloom: LOGS_BLOOM,
     prev_randao: BYTES32, block_number: U64, gas_limit: U64, gas_used: U64, timestamp: U64, extra_data: EXTRA_DATA,
@@ -185,12 +181,6 @@ container!(pub EXECUTION_PAYLOAD_HEADER_CAPELLA = "ExecutionPayloadHeader" {
 });
 
 // ---- deneb (the payload is unchanged in electra and fulu) ----
-container!(pub EXECUTION_PAYLOAD_DENEB = "ExecutionPayload" {
-    parent_hash: BYTES32, fee_recipient: BYTES20, state_root: BYTES32, receipts_root: BYTES32, logs_bloom: LOGS_BLOOM,
-    prev_randao: BYTES32, block_number: U64, gas_limit: U64, gas_used: U64, timestamp: U64, extra_data: EXTRA_DATA,
-    base_fee_per_gas: U256, block_hash: BYTES32, transactions: TRANSACTIONS, withdrawals: WITHDRAWALS,
-    blob_gas_used: U64, excess_blob_gas: U64,
-});
 container!(pub EXECUTION_PAYLOAD_HEADER_DENEB = "ExecutionPayloadHeader" {
     parent_hash: BYTES32, fee_recipient: BYTES20, state_root: BYTES32, receipts_root: BYTES32, logs_bloom: LOGS_BLOOM,
     prev_randao: BYTES32, block_number: U64, gas_limit: U64, gas_used: U64, timestamp: U64, extra_data: EXTRA_DATA,
@@ -249,89 +239,11 @@ pub static BLS_CHANGES: Ty = Ty::List(
 /// `blob_kzg_commitments: List[KZGCommitment, MAX_BLOB_COMMITMENTS_PER_BLOCK]`.
 pub static BLOB_KZG_COMMITMENTS: Ty = Ty::List(&BYTES48, MAX_BLOB_COMMITMENTS_PER_BLOCK);
 
-container!(pub BEACON_BLOCK_BODY_PHASE0 = "BeaconBlockBody" {
-    randao_reveal: BYTES96, eth1_data: Ty::Container(&ETH1_DATA), graffiti: BYTES32,
-    proposer_slashings: PROPOSER_SLASHINGS, attester_slashings: ATTESTER_SLASHINGS, attestations: ATTESTATIONS,
-    deposits: DEPOSITS, voluntary_exits: VOLUNTARY_EXITS,
-});
-container!(pub BEACON_BLOCK_BODY_ALTAIR = "BeaconBlockBody" {
-    randao_reveal: BYTES96, eth1_data: Ty::Container(&ETH1_DATA), graffiti: BYTES32,
-    proposer_slashings: PROPOSER_SLASHINGS, attester_slashings: ATTESTER_SLASHINGS, attestations: ATTESTATIONS,
-    deposits: DEPOSITS, voluntary_exits: VOLUNTARY_EXITS, sync_aggregate: Ty::Container(&SYNC_AGGREGATE),
-});
-container!(pub BEACON_BLOCK_BODY_BELLATRIX = "BeaconBlockBody" {
-    randao_reveal: BYTES96, eth1_data: Ty::Container(&ETH1_DATA), graffiti: BYTES32,
-    proposer_slashings: PROPOSER_SLASHINGS, attester_slashings: ATTESTER_SLASHINGS, attestations: ATTESTATIONS,
-    deposits: DEPOSITS, voluntary_exits: VOLUNTARY_EXITS, sync_aggregate: Ty::Container(&SYNC_AGGREGATE),
-    execution_payload: Ty::Container(&EXECUTION_PAYLOAD_BELLATRIX),
-});
-container!(pub BEACON_BLOCK_BODY_CAPELLA = "BeaconBlockBody" {
-    randao_reveal: BYTES96, eth1_data: Ty::Container(&ETH1_DATA), graffiti: BYTES32,
-    proposer_slashings: PROPOSER_SLASHINGS, attester_slashings: ATTESTER_SLASHINGS, attestations: ATTESTATIONS,
-    deposits: DEPOSITS, voluntary_exits: VOLUNTARY_EXITS, sync_aggregate: Ty::Container(&SYNC_AGGREGATE),
-    execution_payload: Ty::Container(&EXECUTION_PAYLOAD_CAPELLA), bls_to_execution_changes: BLS_CHANGES,
-});
-container!(pub BEACON_BLOCK_BODY_DENEB = "BeaconBlockBody" {
-    randao_reveal: BYTES96, eth1_data: Ty::Container(&ETH1_DATA), graffiti: BYTES32,
-    proposer_slashings: PROPOSER_SLASHINGS, attester_slashings: ATTESTER_SLASHINGS, attestations: ATTESTATIONS,
-    deposits: DEPOSITS, voluntary_exits: VOLUNTARY_EXITS, sync_aggregate: Ty::Container(&SYNC_AGGREGATE),
-    execution_payload: Ty::Container(&EXECUTION_PAYLOAD_DENEB), bls_to_execution_changes: BLS_CHANGES,
-    blob_kzg_commitments: BLOB_KZG_COMMITMENTS,
-});
-container!(pub BEACON_BLOCK_BODY_ELECTRA = "BeaconBlockBody" {
-    randao_reveal: BYTES96, eth1_data: Ty::Container(&ETH1_DATA), graffiti: BYTES32,
-    proposer_slashings: PROPOSER_SLASHINGS, attester_slashings: ATTESTER_SLASHINGS_ELECTRA, attestations: ATTESTATIONS_ELECTRA,
-    deposits: DEPOSITS, voluntary_exits: VOLUNTARY_EXITS, sync_aggregate: Ty::Container(&SYNC_AGGREGATE),
-    execution_payload: Ty::Container(&EXECUTION_PAYLOAD_DENEB), bls_to_execution_changes: BLS_CHANGES,
-    blob_kzg_commitments: BLOB_KZG_COMMITMENTS, execution_requests: Ty::Container(&EXECUTION_REQUESTS),
-});
-
-macro_rules! block {
-    ($block:ident, $signed:ident, $body:ident) => {
-        container!(pub $block = "BeaconBlock" {
-            slot: U64, proposer_index: U64, parent_root: BYTES32, state_root: BYTES32, body: Ty::Container(&$body),
-        });
-        container!(pub $signed = "SignedBeaconBlock" { message: Ty::Container(&$block), signature: BYTES96 });
-    };
-}
-block!(
-    BEACON_BLOCK_PHASE0,
-    SIGNED_BEACON_BLOCK_PHASE0,
-    BEACON_BLOCK_BODY_PHASE0
-);
-block!(
-    BEACON_BLOCK_ALTAIR,
-    SIGNED_BEACON_BLOCK_ALTAIR,
-    BEACON_BLOCK_BODY_ALTAIR
-);
-block!(
-    BEACON_BLOCK_BELLATRIX,
-    SIGNED_BEACON_BLOCK_BELLATRIX,
-    BEACON_BLOCK_BODY_BELLATRIX
-);
-block!(
-    BEACON_BLOCK_CAPELLA,
-    SIGNED_BEACON_BLOCK_CAPELLA,
-    BEACON_BLOCK_BODY_CAPELLA
-);
-block!(
-    BEACON_BLOCK_DENEB,
-    SIGNED_BEACON_BLOCK_DENEB,
-    BEACON_BLOCK_BODY_DENEB
-);
-block!(
-    BEACON_BLOCK_ELECTRA,
-    SIGNED_BEACON_BLOCK_ELECTRA,
-    BEACON_BLOCK_BODY_ELECTRA
-);
-
 // ---- states ----
 /// `block_roots` / `state_roots`: `Vector[Root, SLOTS_PER_HISTORICAL_ROOT]`.
 pub static ROOTS_VECTOR: Ty = Ty::Vector(&BYTES32, SLOTS_PER_HISTORICAL_ROOT);
 /// `historical_roots: List[Root, HISTORICAL_ROOTS_LIMIT]`.
 pub static HISTORICAL_ROOTS: Ty = Ty::List(&BYTES32, HISTORICAL_ROOTS_LIMIT);
-/// `eth1_data_votes`.
-pub static ETH1_DATA_VOTES: Ty = Ty::List(&Ty::Container(&ETH1_DATA), ETH1_DATA_VOTES_LIMIT);
 /// `validators: List[Validator, VALIDATOR_REGISTRY_LIMIT]`.
 pub static VALIDATORS: Ty = Ty::List(&Ty::Container(&VALIDATOR), VALIDATOR_REGISTRY_LIMIT);
 /// `balances` / `inactivity_scores`: `List[uint64, VALIDATOR_REGISTRY_LIMIT]`.
@@ -342,11 +254,6 @@ pub static PARTICIPATION: Ty = Ty::List(&U8, VALIDATOR_REGISTRY_LIMIT);
 pub static RANDAO_MIXES: Ty = Ty::Vector(&BYTES32, EPOCHS_PER_HISTORICAL_VECTOR);
 /// `slashings: Vector[Gwei, EPOCHS_PER_SLASHINGS_VECTOR]`.
 pub static SLASHINGS: Ty = Ty::Vector(&U64, EPOCHS_PER_SLASHINGS_VECTOR);
-/// phase0 `*_epoch_attestations: List[PendingAttestation, MAX_ATTESTATIONS * SLOTS_PER_EPOCH]`.
-pub static PENDING_ATTESTATIONS: Ty = Ty::List(
-    &Ty::Container(&PENDING_ATTESTATION),
-    PENDING_ATTESTATIONS_LIMIT,
-);
 /// `justification_bits: Bitvector[JUSTIFICATION_BITS_LENGTH=4]`.
 pub static JUSTIFICATION_BITS: Ty = Ty::Bitvector(4);
 /// `historical_summaries: List[HistoricalSummary, HISTORICAL_ROOTS_LIMIT]`.
@@ -365,9 +272,15 @@ pub static PENDING_CONSOLIDATIONS: Ty = Ty::List(
     &Ty::Container(&PENDING_CONSOLIDATION),
     PENDING_CONSOLIDATIONS_LIMIT,
 );
-/// fulu `proposer_lookahead: Vector[ValidatorIndex, (MIN_SEED_LOOKAHEAD + 1) * SLOTS_PER_EPOCH]`.
-pub static PROPOSER_LOOKAHEAD_VECTOR: Ty = Ty::Vector(&U64, PROPOSER_LOOKAHEAD);
 
+macro_rules! block {
+    ($block:ident, $signed:ident, $body:ident) => {
+        container!(pub $block = "BeaconBlock" {
+            slot: U64, proposer_index: U64, parent_root: BYTES32, state_root: BYTES32, body: Ty::Container(&$body),
+        });
+        container!(pub $signed = "SignedBeaconBlock" { message: Ty::Container(&$block), signature: BYTES96 });
+    };
+}
 macro_rules! state {
     ($name:ident { $($f:ident : $t:expr),* $(,)? }) => {
         container!(pub $name = "BeaconState" {
@@ -380,113 +293,243 @@ macro_rules! state {
     };
 }
 
-state!(BEACON_STATE_PHASE0 {
-    previous_epoch_attestations: PENDING_ATTESTATIONS,
-    current_epoch_attestations: PENDING_ATTESTATIONS,
-    justification_bits: JUSTIFICATION_BITS,
-    previous_justified_checkpoint: Ty::Container(&CHECKPOINT),
-    current_justified_checkpoint: Ty::Container(&CHECKPOINT),
-    finalized_checkpoint: Ty::Container(&CHECKPOINT),
-});
-state!(BEACON_STATE_ALTAIR {
-    previous_epoch_participation: PARTICIPATION,
-    current_epoch_participation: PARTICIPATION,
-    justification_bits: JUSTIFICATION_BITS,
-    previous_justified_checkpoint: Ty::Container(&CHECKPOINT),
-    current_justified_checkpoint: Ty::Container(&CHECKPOINT),
-    finalized_checkpoint: Ty::Container(&CHECKPOINT),
-    inactivity_scores: U64_REGISTRY_LIST,
-    current_sync_committee: Ty::Container(&SYNC_COMMITTEE),
-    next_sync_committee: Ty::Container(&SYNC_COMMITTEE),
-});
-state!(BEACON_STATE_BELLATRIX {
-    previous_epoch_participation: PARTICIPATION,
-    current_epoch_participation: PARTICIPATION,
-    justification_bits: JUSTIFICATION_BITS,
-    previous_justified_checkpoint: Ty::Container(&CHECKPOINT),
-    current_justified_checkpoint: Ty::Container(&CHECKPOINT),
-    finalized_checkpoint: Ty::Container(&CHECKPOINT),
-    inactivity_scores: U64_REGISTRY_LIST,
-    current_sync_committee: Ty::Container(&SYNC_COMMITTEE),
-    next_sync_committee: Ty::Container(&SYNC_COMMITTEE),
-    latest_execution_payload_header: Ty::Container(&EXECUTION_PAYLOAD_HEADER_BELLATRIX),
-});
-state!(BEACON_STATE_CAPELLA {
-    previous_epoch_participation: PARTICIPATION,
-    current_epoch_participation: PARTICIPATION,
-    justification_bits: JUSTIFICATION_BITS,
-    previous_justified_checkpoint: Ty::Container(&CHECKPOINT),
-    current_justified_checkpoint: Ty::Container(&CHECKPOINT),
-    finalized_checkpoint: Ty::Container(&CHECKPOINT),
-    inactivity_scores: U64_REGISTRY_LIST,
-    current_sync_committee: Ty::Container(&SYNC_COMMITTEE),
-    next_sync_committee: Ty::Container(&SYNC_COMMITTEE),
-    latest_execution_payload_header: Ty::Container(&EXECUTION_PAYLOAD_HEADER_CAPELLA),
-    next_withdrawal_index: U64,
-    next_withdrawal_validator_index: U64,
-    historical_summaries: HISTORICAL_SUMMARIES,
-});
-state!(BEACON_STATE_DENEB {
-    previous_epoch_participation: PARTICIPATION,
-    current_epoch_participation: PARTICIPATION,
-    justification_bits: JUSTIFICATION_BITS,
-    previous_justified_checkpoint: Ty::Container(&CHECKPOINT),
-    current_justified_checkpoint: Ty::Container(&CHECKPOINT),
-    finalized_checkpoint: Ty::Container(&CHECKPOINT),
-    inactivity_scores: U64_REGISTRY_LIST,
-    current_sync_committee: Ty::Container(&SYNC_COMMITTEE),
-    next_sync_committee: Ty::Container(&SYNC_COMMITTEE),
-    latest_execution_payload_header: Ty::Container(&EXECUTION_PAYLOAD_HEADER_DENEB),
-    next_withdrawal_index: U64,
-    next_withdrawal_validator_index: U64,
-    historical_summaries: HISTORICAL_SUMMARIES,
-});
-state!(BEACON_STATE_ELECTRA {
-    previous_epoch_participation: PARTICIPATION,
-    current_epoch_participation: PARTICIPATION,
-    justification_bits: JUSTIFICATION_BITS,
-    previous_justified_checkpoint: Ty::Container(&CHECKPOINT),
-    current_justified_checkpoint: Ty::Container(&CHECKPOINT),
-    finalized_checkpoint: Ty::Container(&CHECKPOINT),
-    inactivity_scores: U64_REGISTRY_LIST,
-    current_sync_committee: Ty::Container(&SYNC_COMMITTEE),
-    next_sync_committee: Ty::Container(&SYNC_COMMITTEE),
-    latest_execution_payload_header: Ty::Container(&EXECUTION_PAYLOAD_HEADER_DENEB),
-    next_withdrawal_index: U64,
-    next_withdrawal_validator_index: U64,
-    historical_summaries: HISTORICAL_SUMMARIES,
-    deposit_requests_start_index: U64,
-    deposit_balance_to_consume: U64,
-    exit_balance_to_consume: U64,
-    earliest_exit_epoch: U64,
-    consolidation_balance_to_consume: U64,
-    earliest_consolidation_epoch: U64,
-    pending_deposits: PENDING_DEPOSITS,
-    pending_partial_withdrawals: PENDING_PARTIAL_WITHDRAWALS,
-    pending_consolidations: PENDING_CONSOLIDATIONS,
-});
-state!(BEACON_STATE_FULU {
-    previous_epoch_participation: PARTICIPATION,
-    current_epoch_participation: PARTICIPATION,
-    justification_bits: JUSTIFICATION_BITS,
-    previous_justified_checkpoint: Ty::Container(&CHECKPOINT),
-    current_justified_checkpoint: Ty::Container(&CHECKPOINT),
-    finalized_checkpoint: Ty::Container(&CHECKPOINT),
-    inactivity_scores: U64_REGISTRY_LIST,
-    current_sync_committee: Ty::Container(&SYNC_COMMITTEE),
-    next_sync_committee: Ty::Container(&SYNC_COMMITTEE),
-    latest_execution_payload_header: Ty::Container(&EXECUTION_PAYLOAD_HEADER_DENEB),
-    next_withdrawal_index: U64,
-    next_withdrawal_validator_index: U64,
-    historical_summaries: HISTORICAL_SUMMARIES,
-    deposit_requests_start_index: U64,
-    deposit_balance_to_consume: U64,
-    exit_balance_to_consume: U64,
-    earliest_exit_epoch: U64,
-    consolidation_balance_to_consume: U64,
-    earliest_consolidation_epoch: U64,
-    pending_deposits: PENDING_DEPOSITS,
-    pending_partial_withdrawals: PENDING_PARTIAL_WITHDRAWALS,
-    pending_consolidations: PENDING_CONSOLIDATIONS,
-    proposer_lookahead: PROPOSER_LOOKAHEAD_VECTOR,
-});
+/// `preset_schemas!(MODULE, "doc", SLOTS_PER_EPOCH, MAX_WITHDRAWALS_PER_PAYLOAD)`: the containers whose SSZ type
+/// depends on a preset value, in their own module.
+macro_rules! preset_schemas {
+    ($module:ident, $doc:literal, $slots_per_epoch:expr, $max_withdrawals:expr) => {
+        #[doc = $doc]
+        pub mod $module {
+        use super::*;
+
+        /// `SLOTS_PER_EPOCH`.
+        pub const SLOTS_PER_EPOCH: u64 = $slots_per_epoch;
+        /// `MAX_WITHDRAWALS_PER_PAYLOAD` (capella).
+        pub const MAX_WITHDRAWALS_PER_PAYLOAD: u64 = $max_withdrawals;
+
+        /// `List[Withdrawal, MAX_WITHDRAWALS_PER_PAYLOAD]`.
+        pub static WITHDRAWALS: Ty = Ty::List(&Ty::Container(&WITHDRAWAL), MAX_WITHDRAWALS_PER_PAYLOAD);
+
+        container!(pub EXECUTION_PAYLOAD_CAPELLA = "ExecutionPayload" {
+            parent_hash: BYTES32, fee_recipient: BYTES20, state_root: BYTES32, receipts_root: BYTES32, logs_bloom: LOGS_BLOOM,
+            prev_randao: BYTES32, block_number: U64, gas_limit: U64, gas_used: U64, timestamp: U64, extra_data: EXTRA_DATA,
+            base_fee_per_gas: U256, block_hash: BYTES32, transactions: TRANSACTIONS, withdrawals: WITHDRAWALS,
+        });
+
+        container!(pub EXECUTION_PAYLOAD_DENEB = "ExecutionPayload" {
+            parent_hash: BYTES32, fee_recipient: BYTES20, state_root: BYTES32, receipts_root: BYTES32, logs_bloom: LOGS_BLOOM,
+            prev_randao: BYTES32, block_number: U64, gas_limit: U64, gas_used: U64, timestamp: U64, extra_data: EXTRA_DATA,
+            base_fee_per_gas: U256, block_hash: BYTES32, transactions: TRANSACTIONS, withdrawals: WITHDRAWALS,
+            blob_gas_used: U64, excess_blob_gas: U64,
+        });
+
+        container!(pub BEACON_BLOCK_BODY_PHASE0 = "BeaconBlockBody" {
+            randao_reveal: BYTES96, eth1_data: Ty::Container(&ETH1_DATA), graffiti: BYTES32,
+            proposer_slashings: PROPOSER_SLASHINGS, attester_slashings: ATTESTER_SLASHINGS, attestations: ATTESTATIONS,
+            deposits: DEPOSITS, voluntary_exits: VOLUNTARY_EXITS,
+        });
+
+        container!(pub BEACON_BLOCK_BODY_ALTAIR = "BeaconBlockBody" {
+            randao_reveal: BYTES96, eth1_data: Ty::Container(&ETH1_DATA), graffiti: BYTES32,
+            proposer_slashings: PROPOSER_SLASHINGS, attester_slashings: ATTESTER_SLASHINGS, attestations: ATTESTATIONS,
+            deposits: DEPOSITS, voluntary_exits: VOLUNTARY_EXITS, sync_aggregate: Ty::Container(&SYNC_AGGREGATE),
+        });
+
+        container!(pub BEACON_BLOCK_BODY_BELLATRIX = "BeaconBlockBody" {
+            randao_reveal: BYTES96, eth1_data: Ty::Container(&ETH1_DATA), graffiti: BYTES32,
+            proposer_slashings: PROPOSER_SLASHINGS, attester_slashings: ATTESTER_SLASHINGS, attestations: ATTESTATIONS,
+            deposits: DEPOSITS, voluntary_exits: VOLUNTARY_EXITS, sync_aggregate: Ty::Container(&SYNC_AGGREGATE),
+            execution_payload: Ty::Container(&EXECUTION_PAYLOAD_BELLATRIX),
+        });
+
+        container!(pub BEACON_BLOCK_BODY_CAPELLA = "BeaconBlockBody" {
+            randao_reveal: BYTES96, eth1_data: Ty::Container(&ETH1_DATA), graffiti: BYTES32,
+            proposer_slashings: PROPOSER_SLASHINGS, attester_slashings: ATTESTER_SLASHINGS, attestations: ATTESTATIONS,
+            deposits: DEPOSITS, voluntary_exits: VOLUNTARY_EXITS, sync_aggregate: Ty::Container(&SYNC_AGGREGATE),
+            execution_payload: Ty::Container(&EXECUTION_PAYLOAD_CAPELLA), bls_to_execution_changes: BLS_CHANGES,
+        });
+
+        container!(pub BEACON_BLOCK_BODY_DENEB = "BeaconBlockBody" {
+            randao_reveal: BYTES96, eth1_data: Ty::Container(&ETH1_DATA), graffiti: BYTES32,
+            proposer_slashings: PROPOSER_SLASHINGS, attester_slashings: ATTESTER_SLASHINGS, attestations: ATTESTATIONS,
+            deposits: DEPOSITS, voluntary_exits: VOLUNTARY_EXITS, sync_aggregate: Ty::Container(&SYNC_AGGREGATE),
+            execution_payload: Ty::Container(&EXECUTION_PAYLOAD_DENEB), bls_to_execution_changes: BLS_CHANGES,
+            blob_kzg_commitments: BLOB_KZG_COMMITMENTS,
+        });
+
+        container!(pub BEACON_BLOCK_BODY_ELECTRA = "BeaconBlockBody" {
+            randao_reveal: BYTES96, eth1_data: Ty::Container(&ETH1_DATA), graffiti: BYTES32,
+            proposer_slashings: PROPOSER_SLASHINGS, attester_slashings: ATTESTER_SLASHINGS_ELECTRA, attestations: ATTESTATIONS_ELECTRA,
+            deposits: DEPOSITS, voluntary_exits: VOLUNTARY_EXITS, sync_aggregate: Ty::Container(&SYNC_AGGREGATE),
+            execution_payload: Ty::Container(&EXECUTION_PAYLOAD_DENEB), bls_to_execution_changes: BLS_CHANGES,
+            blob_kzg_commitments: BLOB_KZG_COMMITMENTS, execution_requests: Ty::Container(&EXECUTION_REQUESTS),
+        });
+
+        block!(
+            BEACON_BLOCK_PHASE0,
+            SIGNED_BEACON_BLOCK_PHASE0,
+            BEACON_BLOCK_BODY_PHASE0
+        );
+        block!(
+            BEACON_BLOCK_ALTAIR,
+            SIGNED_BEACON_BLOCK_ALTAIR,
+            BEACON_BLOCK_BODY_ALTAIR
+        );
+        block!(
+            BEACON_BLOCK_BELLATRIX,
+            SIGNED_BEACON_BLOCK_BELLATRIX,
+            BEACON_BLOCK_BODY_BELLATRIX
+        );
+        block!(
+            BEACON_BLOCK_CAPELLA,
+            SIGNED_BEACON_BLOCK_CAPELLA,
+            BEACON_BLOCK_BODY_CAPELLA
+        );
+        block!(
+            BEACON_BLOCK_DENEB,
+            SIGNED_BEACON_BLOCK_DENEB,
+            BEACON_BLOCK_BODY_DENEB
+        );
+        block!(
+            BEACON_BLOCK_ELECTRA,
+            SIGNED_BEACON_BLOCK_ELECTRA,
+            BEACON_BLOCK_BODY_ELECTRA
+        );
+
+        /// `eth1_data_votes: List[Eth1Data, EPOCHS_PER_ETH1_VOTING_PERIOD * SLOTS_PER_EPOCH]`.
+        pub static ETH1_DATA_VOTES: Ty = Ty::List(&Ty::Container(&ETH1_DATA), EPOCHS_PER_ETH1_VOTING_PERIOD * SLOTS_PER_EPOCH);
+
+        /// phase0 `*_epoch_attestations: List[PendingAttestation, MAX_ATTESTATIONS * SLOTS_PER_EPOCH]`.
+        pub static PENDING_ATTESTATIONS: Ty = Ty::List(
+            &Ty::Container(&PENDING_ATTESTATION),
+            MAX_ATTESTATIONS * SLOTS_PER_EPOCH,
+        );
+
+        /// fulu `proposer_lookahead: Vector[ValidatorIndex, (MIN_SEED_LOOKAHEAD + 1) * SLOTS_PER_EPOCH]`.
+        pub static PROPOSER_LOOKAHEAD_VECTOR: Ty = Ty::Vector(&U64, ((MIN_SEED_LOOKAHEAD + 1) * SLOTS_PER_EPOCH) as usize);
+
+        state!(BEACON_STATE_PHASE0 {
+            previous_epoch_attestations: PENDING_ATTESTATIONS,
+            current_epoch_attestations: PENDING_ATTESTATIONS,
+            justification_bits: JUSTIFICATION_BITS,
+            previous_justified_checkpoint: Ty::Container(&CHECKPOINT),
+            current_justified_checkpoint: Ty::Container(&CHECKPOINT),
+            finalized_checkpoint: Ty::Container(&CHECKPOINT),
+        });
+        state!(BEACON_STATE_ALTAIR {
+            previous_epoch_participation: PARTICIPATION,
+            current_epoch_participation: PARTICIPATION,
+            justification_bits: JUSTIFICATION_BITS,
+            previous_justified_checkpoint: Ty::Container(&CHECKPOINT),
+            current_justified_checkpoint: Ty::Container(&CHECKPOINT),
+            finalized_checkpoint: Ty::Container(&CHECKPOINT),
+            inactivity_scores: U64_REGISTRY_LIST,
+            current_sync_committee: Ty::Container(&SYNC_COMMITTEE),
+            next_sync_committee: Ty::Container(&SYNC_COMMITTEE),
+        });
+        state!(BEACON_STATE_BELLATRIX {
+            previous_epoch_participation: PARTICIPATION,
+            current_epoch_participation: PARTICIPATION,
+            justification_bits: JUSTIFICATION_BITS,
+            previous_justified_checkpoint: Ty::Container(&CHECKPOINT),
+            current_justified_checkpoint: Ty::Container(&CHECKPOINT),
+            finalized_checkpoint: Ty::Container(&CHECKPOINT),
+            inactivity_scores: U64_REGISTRY_LIST,
+            current_sync_committee: Ty::Container(&SYNC_COMMITTEE),
+            next_sync_committee: Ty::Container(&SYNC_COMMITTEE),
+            latest_execution_payload_header: Ty::Container(&EXECUTION_PAYLOAD_HEADER_BELLATRIX),
+        });
+        state!(BEACON_STATE_CAPELLA {
+            previous_epoch_participation: PARTICIPATION,
+            current_epoch_participation: PARTICIPATION,
+            justification_bits: JUSTIFICATION_BITS,
+            previous_justified_checkpoint: Ty::Container(&CHECKPOINT),
+            current_justified_checkpoint: Ty::Container(&CHECKPOINT),
+            finalized_checkpoint: Ty::Container(&CHECKPOINT),
+            inactivity_scores: U64_REGISTRY_LIST,
+            current_sync_committee: Ty::Container(&SYNC_COMMITTEE),
+            next_sync_committee: Ty::Container(&SYNC_COMMITTEE),
+            latest_execution_payload_header: Ty::Container(&EXECUTION_PAYLOAD_HEADER_CAPELLA),
+            next_withdrawal_index: U64,
+            next_withdrawal_validator_index: U64,
+            historical_summaries: HISTORICAL_SUMMARIES,
+        });
+        state!(BEACON_STATE_DENEB {
+            previous_epoch_participation: PARTICIPATION,
+            current_epoch_participation: PARTICIPATION,
+            justification_bits: JUSTIFICATION_BITS,
+            previous_justified_checkpoint: Ty::Container(&CHECKPOINT),
+            current_justified_checkpoint: Ty::Container(&CHECKPOINT),
+            finalized_checkpoint: Ty::Container(&CHECKPOINT),
+            inactivity_scores: U64_REGISTRY_LIST,
+            current_sync_committee: Ty::Container(&SYNC_COMMITTEE),
+            next_sync_committee: Ty::Container(&SYNC_COMMITTEE),
+            latest_execution_payload_header: Ty::Container(&EXECUTION_PAYLOAD_HEADER_DENEB),
+            next_withdrawal_index: U64,
+            next_withdrawal_validator_index: U64,
+            historical_summaries: HISTORICAL_SUMMARIES,
+        });
+        state!(BEACON_STATE_ELECTRA {
+            previous_epoch_participation: PARTICIPATION,
+            current_epoch_participation: PARTICIPATION,
+            justification_bits: JUSTIFICATION_BITS,
+            previous_justified_checkpoint: Ty::Container(&CHECKPOINT),
+            current_justified_checkpoint: Ty::Container(&CHECKPOINT),
+            finalized_checkpoint: Ty::Container(&CHECKPOINT),
+            inactivity_scores: U64_REGISTRY_LIST,
+            current_sync_committee: Ty::Container(&SYNC_COMMITTEE),
+            next_sync_committee: Ty::Container(&SYNC_COMMITTEE),
+            latest_execution_payload_header: Ty::Container(&EXECUTION_PAYLOAD_HEADER_DENEB),
+            next_withdrawal_index: U64,
+            next_withdrawal_validator_index: U64,
+            historical_summaries: HISTORICAL_SUMMARIES,
+            deposit_requests_start_index: U64,
+            deposit_balance_to_consume: U64,
+            exit_balance_to_consume: U64,
+            earliest_exit_epoch: U64,
+            consolidation_balance_to_consume: U64,
+            earliest_consolidation_epoch: U64,
+            pending_deposits: PENDING_DEPOSITS,
+            pending_partial_withdrawals: PENDING_PARTIAL_WITHDRAWALS,
+            pending_consolidations: PENDING_CONSOLIDATIONS,
+        });
+        state!(BEACON_STATE_FULU {
+            previous_epoch_participation: PARTICIPATION,
+            current_epoch_participation: PARTICIPATION,
+            justification_bits: JUSTIFICATION_BITS,
+            previous_justified_checkpoint: Ty::Container(&CHECKPOINT),
+            current_justified_checkpoint: Ty::Container(&CHECKPOINT),
+            finalized_checkpoint: Ty::Container(&CHECKPOINT),
+            inactivity_scores: U64_REGISTRY_LIST,
+            current_sync_committee: Ty::Container(&SYNC_COMMITTEE),
+            next_sync_committee: Ty::Container(&SYNC_COMMITTEE),
+            latest_execution_payload_header: Ty::Container(&EXECUTION_PAYLOAD_HEADER_DENEB),
+            next_withdrawal_index: U64,
+            next_withdrawal_validator_index: U64,
+            historical_summaries: HISTORICAL_SUMMARIES,
+            deposit_requests_start_index: U64,
+            deposit_balance_to_consume: U64,
+            exit_balance_to_consume: U64,
+            earliest_exit_epoch: U64,
+            consolidation_balance_to_consume: U64,
+            earliest_consolidation_epoch: U64,
+            pending_deposits: PENDING_DEPOSITS,
+            pending_partial_withdrawals: PENDING_PARTIAL_WITHDRAWALS,
+            pending_consolidations: PENDING_CONSOLIDATIONS,
+            proposer_lookahead: PROPOSER_LOOKAHEAD_VECTOR,
+        });
+        }
+    };
+}
+
+preset_schemas!(
+    mainnet,
+    "The mainnet preset's containers (`presets/mainnet`): mainnet, sepolia, holesky, hoodi.",
+    32,
+    16
+);
+preset_schemas!(
+    gnosis,
+    "The gnosis preset's containers (gnosischain/specs `consensus/preset/gnosis`): gnosis and chiado.",
+    16,
+    8
+);

@@ -95,7 +95,7 @@ impl DatasetBuilder for BeaconBlocksBuilder {
             }
         };
         // Every fallible read happens before the first append, so a failure leaves no partial row.
-        let body = b.block.body().map_err(err("body"))?;
+        let body = b.body;
         let counts = [
             body.attestations().map_err(err("attestations"))?,
             body.deposits().map_err(err("deposits"))?,

@@ -5,6 +5,7 @@
 
 use super::columns::{u256_fields, U256Columns};
 use super::{Dataset, DatasetBuilder, DatasetError, ExportContext};
+use crate::execution::header::Seal;
 use crate::execution::transaction::TxView;
 use crate::formats::ArchiveKind;
 use crate::verify::era::VerifiedBeaconBlock;
@@ -38,8 +39,9 @@ static SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
         Field::new("gas_limit", DataType::UInt64, false),
         b("extra_data"),
         Field::new("timestamp", DataType::UInt64, false),
-        b("mix_hash"),
-        b("nonce"),
+        // Null for AuRa-sealed headers, whose seal is in `aura_step` and `aura_seal`.
+        Field::new("mix_hash", DataType::Binary, true),
+        Field::new("nonce", DataType::Binary, true),
     ]);
     f.extend(u256_fields("base_fee_per_gas", true));
     f.extend([
@@ -52,6 +54,8 @@ static SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
         Field::new("excess_blob_gas", DataType::UInt64, true),
         Field::new("parent_beacon_block_root", DataType::Binary, true),
         Field::new("requests_hash", DataType::Binary, true),
+        Field::new("aura_step", DataType::UInt64, true),
+        Field::new("aura_seal", DataType::Binary, true),
     ]);
     Arc::new(Schema::new(f))
 });
@@ -103,6 +107,8 @@ struct BlocksBuilder {
     timestamp: UInt64Builder,
     mix_hash: BinaryBuilder,
     nonce: BinaryBuilder,
+    aura_step: UInt64Builder,
+    aura_seal: BinaryBuilder,
     base_fee_per_gas: U256Columns,
     transaction_count: UInt32Builder,
     uncle_count: UInt32Builder,
@@ -133,8 +139,20 @@ impl DatasetBuilder for BlocksBuilder {
         self.gas_limit.append_value(h.gas_limit());
         self.extra_data.append_value(h.extra_data());
         self.timestamp.append_value(h.timestamp());
-        self.mix_hash.append_value(h.mix_hash());
-        self.nonce.append_value(h.nonce());
+        match h.seal() {
+            Seal::Ethash { mix_hash, nonce } => {
+                self.mix_hash.append_value(mix_hash);
+                self.nonce.append_value(nonce);
+                self.aura_step.append_null();
+                self.aura_seal.append_null();
+            }
+            Seal::Aura { step, signature } => {
+                self.mix_hash.append_null();
+                self.nonce.append_null();
+                self.aura_step.append_value(step);
+                self.aura_seal.append_value(signature);
+            }
+        }
         self.base_fee_per_gas.append(h.base_fee_per_gas());
         self.transaction_count
             .append_value(b.transactions.len() as u32);
@@ -175,8 +193,11 @@ impl DatasetBuilder for BlocksBuilder {
         self.gas_limit.append_value(h.gas_limit);
         self.extra_data.append_value(h.extra_data.as_ref());
         self.timestamp.append_value(h.timestamp);
+        // A payload's header: post-merge, never AuRa-sealed.
         self.mix_hash.append_value(h.mix_hash);
         self.nonce.append_value(h.nonce.as_slice());
+        self.aura_step.append_null();
+        self.aura_seal.append_null();
         self.base_fee_per_gas.append(h.base_fee_per_gas);
         self.transaction_count
             .append_value(x.transactions.len() as u32);
@@ -233,6 +254,8 @@ impl DatasetBuilder for BlocksBuilder {
             Arc::new(s.excess_blob_gas.finish()),
             Arc::new(s.parent_beacon_block_root.finish()),
             Arc::new(s.requests_hash.finish()),
+            Arc::new(s.aura_step.finish()),
+            Arc::new(s.aura_seal.finish()),
         ];
         // Columns match SCHEMA by construction; a mismatch is a bug caught by the dataset tests.
         RecordBatch::try_new(SCHEMA.clone(), cols).expect("blocks columns match the schema")

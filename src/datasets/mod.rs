@@ -2,25 +2,85 @@
 //! [`ALL`]. Each builds Arrow record batches straight from verified block views — no per-row owned structs.
 //!
 //! Two archive kinds feed them: era1 files (pre-merge execution blocks, [`DatasetBuilder::add_block`]) and era
-//! files (beacon blocks with their post-merge execution payloads, [`DatasetBuilder::add_beacon_block`]). A
-//! dataset says which kinds can give it rows ([`Dataset::sources`]); export writes its file only for those.
+//! files (beacon blocks with their post-merge execution payloads, [`DatasetBuilder::add_beacon_block`], and the
+//! era's BeaconState, [`DatasetBuilder::add_state`]). A dataset says which kinds can give it rows
+//! ([`Dataset::sources`]); export writes its file only for those.
+//!
+//! Consensus datasets: `beacon_blocks` (a row per block), one dataset per block operation (a row per item, see
+//! [`operations`]) and `validators` (a row per validator of the era's state, opt-in: not in the default
+//! export list).
 //!
 //! Column names follow cryo's (<https://github.com/paradigmxyz/cryo>) where cryo has the column. Hashes and addresses
 //! are binary; every uint256 appears as three columns `<name>_binary` (32-byte big-endian), `<name>_string` (decimal)
 //! and `<name>_f64`, because DuckDB and Polars mishandle Decimal256. Every column is documented in `docs/schema.md`.
 
+/// `era_dataset!(Type, "name", Builder, sort: &[...], dictionary: &[...] [, repeated: &[...]])`: the [`Dataset`]
+/// impl of a dataset only era files give rows (a block operation), with its `SCHEMA` static; `repeated` defaults
+/// to none (a handful of items per block repeat their block's root too rarely to pay for a dictionary; measured
+/// with `eraflow bench --consensus`).
+macro_rules! era_dataset {
+    ($ty:ident, $name:literal, $builder:ty, sort: $sort:expr, dictionary: $dict:expr) => {
+        era_dataset!($ty, $name, $builder, sort: $sort, dictionary: $dict, repeated: &[]);
+    };
+    ($ty:ident, $name:literal, $builder:ty, sort: $sort:expr, dictionary: $dict:expr, repeated: $rep:expr) => {
+        impl $crate::datasets::Dataset for $ty {
+            fn name(&self) -> &'static str {
+                $name
+            }
+            fn schema(&self) -> arrow_schema::SchemaRef {
+                SCHEMA.clone()
+            }
+            fn needs_receipts(&self) -> bool {
+                false
+            }
+            /// Era files only: they hold the beacon blocks and states.
+            fn sources(&self) -> &'static [$crate::formats::ArchiveKind] {
+                &[$crate::formats::ArchiveKind::Era]
+            }
+            fn builder(
+                &self,
+                _: $crate::datasets::ExportContext,
+            ) -> Box<dyn $crate::datasets::DatasetBuilder> {
+                Box::<$builder>::default()
+            }
+            fn sort_columns(&self) -> &'static [&'static str] {
+                $sort
+            }
+            fn dictionary_columns(&self) -> &'static [&'static str] {
+                $dict
+            }
+            fn repeated_columns(&self) -> &'static [&'static str] {
+                $rep
+            }
+        }
+    };
+}
+
+pub mod attestations;
+pub mod attester_slashings;
 pub mod beacon_blocks;
+pub mod blob_commitments;
 pub mod blocks;
+pub mod bls_to_execution_changes;
 pub mod columns;
+pub mod consolidation_requests;
+pub mod deposit_requests;
+pub mod deposits;
 pub mod logs;
+pub mod operations;
+pub mod proposer_slashings;
+pub mod sync_aggregates;
 pub mod transactions;
 pub mod uncles;
+pub mod validators;
+pub mod voluntary_exits;
+pub mod withdrawal_requests;
 pub mod withdrawals;
 
 use crate::consensus::SszError;
 use crate::crypto::signer::Signer;
 use crate::formats::ArchiveKind;
-use crate::verify::era::VerifiedBeaconBlock;
+use crate::verify::era::{VerifiedBeaconBlock, VerifiedState};
 use crate::verify::execution::VerifiedBlock;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
@@ -35,7 +95,9 @@ use arrow_schema::SchemaRef;
 /// 4: no name means something else than in cryo: `transactions.v` is `signature_v` (cryo's `v` is the y
 /// parity, here `y_parity`), `blocks.uncles_hash` is `ommers_hash` (cryo's is the ommers' hashes); `blocks.size`
 /// is the block's RLP length as JSON-RPC reports it; `withdrawals` gain `timestamp` and `slot`.
-pub const SCHEMA_VERSION: u32 = 4;
+/// 5: the beacon-chain operation datasets and `validators`; `blocks.aura_step` and `blocks.aura_seal` (AuRa-sealed
+/// pre-merge headers of gnosis and chiado), with `blocks.mix_hash` and `blocks.nonce` null for those.
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// Facts about the whole run a dataset may need per row.
 #[derive(Debug, Clone, Copy)]
@@ -52,18 +114,34 @@ pub struct ExportContext {
 /// the file's outputs are then discarded like a verification failure, never written half-filled.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum DatasetError {
-    /// An SSZ field of a beacon block did not decode.
+    /// An SSZ field of a beacon block (or of the era's state) did not decode.
     #[error("dataset {dataset}, slot {slot}: {field}: {source}")]
     Ssz {
         /// The dataset whose builder read the field.
         dataset: &'static str,
-        /// The beacon block's slot.
+        /// The beacon block's (or state's) slot.
         slot: u64,
-        /// The body field that failed.
+        /// The body (or state) field that failed.
         field: &'static str,
         /// The decoder's error.
         source: SszError,
     },
+}
+
+impl DatasetError {
+    /// A mapper from an SSZ error of `field`, read by `dataset` at `slot`.
+    pub fn ssz(
+        dataset: &'static str,
+        slot: u64,
+        field: &'static str,
+    ) -> impl Fn(SszError) -> DatasetError {
+        move |source| DatasetError::Ssz {
+            dataset,
+            slot,
+            field,
+            source,
+        }
+    }
 }
 
 /// One table eraflow can export.
@@ -89,6 +167,21 @@ pub trait Dataset: Sync + Send {
     fn dictionary_columns(&self) -> &'static [&'static str] {
         &[]
     }
+    /// Binary columns whose values come in long runs of repeats (a block's root on each of its operations, an
+    /// epoch's checkpoint roots on each of its attestations): dictionary-encoded under every codec, which spares
+    /// the codec most of their bytes.
+    fn repeated_columns(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Integer columns that grow steadily from row to row (indices): written `DELTA_BINARY_PACKED` without a
+    /// dictionary, which stores them in a few bits per row.
+    fn delta_columns(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Whether the rows come from the era's BeaconState ([`DatasetBuilder::add_state`]) rather than from blocks.
+    fn reads_state(&self) -> bool {
+        false
+    }
 }
 
 /// Accumulates rows of one chunk of blocks. Both `add_*` methods default to adding nothing, so a dataset fed
@@ -101,11 +194,21 @@ pub trait DatasetBuilder: Send {
     fn add_beacon_block(&mut self, _block: &VerifiedBeaconBlock<'_>) -> Result<(), DatasetError> {
         Ok(())
     }
+    /// Appends the rows validators `range` of an era file's verified state give (datasets whose
+    /// [`Dataset::reads_state`] is true; export calls it chunk by chunk, so no builder holds the whole registry).
+    fn add_state(
+        &mut self,
+        _state: &VerifiedState<'_>,
+        _range: std::ops::Range<usize>,
+    ) -> Result<(), DatasetError> {
+        Ok(())
+    }
     /// The rows as one batch (in block order, then transaction/log/uncle index).
     fn finish(self: Box<Self>) -> RecordBatch;
 }
 
-/// Every dataset, in the default export order.
+/// Every dataset: the default export list first (`configs/default.toml`), then the beacon-chain operations,
+/// then `validators`.
 pub static ALL: &[&dyn Dataset] = &[
     &blocks::Blocks,
     &transactions::Transactions,
@@ -113,6 +216,18 @@ pub static ALL: &[&dyn Dataset] = &[
     &uncles::Uncles,
     &withdrawals::Withdrawals,
     &beacon_blocks::BeaconBlocks,
+    &attestations::Attestations,
+    &deposits::Deposits,
+    &deposit_requests::DepositRequests,
+    &withdrawal_requests::WithdrawalRequests,
+    &consolidation_requests::ConsolidationRequests,
+    &voluntary_exits::VoluntaryExits,
+    &proposer_slashings::ProposerSlashings,
+    &attester_slashings::AttesterSlashings,
+    &bls_to_execution_changes::BlsToExecutionChanges,
+    &sync_aggregates::SyncAggregates,
+    &blob_commitments::BlobCommitments,
+    &validators::Validators,
 ];
 
 /// Looks datasets up by name (`blocks,transactions`); an unknown name is an error listing the known ones.
@@ -122,8 +237,11 @@ pub static ALL: &[&dyn Dataset] = &[
 /// ```
 /// use eraflow::datasets::{self, ALL};
 ///
-/// let names: Vec<&str> = ALL.iter().map(|d| d.name()).collect();
-/// assert_eq!(names, ["blocks", "transactions", "logs", "uncles", "withdrawals", "beacon_blocks"]);
+/// let names: Vec<&str> = ALL.iter().take(7).map(|d| d.name()).collect();
+/// assert_eq!(
+///     names,
+///     ["blocks", "transactions", "logs", "uncles", "withdrawals", "beacon_blocks", "attestations"]
+/// );
 ///
 /// // Names are trimmed, and the datasets come back in the order asked for.
 /// let picked = datasets::by_names(&["logs", " blocks"])?;

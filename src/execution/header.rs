@@ -3,6 +3,12 @@
 //! fields, 21 with `requests_hash` ([EIP-7685]). The same view serves era1 and headers rebuilt from era
 //! execution payloads.
 //!
+//! Pre-merge headers of authority-round chains (gnosis, chiado: OpenEthereum's AuRa engine) hold the same
+//! number of fields, but the two seal fields in place of `mixHash` and `nonce` are `step` (an integer, the
+//! block time divided by the step duration) and `signature` (65 bytes, the step's validator over the unsealed
+//! header): see [`Seal`]. A header is read as AuRa-sealed when its 15th field is 65 bytes, which no ethash nonce
+//! (8 bytes) is; verification checks the kind against the network's `pre_merge_seal`.
+//!
 //! [EIP-1559]: https://eips.ethereum.org/EIPS/eip-1559
 //! [EIP-4895]: https://eips.ethereum.org/EIPS/eip-4895
 //! [EIP-4844]: https://eips.ethereum.org/EIPS/eip-4844
@@ -63,12 +69,33 @@ pub mod field {
 /// Most fields a header has had (Prague).
 pub const MAX_FIELDS: usize = 21;
 
+/// What seals a header: ethash's proof of work (also the shape of every post-merge header, with `prev_randao`
+/// and a zero nonce), or AuRa's step and signature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seal<'a> {
+    /// `mixHash` (32 bytes) and `nonce` (8 bytes).
+    Ethash {
+        /// `mixHash` / `prev_randao`.
+        mix_hash: &'a [u8; 32],
+        /// `nonce`.
+        nonce: &'a [u8; 8],
+    },
+    /// AuRa's `step` and `signature`.
+    Aura {
+        /// `step`: `timestamp / stepDuration` when the block was sealed.
+        step: u64,
+        /// The 65-byte secp256k1 signature of the step's validator.
+        signature: &'a [u8; 65],
+    },
+}
+
 /// A decoded header: the raw RLP (its keccak is the block hash) and each field's payload bytes.
 #[derive(Debug, Clone, Copy)]
 pub struct HeaderView<'a> {
     raw: &'a [u8],
     fields: [Item<'a>; MAX_FIELDS],
     count: usize,
+    aura: bool,
 }
 
 impl<'a> HeaderView<'a> {
@@ -99,7 +126,14 @@ impl<'a> HeaderView<'a> {
                 format!("expected 15, 16, 17, 20 or 21 fields, found {count}"),
             ));
         }
-        let h = HeaderView { raw, fields, count };
+        // An AuRa signature (65 bytes) where ethash has its 8-byte nonce.
+        let aura = !fields[field::NONCE].is_list && fields[field::NONCE].payload.len() == 65;
+        let h = HeaderView {
+            raw,
+            fields,
+            count,
+            aura,
+        };
         // Validate the fixed-size fields once so accessors cannot fail.
         h.check_len(field::PARENT_HASH, 32, "parent_hash")?;
         h.check_len(field::OMMERS_HASH, 32, "ommers_hash")?;
@@ -108,8 +142,12 @@ impl<'a> HeaderView<'a> {
         h.check_len(field::TRANSACTIONS_ROOT, 32, "transactions_root")?;
         h.check_len(field::RECEIPTS_ROOT, 32, "receipts_root")?;
         h.check_len(field::LOGS_BLOOM, 256, "logs_bloom")?;
-        h.check_len(field::MIX_HASH, 32, "mix_hash")?;
-        h.check_len(field::NONCE, 8, "nonce")?;
+        if aura {
+            rlp::as_u64(&fields[field::MIX_HASH], "aura_step")?;
+        } else {
+            h.check_len(field::MIX_HASH, 32, "mix_hash")?;
+            h.check_len(field::NONCE, 8, "nonce")?;
+        }
         rlp::as_u256(&fields[field::DIFFICULTY], "difficulty")?;
         rlp::as_u64(&fields[field::NUMBER], "number")?;
         rlp::as_u64(&fields[field::GAS_LIMIT], "gas_limit")?;
@@ -233,13 +271,32 @@ impl<'a> HeaderView<'a> {
     pub fn extra_data(&self) -> &'a [u8] {
         self.fields[field::EXTRA_DATA].payload
     }
-    /// `mix_hash` (pre-merge) / `prev_randao` (post-merge).
+    /// `mix_hash` (pre-merge) / `prev_randao` (post-merge); all zero for an AuRa-sealed header (see
+    /// [`HeaderView::seal`]).
     pub fn mix_hash(&self) -> &'a [u8; 32] {
         self.fixed(field::MIX_HASH)
     }
-    /// 8-byte proof-of-work nonce; all zero after the merge.
+    /// 8-byte proof-of-work nonce; all zero after the merge, and for an AuRa-sealed header.
     pub fn nonce(&self) -> &'a [u8; 8] {
         self.fixed(field::NONCE)
+    }
+    /// The seal fields, as what they are.
+    pub fn seal(&self) -> Seal<'a> {
+        if self.aura {
+            Seal::Aura {
+                step: self.int(field::MIX_HASH),
+                signature: self.fixed(field::NONCE),
+            }
+        } else {
+            Seal::Ethash {
+                mix_hash: self.fixed(field::MIX_HASH),
+                nonce: self.fixed(field::NONCE),
+            }
+        }
+    }
+    /// Whether the header is AuRa-sealed.
+    pub fn is_aura(&self) -> bool {
+        self.aura
     }
     /// [EIP-1559](https://eips.ethereum.org/EIPS/eip-1559) base fee per gas, in wei; `None` before London.
     pub fn base_fee_per_gas(&self) -> Option<U256> {
@@ -308,6 +365,8 @@ pub struct HeaderFields {
     pub mix_hash: B256,
     /// Proof-of-work nonce (zero after the merge).
     pub nonce: alloy_primitives::B64,
+    /// An AuRa seal `(step, signature)`, encoded in place of `mix_hash` and `nonce` (which are then ignored).
+    pub aura: Option<(u64, [u8; 65])>,
     /// Base fee in wei, from London on; when `None` every later field is left out of the encoding.
     pub base_fee_per_gas: Option<U256>,
     /// Withdrawals trie root, from Shanghai on; when `None` the Cancun and Prague fields are left out.
@@ -336,8 +395,16 @@ impl HeaderFields {
         self.gas_used.encode(&mut payload);
         self.timestamp.encode(&mut payload);
         self.extra_data.encode(&mut payload);
-        self.mix_hash.encode(&mut payload);
-        self.nonce.encode(&mut payload);
+        match &self.aura {
+            Some((step, signature)) => {
+                step.encode(&mut payload);
+                signature[..].encode(&mut payload);
+            }
+            None => {
+                self.mix_hash.encode(&mut payload);
+                self.nonce.encode(&mut payload);
+            }
+        }
         if let Some(b) = self.base_fee_per_gas {
             b.encode(&mut payload);
             if let Some(w) = self.withdrawals_root {
@@ -401,6 +468,47 @@ mod tests {
             assert_eq!(v.blob_gas_used(), (step >= 3).then_some(131072));
             assert_eq!(v.hash(), keccak256(&raw));
         }
+    }
+
+    #[test]
+    fn aura_seals_round_trip_and_keep_ethash_apart() {
+        let h = HeaderFields {
+            number: 77,
+            difficulty: U256::from(u128::MAX - 3),
+            aura: Some((333_079_207, [9u8; 65])),
+            ..Default::default()
+        };
+        let raw = h.encode();
+        let v = HeaderView::decode(&raw).unwrap();
+        assert!(v.is_aura());
+        assert_eq!(
+            v.seal(),
+            Seal::Aura {
+                step: 333_079_207,
+                signature: &[9u8; 65]
+            }
+        );
+        assert_eq!(v.field_count(), 15);
+        assert_eq!(v.mix_hash(), &[0u8; 32]);
+        let e = HeaderFields::default().encode();
+        assert!(matches!(
+            HeaderView::decode(&e).unwrap().seal(),
+            Seal::Ethash { .. }
+        ));
+        // A 65-byte last field with a step that is no integer (33 bytes) is refused.
+        let mut bad = h.clone();
+        bad.aura = None;
+        bad.mix_hash = B256::repeat_byte(1);
+        let mut enc = bad.encode();
+        // Swap the 8-byte nonce for a 65-byte string: mix_hash (32 bytes) is then no valid step.
+        let nonce_at = enc.len() - 9;
+        enc.truncate(nonce_at);
+        enc.push(0xb8);
+        enc.push(65);
+        enc.extend([1u8; 65]);
+        let payload_len = enc.len() - 3;
+        enc[1..3].copy_from_slice(&(payload_len as u16).to_be_bytes());
+        assert!(HeaderView::decode(&enc).is_err());
     }
 
     #[test]

@@ -15,8 +15,11 @@ use super::error::{FormatError, FormatErrorKind};
 /// Size of a record header.
 pub const HEADER_LEN: usize = 8;
 
-/// Largest record accepted, like go-ethereum's e2store reader (bounds allocation on garbage input).
-pub const MAX_RECORD_LEN: u64 = 50 * 1024 * 1024;
+/// Largest record accepted (a guard against garbage lengths; records are slices of the map, so nothing is
+/// allocated by it). An era file's compressed `BeaconState` is the largest record there is: a state of a million
+/// validators compresses to ~100 MB (its pubkeys do not compress), above the 50 MiB go-ethereum's reader allows for
+/// era1 records, so the cap is the decompressed state's own, 1 GiB ([`super::era::MAX_STATE_BYTES`]).
+pub const MAX_RECORD_LEN: u64 = 1 << 30;
 
 /// A record type, compared as the two bytes on disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

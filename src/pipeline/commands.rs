@@ -500,12 +500,13 @@ pub fn state_root(
         &owned
     };
     let read_seconds = t0.elapsed().as_secs_f64();
-    let fork = match fork {
-        Some(f) => f,
-        None => consensus::infer_fork(ssz, Kind::State, &net).map_err(ssz_err)?,
+    let spec = match fork {
+        Some(f) => consensus::Spec::new(f, net.preset()),
+        None => consensus::infer_spec(ssz, Kind::State, &net).map_err(ssz_err)?,
     };
+    let fork = spec.fork;
     let t1 = Instant::now();
-    let state = consensus::BeaconState::new(ssz, fork).map_err(ssz_err)?;
+    let state = consensus::BeaconState::new(ssz, spec).map_err(ssz_err)?;
     let root = state.root().map_err(ssz_err)?;
     Ok(StateRootReport {
         root,

@@ -19,7 +19,7 @@ use crate::sink::parquet::{FileLayout, ParquetOptions, ParquetSink, SinkError};
 use crate::store::output::{OutputDir, OutputStore, StoreError};
 use crate::store::remote::RemoteOutput;
 use crate::store::url::RemoteUrl;
-use crate::verify::era::{BeaconVisitor, VerifiedBeaconBlock};
+use crate::verify::era::{BeaconVisitor, VerifiedBeaconBlock, VerifiedState};
 use crate::verify::execution::{BlockVisitor, VerifiedBlock, VerifyOptions};
 use crate::verify::report::FileReport;
 use std::path::{Path, PathBuf};
@@ -252,7 +252,30 @@ impl BeaconVisitor for ExportVisitor<'_> {
             }
         }
     }
+    fn wants_state(&self) -> bool {
+        self.datasets.iter().any(|d| d.reads_state())
+    }
+    /// The registry in chunks of [`STATE_CHUNK`] validators, each written before the next is read, so a
+    /// 2-million-validator state never has its rows in memory at once.
+    fn visit_state(&self, state: &VerifiedState<'_>, emit: &mut dyn FnMut(EraChunk)) {
+        let n = state.registry.len();
+        for start in (0..n).step_by(STATE_CHUNK) {
+            let mut chunk = BeaconVisitor::start_chunk(self, state.slot);
+            for (b, d) in chunk.builders.iter_mut().zip(self.datasets) {
+                if !d.reads_state() {
+                    continue;
+                }
+                if let Err(e) = b.add_state(state, start..(start + STATE_CHUNK).min(n)) {
+                    chunk.error.get_or_insert(e);
+                }
+            }
+            emit(chunk);
+        }
+    }
 }
+
+/// Validators per chunk of a state dataset: ~3 MiB of builder memory, a few per row group.
+const STATE_CHUNK: usize = 1 << 15;
 
 /// Exports every file into the local directory `opts.out`; returns one outcome per file, in input order.
 pub fn export(
@@ -522,6 +545,8 @@ fn export_one(path: &Path, exporter: &Exporter<'_>, progress: &Progress) -> File
             schema: d.schema(),
             sort_columns: d.sort_columns(),
             dictionary_columns: d.dictionary_columns(),
+            repeated_columns: d.repeated_columns(),
+            delta_columns: d.delta_columns(),
             metadata: vec![
                 ("eraflow.version".into(), env!("CARGO_PKG_VERSION").into()),
                 (

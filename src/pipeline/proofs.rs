@@ -365,7 +365,7 @@ fn read_period(network: &Network, f: &EraFile) -> Result<(Period, u64), ProofErr
     let bytes = dec
         .decompress(record.data)
         .map_err(|k| FormatError::at(record.offset, k).in_file(path))?;
-    let fork = Fork::at_slot(f.state_slot(), network);
+    let fork = crate::consensus::Spec::at_slot(f.state_slot(), network);
     let state = BeaconState::new(bytes, fork).map_err(|source| ProofError::EraState {
         era_file: path.to_path_buf(),
         source,
@@ -800,7 +800,8 @@ fn prove_post_merge(
                 )
             };
             let signed =
-                SignedBeaconBlock::new(bytes, Fork::at_slot(slot, network)).map_err(ssz_err)?;
+                SignedBeaconBlock::new(bytes, crate::consensus::Spec::at_slot(slot, network))
+                    .map_err(ssz_err)?;
             let block = signed.message().map_err(ssz_err)?;
             if block.slot() != slot {
                 return Err(FormatError::at(

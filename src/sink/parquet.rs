@@ -188,11 +188,19 @@ impl ParquetOptions {
         // zstd and gzip files keep every binary column plain.
         let dictionary = !matches!(self.compression, Compression::Zstd | Compression::Gzip);
         for f in layout.schema.fields() {
+            let name = f.name().as_str();
             if matches!(f.data_type(), DataType::Binary)
-                && !(dictionary && layout.dictionary_columns.contains(&f.name().as_str()))
+                && !(dictionary && layout.dictionary_columns.contains(&name))
+                && !layout.repeated_columns.contains(&name)
             {
                 b = b.set_column_dictionary_enabled(f.name().as_str().into(), false);
             }
+        }
+        for name in layout.delta_columns {
+            let col: parquet::schema::types::ColumnPath = (*name).into();
+            b = b
+                .set_column_dictionary_enabled(col.clone(), false)
+                .set_column_encoding(col, parquet::basic::Encoding::DELTA_BINARY_PACKED);
         }
         if !layout.sort_columns.is_empty() {
             let sorting = layout
@@ -236,6 +244,10 @@ pub struct FileLayout {
     pub sort_columns: &'static [&'static str],
     /// Binary columns to dictionary-encode.
     pub dictionary_columns: &'static [&'static str],
+    /// Binary columns to dictionary-encode under every codec (long runs of repeated values).
+    pub repeated_columns: &'static [&'static str],
+    /// Integer columns to write `DELTA_BINARY_PACKED`, without a dictionary (steadily growing indices).
+    pub delta_columns: &'static [&'static str],
     /// Key-value metadata written into the footer.
     pub metadata: Vec<(String, String)>,
 }
@@ -247,6 +259,8 @@ impl FileLayout {
             schema,
             sort_columns: &[],
             dictionary_columns: &[],
+            repeated_columns: &[],
+            delta_columns: &[],
             metadata: Vec::new(),
         }
     }

@@ -18,6 +18,7 @@ use crate::execution::trie;
 use crate::execution::tx_request::{AccessListEntry, SignedAuthorization, TxRequest};
 use crate::execution::withdrawal::Withdrawal;
 use crate::formats::execution::BLOCKS_PER_ERA;
+use crate::network::PreMergeSeal;
 use alloy_primitives::{Address, Bloom, Bytes, B64, U256};
 
 /// Number of distinct senders; their nonces increase by one per transaction each.
@@ -77,6 +78,9 @@ pub(super) fn chain_start(seed: u64, first: u64) -> (B256, U256) {
         U256::from(first) * U256::from(1_000_000u64),
     )
 }
+
+/// AuRa's step duration on gnosis and chiado (`stepDuration` in their chain specs).
+const AURA_STEP_SECONDS: u64 = 5;
 
 /// The timestamp of synthetic block `number` (the network presets' post-merge fork times assume it).
 pub(super) fn timestamp(number: u64) -> u64 {
@@ -240,8 +244,10 @@ pub(super) fn block_parts(
         receipts.push(enc);
     }
 
+    // AuRa chains seal pre-merge blocks by step, one validator per step, and have no ommers.
+    let aura = !merged && net.pre_merge_seal == PreMergeSeal::Aura;
     // Ommers before the merge only.
-    let ommers: Vec<Vec<u8>> = if !merged && number > 0 && number.is_multiple_of(5) {
+    let ommers: Vec<Vec<u8>> = if !aura && !merged && number > 0 && number.is_multiple_of(5) {
         (0..1 + rng.below(2))
             .map(|_| {
                 HeaderFields {
@@ -284,6 +290,23 @@ pub(super) fn block_parts(
         B64::ZERO
     } else {
         B64::from(rng.bytes::<8>())
+    };
+    // AuRa: `step = timestamp / 5` and the difficulty rule `2^128 - 1 + parent_step - step` (see
+    // `verify::execution`), the signature random (nothing checks it).
+    let (difficulty, aura) = if aura {
+        let step = ts / AURA_STEP_SECONDS;
+        let difficulty = match number.checked_sub(1) {
+            Some(parent) => {
+                U256::from(u128::MAX) + U256::from(timestamp(parent) / AURA_STEP_SECONDS)
+                    - U256::from(step)
+            }
+            None => U256::from(131_072u64),
+        };
+        let mut signature = [0u8; 65];
+        rng.fill(&mut signature);
+        (difficulty, Some((step, signature)))
+    } else {
+        (difficulty, None)
     };
     let withdrawals_root = shanghai.then(|| {
         let withdrawals: Vec<Vec<u8>> = (0..rng.below(MAX_WITHDRAWALS + 1))
@@ -331,6 +354,7 @@ pub(super) fn block_parts(
         extra_data,
         mix_hash,
         nonce,
+        aura,
         base_fee_per_gas: base_fee,
         withdrawals_root,
         cancun: cancun_fields,

@@ -20,7 +20,7 @@ use super::rng::Rng;
 use crate::consensus::merkle;
 use crate::consensus::ssz::{self, encode_container, encode_variable_list, field_container};
 use crate::consensus::types::{ROOTS_VECTOR, SLOTS_PER_HISTORICAL_ROOT};
-use crate::consensus::{self, BeaconBlock, Fork, SszError};
+use crate::consensus::{self, BeaconBlock, Fork, Spec, SszError};
 use crate::crypto::signer::{self, SecretKeyBytes, SignatureAlgorithm};
 use crate::execution::tx_request::{AccessListEntry, SignedAuthorization, TxRequest};
 use crate::formats::era::{EraWriter, SLOTS_PER_ERA};
@@ -30,9 +30,6 @@ use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 pub use super::era1::SynthError;
-
-/// Seconds per slot (mainnet preset): payload timestamps are `genesis_time + slot * 12`.
-pub const SECONDS_PER_SLOT: u64 = 12;
 
 /// The `genesis_time` of synthetic states.
 pub const GENESIS_TIME: u64 = 1_606_824_023;
@@ -136,9 +133,11 @@ struct Carry {
     /// Execution chain head: hash and number of the latest payload.
     payload_hash: [u8; 32],
     payload_number: u64,
-    /// The latest payload's fields by name (for `latest_execution_payload_header`), and its fork.
-    latest_payload: Option<(Fork, Vec<u8>)>,
+    /// The latest payload's fields by name (for `latest_execution_payload_header`), and its spec.
+    latest_payload: Option<(Spec, Vec<u8>)>,
     withdrawal_index: u64,
+    /// The next Electra deposit request index.
+    deposit_index: u64,
     /// `(block_summary_root, state_summary_root)` of every completed era so far.
     history: Vec<([u8; 32], [u8; 32])>,
 }
@@ -146,7 +145,14 @@ struct Carry {
 /// One slot's contents made in parallel before the chain links are known.
 struct SlotDraft {
     slot: u64,
+    /// Validators in the registry (operations name validators below it).
+    validators: u64,
+    /// Seeds the block's operations.
+    ops_seed: u64,
+    /// The network's `SECONDS_PER_SLOT`: the payload's timestamp is `GENESIS_TIME + slot * seconds_per_slot`.
+    seconds_per_slot: u64,
     fork: Fork,
+    spec: Spec,
     /// A random `SignedBeaconBlock` of the fork (its message gets real links and payload later).
     signed: Vec<u8>,
     proposer: u64,
@@ -208,6 +214,7 @@ pub fn write(dir: &Path, opts: &EraSynthOptions) -> Result<Vec<PathBuf>, SynthEr
         payload_number: net.first_pos_block + first_slot.saturating_sub(merge_slot),
         latest_payload: None,
         withdrawal_index: first_slot * 4,
+        deposit_index: first_slot * 2,
         history: (0..opts.era.saturating_sub(1))
             .map(|e| {
                 (
@@ -265,9 +272,9 @@ pub fn write(dir: &Path, opts: &EraSynthOptions) -> Result<Vec<PathBuf>, SynthEr
         let state = era_state(era, opts, &carry, &block_roots, &state_roots, gvr)
             .map_err(|e| SynthError::Options(format!("era {era} state: {e}")))?;
         if era + 1 < opts.era + opts.files {
-            let fork = Fork::at_slot(era * SLOTS_PER_ERA, net);
+            let spec = Spec::at_slot(era * SLOTS_PER_ERA, net);
             previous_state_root = Some(
-                consensus::state_root(&state, fork)
+                consensus::state_root(&state, spec)
                     .map_err(|e| SynthError::Options(format!("era {era} state: {e}")))?,
             );
         }
@@ -335,9 +342,10 @@ fn block_slots(era: u64, blocks: u64, seed: u64) -> Vec<u64> {
 /// The random parts of one slot: the block skeleton and signed transactions (the slow part, run in parallel).
 fn draft(slot: u64, opts: &EraSynthOptions, accounts: &Accounts) -> Result<SlotDraft, SynthError> {
     let net = &opts.network;
-    let fork = Fork::at_slot(slot, net);
+    let spec = Spec::at_slot(slot, net);
+    let fork = spec.fork;
     let mut rng = Rng::new(opts.seed, slot);
-    let signed = consensus::synth::signed_block(fork, slot, rng.next_u64());
+    let signed = consensus::synth::signed_block(spec, slot, rng.next_u64());
     let proposer = rng.below(opts.validators.max(1) as u64);
     let mut txs = Vec::new();
     let mut commitments = Vec::new();
@@ -420,7 +428,11 @@ fn draft(slot: u64, opts: &EraSynthOptions, accounts: &Accounts) -> Result<SlotD
     }
     Ok(SlotDraft {
         slot,
+        validators: opts.validators.max(1) as u64,
+        ops_seed: opts.seed ^ 0x0b5e_7a71_0a50,
+        seconds_per_slot: net.seconds_per_slot(),
         fork,
+        spec,
         signed,
         proposer,
         withdrawal_validators: opts.withdrawal_validators.unwrap_or(opts.validators as u64),
@@ -435,17 +447,29 @@ fn draft(slot: u64, opts: &EraSynthOptions, accounts: &Accounts) -> Result<SlotD
 /// commitments; updates `carry` and returns the serialized `SignedBeaconBlock`.
 fn link(d: &SlotDraft, state_root: [u8; 32], carry: &mut Carry) -> Result<Vec<u8>, String> {
     let fork = d.fork;
-    let signed_c = fork.signed_block_schema();
-    let block_c = fork.block_schema();
+    let signed_c = d.spec.signed_block_schema();
+    let block_c = d.spec.block_schema();
     let body_c =
         field_container(block_c, "body").ok_or_else(|| no_field(block_c, "body").to_string())?;
     let parts = ssz::split_container(signed_c, &d.signed).map_err(|e| e.to_string())?;
     let (message, signature) = (parts[0], parts[1]);
     let msg_parts = ssz::split_container(block_c, message).map_err(|e| e.to_string())?;
     let body = msg_parts[4];
+    // Every operation kind of the fork, plausible for this slot (see `synth::operations`).
+    let (ops, deposit_requests) = super::operations::body_operations(
+        &super::operations::OpsContext {
+            spec: d.spec,
+            slot: d.slot,
+            validators: d.validators,
+            parent_root: carry.parent_root,
+            deposit_index: carry.deposit_index,
+        },
+        &mut Rng::new(d.ops_seed, d.slot),
+    )
+    .map_err(|e| e.to_string())?;
 
     let build = |block_hash: &[u8; 32], carry: &Carry| -> Result<Vec<u8>, SszError> {
-        let mut replace: Vec<(&str, Vec<u8>)> = Vec::new();
+        let mut replace: Vec<(&str, Vec<u8>)> = ops.clone();
         if fork >= Fork::Bellatrix {
             let payload_c = field_container(body_c, "execution_payload")
                 .ok_or_else(|| no_field(body_c, "execution_payload"))?;
@@ -473,7 +497,7 @@ fn link(d: &SlotDraft, state_root: [u8; 32], carry: &mut Carry) -> Result<Vec<u8
     let mut msg = build(&[0u8; 32], carry).map_err(|e| e.to_string())?;
     let mut payload_hash = None;
     if fork >= Fork::Bellatrix {
-        let view = BeaconBlock::new(&msg, fork).map_err(|e| e.to_string())?;
+        let view = BeaconBlock::new(&msg, d.spec).map_err(|e| e.to_string())?;
         let hash = crate::verify::payload::recomputed_block_hash(&view)
             .map_err(|e| e.to_string())?
             .0;
@@ -481,7 +505,7 @@ fn link(d: &SlotDraft, state_root: [u8; 32], carry: &mut Carry) -> Result<Vec<u8
         payload_hash = Some(hash);
     }
     let ssz_err = |e: SszError| e.to_string();
-    let block = BeaconBlock::new(&msg, fork).map_err(ssz_err)?;
+    let block = BeaconBlock::new(&msg, d.spec).map_err(ssz_err)?;
     let root = block.root().map_err(ssz_err)?;
     let body = block.body().map_err(ssz_err)?;
     let body_root = body.root().map_err(ssz_err)?;
@@ -499,10 +523,11 @@ fn link(d: &SlotDraft, state_root: [u8; 32], carry: &mut Carry) -> Result<Vec<u8
         carry.payload_hash = hash;
         carry.payload_number += 1;
         carry.withdrawal_index += p.withdrawals().map_err(ssz_err)?.len() as u64;
-        carry.latest_payload = Some((fork, p.bytes().to_vec()));
+        carry.latest_payload = Some((d.spec, p.bytes().to_vec()));
     }
     carry.parent_root = root;
     carry.latest_header = header;
+    carry.deposit_index += deposit_requests;
     encode_container(signed_c, &[&msg, signature]).map_err(ssz_err)
 }
 
@@ -560,7 +585,7 @@ fn payload(
             "block_number" => u(carry.payload_number + 1),
             "gas_limit" => u(gas_limit),
             "gas_used" => u(rng.below(gas_limit)),
-            "timestamp" => u(GENESIS_TIME + d.slot * SECONDS_PER_SLOT),
+            "timestamp" => u(GENESIS_TIME + d.slot * d.seconds_per_slot),
             "extra_data" => {
                 let n = rng.below(33) as usize;
                 let mut b = vec![0u8; n];
@@ -593,10 +618,14 @@ fn era_state(
 ) -> Result<Vec<u8>, SszError> {
     let net = &opts.network;
     let slot = era * SLOTS_PER_ERA;
-    let fork = Fork::at_slot(slot, net);
-    let c = fork.state_schema();
-    let base = consensus::synth::state(fork, opts.validators, opts.seed ^ era.rotate_left(17));
+    let spec = Spec::at_slot(slot, net);
+    let fork = spec.fork;
+    let c = spec.state_schema();
+    let base = consensus::synth::state(spec, opts.validators, opts.seed ^ era.rotate_left(17));
+    let registry = registry(opts, era, spec);
     let mut replace: Vec<(&str, Vec<u8>)> = vec![
+        ("validators", registry.validators),
+        ("balances", registry.balances),
         ("genesis_time", GENESIS_TIME.to_le_bytes().to_vec()),
         ("genesis_validators_root", gvr.to_vec()),
         ("slot", slot.to_le_bytes().to_vec()),
@@ -626,11 +655,14 @@ fn era_state(
             .collect();
         replace.push(("historical_summaries", summaries));
     }
+    if fork >= Fork::Altair {
+        replace.push(("inactivity_scores", registry.inactivity_scores));
+    }
     if fork >= Fork::Bellatrix {
         let header = match &carry.latest_payload {
-            Some((pfork, p)) => payload_header(fork, *pfork, p)?,
+            Some((pspec, p)) => payload_header(spec, *pspec, p)?,
             // Before the first payload the merge has not happened: the spec's default (all-zero) header.
-            None => zero_payload_header(fork)?,
+            None => zero_payload_header(spec)?,
         };
         replace.push(("latest_execution_payload_header", header));
     }
@@ -638,10 +670,76 @@ fn era_state(
     ssz::with_fields(c, &base, &refs)
 }
 
+/// A synthetic registry's per-validator lists.
+struct SynthRegistry {
+    validators: Vec<u8>,
+    balances: Vec<u8>,
+    inactivity_scores: Vec<u8>,
+}
+
+/// `FAR_FUTURE_EPOCH`: an epoch that has not come.
+const FAR_FUTURE_EPOCH: u64 = u64::MAX;
+
+/// A plausible registry for era `era`'s state: the same validators (keys, credentials, activation) in every
+/// era of one seed, activated before the state's epoch; a few exited, fewer slashed; effective balances of
+/// 32 ETH (up to 2,048 for Electra's compounding credentials) and balances a little around them, drawn per era.
+fn registry(opts: &EraSynthOptions, era: u64, spec: Spec) -> SynthRegistry {
+    let epoch = era * SLOTS_PER_ERA / spec.preset.slots_per_epoch();
+    let (mut stable, mut per_era) = (
+        Rng::new(opts.seed ^ 0x7e61_5717, 0),
+        Rng::new(opts.seed ^ 0x7e61_5717, era + 1),
+    );
+    let mut out = SynthRegistry {
+        validators: Vec::with_capacity(opts.validators * 121),
+        balances: Vec::with_capacity(opts.validators * 8),
+        inactivity_scores: Vec::with_capacity(opts.validators * 8),
+    };
+    for _ in 0..opts.validators {
+        let pubkey = stable.bytes::<48>();
+        let mut credentials = [0u8; 32];
+        credentials[0] = stable.below(if spec.fork >= Fork::Electra { 3 } else { 2 }) as u8;
+        let from = if credentials[0] == 0 { 1 } else { 12 };
+        stable.fill(&mut credentials[from..]);
+        let activation = stable.below(epoch.max(1));
+        let exited = stable.chance(1, 20) && activation + 1 < epoch;
+        let slashed = exited && stable.chance(1, 5);
+        let exit = if exited {
+            activation + 1 + stable.below(epoch - activation - 1)
+        } else {
+            FAR_FUTURE_EPOCH
+        };
+        let effective: u64 = if credentials[0] == 2 {
+            32_000_000_000 * (1 + stable.below(64))
+        } else {
+            32_000_000_000
+        };
+        out.validators.extend(pubkey);
+        out.validators.extend(credentials);
+        out.validators.extend(effective.to_le_bytes());
+        out.validators.push(slashed as u8);
+        out.validators
+            .extend(activation.saturating_sub(1 + stable.below(4)).to_le_bytes());
+        out.validators.extend(activation.to_le_bytes());
+        out.validators.extend(exit.to_le_bytes());
+        let withdrawable = exit.checked_add(256).unwrap_or(FAR_FUTURE_EPOCH);
+        out.validators.extend(withdrawable.to_le_bytes());
+        let balance = if exited && exit + 256 < epoch {
+            0
+        } else {
+            effective - 100_000_000 + per_era.below(1_100_000_000)
+        };
+        out.balances.extend(balance.to_le_bytes());
+        let leaking = per_era.chance(1, 10);
+        let score = if leaking { per_era.below(50) } else { 0 };
+        out.inactivity_scores.extend(score.to_le_bytes());
+    }
+    out
+}
+
 /// The default `ExecutionPayloadHeader` of `fork`'s state: zero fields, empty `extra_data`.
-fn zero_payload_header(fork: Fork) -> Result<Vec<u8>, SszError> {
-    let c = field_container(fork.state_schema(), "latest_execution_payload_header")
-        .ok_or_else(|| no_field(fork.state_schema(), "latest_execution_payload_header"))?;
+fn zero_payload_header(spec: Spec) -> Result<Vec<u8>, SszError> {
+    let c = field_container(spec.state_schema(), "latest_execution_payload_header")
+        .ok_or_else(|| no_field(spec.state_schema(), "latest_execution_payload_header"))?;
     let fields: Vec<Vec<u8>> = c
         .fields
         .iter()
@@ -654,14 +752,14 @@ fn zero_payload_header(fork: Fork) -> Result<Vec<u8>, SszError> {
 /// The state's `latest_execution_payload_header` (of `state_fork`) for a payload of `payload_fork`: lists
 /// become their roots; fields the payload's fork lacks are zero, as the spec's fork upgrades set them.
 fn payload_header(
-    state_fork: Fork,
-    payload_fork: Fork,
+    state_spec: Spec,
+    payload_spec: Spec,
     payload: &[u8],
 ) -> Result<Vec<u8>, SszError> {
-    let header_c = field_container(state_fork.state_schema(), "latest_execution_payload_header")
-        .ok_or_else(|| no_field(state_fork.state_schema(), "latest_execution_payload_header"))?;
-    let body_c = field_container(payload_fork.block_schema(), "body")
-        .ok_or_else(|| no_field(payload_fork.block_schema(), "body"))?;
+    let header_c = field_container(state_spec.state_schema(), "latest_execution_payload_header")
+        .ok_or_else(|| no_field(state_spec.state_schema(), "latest_execution_payload_header"))?;
+    let body_c = field_container(payload_spec.block_schema(), "body")
+        .ok_or_else(|| no_field(payload_spec.block_schema(), "body"))?;
     let payload_c = field_container(body_c, "execution_payload")
         .ok_or_else(|| no_field(body_c, "execution_payload"))?;
     let view = ssz::View::new(payload_c, payload)?;

@@ -6,6 +6,7 @@ pub mod blocks;
 pub mod era;
 pub mod era1;
 pub mod ere;
+pub mod operations;
 pub mod rng;
 
 use std::path::{Path, PathBuf};

@@ -152,15 +152,14 @@ pub fn summaries_from_era_file(
     path: &std::path::Path,
     network: &Network,
 ) -> Result<crate::canonical::HistoricalSummaries, String> {
-    use crate::consensus::{BeaconState, Fork};
+    use crate::consensus::{BeaconState, Spec};
     let file = crate::formats::era::EraFile::open(path).map_err(|e| e.to_string())?;
     let record = file.state_record().map_err(|e| e.to_string())?;
     let mut dec = crate::formats::era::state_decoder();
     let bytes = dec
         .decompress(record.data)
         .map_err(|e| format!("{}: BeaconState: {e}", path.display()))?;
-    let fork = Fork::at_slot(file.state_slot(), network);
-    let state = BeaconState::new(bytes, fork)
+    let state = BeaconState::new(bytes, Spec::at_slot(file.state_slot(), network))
         .map_err(|e| format!("{}: BeaconState: {e}", path.display()))?;
     crate::canonical::HistoricalSummaries::from_state(network, &state)
         .map_err(|e| format!("{}: {e}", path.display()))

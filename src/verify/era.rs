@@ -14,7 +14,8 @@
 //!   `historical_summaries` (capella on): the last entry is computable from the state's own vectors, there is
 //!   one entry per completed era, and the file name's hash8 is that entry's first 4 bytes (era 0: the
 //!   `genesis_validators_root`);
-//! - a payload's `timestamp` is `genesis_time + slot * 12`; its `block_hash` is the keccak of the execution
+//! - a payload's `timestamp` is `genesis_time + slot * SECONDS_PER_SLOT` (the network's config value: 12 on
+//!   mainnet, 5 on gnosis); its `block_hash` is the keccak of the execution
 //!   header rebuilt from it ([`super::payload`]); the blob transactions' versioned hashes are the body's KZG
 //!   commitments, in order, as `0x01 || sha256(commitment)[1..]`.
 //!
@@ -24,9 +25,11 @@
 use super::era_state::{check_history, sequential_checks, SlotFacts, StateFacts};
 use super::report::{BeaconReport, FileReport};
 use super::{hex0x, mismatch, process_signer, VerifyOptions};
+use crate::consensus::registry::Registry;
 use crate::consensus::ssz::SszError;
 use crate::consensus::{
-    BeaconBlock, BeaconState, ExecutionPayload, Fork, Kind, SignedBeaconBlock, Withdrawal,
+    BeaconBlock, BeaconBlockBody, BeaconState, ExecutionPayload, Fork, Kind, SignedBeaconBlock,
+    Spec, Withdrawal,
 };
 use crate::crypto::keccak::{keccak256, B256};
 use crate::crypto::signer::{SenderError, Signer};
@@ -41,9 +44,6 @@ use crate::network::Network;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
-
-/// Seconds per slot (mainnet preset), for payload timestamps.
-pub(super) const SECONDS_PER_SLOT: u64 = 12;
 
 /// A post-merge execution payload that passed its checks, as handed to a [`BeaconVisitor`].
 pub struct VerifiedPayload<'a> {
@@ -69,9 +69,26 @@ pub struct VerifiedBeaconBlock<'a> {
     pub root: [u8; 32],
     /// The block message.
     pub block: &'a BeaconBlock<'a>,
+    /// Its body, validated (read once here for every dataset).
+    pub body: &'a BeaconBlockBody<'a>,
     /// The execution payload, for blocks after the merge (`None` before bellatrix and for the empty payloads
     /// of bellatrix blocks before the merge).
     pub execution: Option<VerifiedPayload<'a>>,
+}
+
+/// The era file's BeaconState once its root is computed and its own checks ran (genesis validators root,
+/// historical accumulator, file name), with its validator registry read column by column.
+pub struct VerifiedState<'a> {
+    /// The state's slot (`era * 8192`).
+    pub slot: u64,
+    /// The era number.
+    pub era: u64,
+    /// hash_tree_root of the state.
+    pub root: [u8; 32],
+    /// The state view.
+    pub state: &'a BeaconState<'a>,
+    /// Its registry.
+    pub registry: &'a Registry<'a>,
 }
 
 /// Work done on every verified beacon block in the verification pass (export builds datasets here), so each
@@ -84,6 +101,13 @@ pub trait BeaconVisitor: Sync {
     fn start_chunk(&self, first_slot: u64) -> Self::Chunk;
     /// Adds one verified block to `chunk`.
     fn visit(&self, chunk: &mut Self::Chunk, block: &VerifiedBeaconBlock<'_>);
+    /// Whether [`BeaconVisitor::visit_state`] has work (the registry is read only then).
+    fn wants_state(&self) -> bool {
+        false
+    }
+    /// Work on the era's state, before the blocks: its outputs go to `emit` as chunks, like blocks' (export
+    /// streams the validator registry through it in bounded chunks).
+    fn visit_state(&self, _state: &VerifiedState<'_>, _emit: &mut dyn FnMut(Self::Chunk)) {}
 }
 
 /// The visitor of plain verification.
@@ -248,9 +272,20 @@ pub(crate) fn verify_era<V: BeaconVisitor>(
         ),
         Err(e) => report.error(ssz_err("BeaconState", state_rec.offset, e)),
     }
-    let state_fork = Fork::at_slot(state_slot, &network);
+    if let Some(gloas) = network.gloas_slot().filter(|&g| state_slot >= g) {
+        report.error(format!(
+            "{}: unsupported fork: the era's state (slot {state_slot}) is in Gloas (EIP-7732, from slot {gloas} \
+             on {}), whose blocks and states eraflow does not read yet (see docs/reliability.md, \"Networks, presets and Gloas\")",
+            path.display(),
+            network.name
+        ));
+        report.beacon = Some(beacon);
+        return;
+    }
+    let state_spec = Spec::at_slot(state_slot, &network);
+    let state_fork = state_spec.fork;
     beacon.state_fork = state_fork.name().into();
-    let state = match BeaconState::new(state_bytes, state_fork) {
+    let state = match BeaconState::new(state_bytes, state_spec) {
         Ok(s) => s,
         Err(e) => {
             report.error(ssz_err("BeaconState", state_rec.offset, e));
@@ -293,6 +328,21 @@ pub(crate) fn verify_era<V: BeaconVisitor>(
         &mut beacon,
         report,
     );
+    if let (Some(root), true) = (own_root, visitor.wants_state()) {
+        match Registry::new(&state) {
+            Ok(registry) => visitor.visit_state(
+                &VerifiedState {
+                    slot: state_slot,
+                    era: file.era(),
+                    root,
+                    state: &state,
+                    registry: &registry,
+                },
+                emit,
+            ),
+            Err(e) => report.error(ssz_err("BeaconState", state_rec.offset, e)),
+        }
+    }
     let sf = StateFacts {
         block_roots: state.block_roots().to_vec(),
         state_roots: state.state_roots().to_vec(),
@@ -433,9 +483,10 @@ fn check_block<V: BeaconVisitor>(
     let bytes = dec
         .decompress(rec.data)
         .map_err(|k| located(FormatError::at(at, k)))?;
-    let fork = Fork::at_slot(slot, ctx.network);
+    let spec = Spec::at_slot(slot, ctx.network);
+    let fork = spec.fork;
     *counts.forks.entry(fork.name()).or_default() += 1;
-    let signed = SignedBeaconBlock::new(bytes, fork).map_err(ssz_err)?;
+    let signed = SignedBeaconBlock::new(bytes, spec).map_err(ssz_err)?;
     let block = signed.message().map_err(ssz_err)?;
     if block.slot() != slot {
         return Err(located(mismatch(
@@ -494,6 +545,7 @@ fn check_block<V: BeaconVisitor>(
                 slot,
                 root,
                 block: &block,
+                body: &body,
                 execution: None,
             },
         );
@@ -515,12 +567,16 @@ fn check_block<V: BeaconVisitor>(
         )));
     }
     against_state()?;
-    let want_time = ctx.state.genesis_time + slot * SECONDS_PER_SLOT;
+    let seconds = ctx.network.seconds_per_slot();
+    let want_time = ctx.state.genesis_time + slot * seconds;
     if payload.timestamp() != want_time {
         return Err(located(mismatch(
             at,
-            "payload timestamp (genesis_time + slot * 12)",
-            want_time,
+            "payload timestamp (genesis_time + slot * SECONDS_PER_SLOT)",
+            format!(
+                "{want_time} ({} + {slot} * {seconds})",
+                ctx.state.genesis_time
+            ),
             payload.timestamp(),
         )));
     }
@@ -602,13 +658,14 @@ fn check_block<V: BeaconVisitor>(
         hash.0,
         payload.parent_hash().try_into().unwrap_or_default(),
     ));
-    facts.payload_root = Some((payload.root().map_err(ssz_err)?, fork));
+    facts.payload_root = Some((payload.root().map_err(ssz_err)?, spec));
     visitor.visit(
         out,
         &VerifiedBeaconBlock {
             slot,
             root,
             block: &block,
+            body: &body,
             execution: Some(VerifiedPayload {
                 payload: &payload,
                 header: &header,

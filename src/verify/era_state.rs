@@ -5,7 +5,7 @@
 use crate::consensus::merkle;
 use crate::consensus::ssz;
 use crate::consensus::types::ROOTS_VECTOR;
-use crate::consensus::{BeaconState, Fork};
+use crate::consensus::{BeaconState, Spec};
 use crate::formats::era::{EraFile, SLOTS_PER_ERA};
 use crate::formats::ArchiveName;
 use crate::formats::{FormatError, FormatErrorKind};
@@ -22,7 +22,7 @@ pub(super) struct SlotFacts {
     /// `(number, hash, parent_hash)` of a post-merge payload.
     pub(super) payload: Option<(u64, [u8; 32], [u8; 32])>,
     /// hash_tree_root of the payload and its fork, for the state's `latest_execution_payload_header`.
-    pub(super) payload_root: Option<([u8; 32], Fork)>,
+    pub(super) payload_root: Option<([u8; 32], Spec)>,
     pub(super) proposer: u64,
     pub(super) state_root: [u8; 32],
     pub(super) body_root: [u8; 32],
@@ -313,7 +313,7 @@ pub(super) fn check_payload_header(
     file: &EraFile,
     state: &BeaconState<'_>,
     payload_root: [u8; 32],
-    payload_fork: Fork,
+    payload_spec: Spec,
     offset: u64,
     report: &mut FileReport,
 ) {
@@ -321,14 +321,14 @@ pub(super) fn check_payload_header(
         return;
     };
     let Some(c) = ssz::field_container(
-        state.fork().state_schema(),
+        state.spec().state_schema(),
         "latest_execution_payload_header",
     ) else {
         return;
     };
     let same_schema = match (
-        payload_container(payload_fork),
-        payload_container(state.fork()),
+        payload_container(payload_spec),
+        payload_container(state.spec()),
     ) {
         (Some(a), Some(b)) => std::ptr::eq(a, b),
         _ => false,
@@ -357,7 +357,7 @@ pub(super) fn check_payload_header(
 /// bellatrix and before the merge (zero hash).
 pub(super) fn execution_head(state: &BeaconState<'_>) -> Option<(u64, [u8; 32])> {
     let c = ssz::field_container(
-        state.fork().state_schema(),
+        state.spec().state_schema(),
         "latest_execution_payload_header",
     )?;
     let v = ssz::View::new(c, state.field("latest_execution_payload_header")?).ok()?;
@@ -366,9 +366,9 @@ pub(super) fn execution_head(state: &BeaconState<'_>) -> Option<(u64, [u8; 32])>
 }
 
 /// The `ExecutionPayload` container of `fork` (`None` before bellatrix).
-pub(super) fn payload_container(fork: Fork) -> Option<&'static ssz::Container> {
+pub(super) fn payload_container(spec: Spec) -> Option<&'static ssz::Container> {
     ssz::field_container(
-        ssz::field_container(fork.block_schema(), "body")?,
+        ssz::field_container(spec.block_schema(), "body")?,
         "execution_payload",
     )
 }

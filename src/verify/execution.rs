@@ -11,7 +11,7 @@ use super::{hex0x, mismatch};
 use crate::crypto::keccak::keccak256;
 use crate::crypto::signer::{SenderError, Signer};
 use crate::execution::body::BodyView;
-use crate::execution::header::HeaderView;
+use crate::execution::header::{HeaderView, Seal};
 use crate::execution::receipt::ReceiptView;
 use crate::execution::rlp;
 use crate::execution::transaction::{canonical_and_kind, TxKind, TxView};
@@ -20,7 +20,7 @@ use crate::execution::withdrawal::Withdrawal;
 use crate::formats::execution::{decompress, BlockDecoders, BLOCKS_PER_ERA};
 use crate::formats::ArchiveName;
 use crate::formats::{ExecutionArchive, FormatError, FormatErrorKind};
-use crate::network::Network;
+use crate::network::{Network, PreMergeSeal};
 use alloy_primitives::U256;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -114,6 +114,8 @@ pub(super) struct BlockFacts {
     /// The block's TotalDifficulty record, when the file has them.
     pub(super) td_le: Option<[u8; 32]>,
     pub(super) difficulty: U256,
+    /// The AuRa step of an AuRa-sealed header (the difficulty rule links it to its parent's).
+    pub(super) aura_step: Option<u64>,
     pub(super) ok: bool,
 }
 
@@ -718,6 +720,10 @@ fn check_block<V: BlockVisitor>(
         parent: *header.parent_hash(),
         td_le,
         difficulty: header.difficulty(),
+        aura_step: match header.seal() {
+            Seal::Aura { step, .. } => Some(step),
+            Seal::Ethash { .. } => None,
+        },
         ok: true,
     })
 }
@@ -743,6 +749,23 @@ fn check_header_fork(
                 header.timestamp()
             ),
             header.field_count(),
+        ));
+    }
+    // Pre-merge headers carry the network's seal; post-merge ones are ethash-shaped (prev_randao, zero nonce).
+    let want_aura = !net.is_merged(number) && net.pre_merge_seal == PreMergeSeal::Aura;
+    if header.is_aura() != want_aura {
+        let kind = |aura| {
+            if aura {
+                "an AuRa seal (step, 65-byte signature)"
+            } else {
+                "an ethash seal (32-byte mix hash, 8-byte nonce)"
+            }
+        };
+        return Err(mismatch(
+            offset,
+            "header seal (the network preset's pre_merge_seal, or the merge)",
+            kind(want_aura),
+            kind(header.is_aura()),
         ));
     }
     if net.is_merged(number) {

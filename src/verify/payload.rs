@@ -114,6 +114,7 @@ pub fn header_from_payload(block: &BeaconBlock<'_>) -> Result<HeaderFields, Payl
         extra_data: Bytes::copy_from_slice(p.extra_data()),
         mix_hash: b256(p.prev_randao()),
         nonce: B64::ZERO,
+        aura: None,
         base_fee_per_gas: Some(U256::from_le_slice(p.base_fee_per_gas())),
         withdrawals_root,
         cancun,

@@ -13,6 +13,31 @@ use crate::formats::{ArchiveName, ExecutionArchive};
 use crate::network::Network;
 use alloy_primitives::U256;
 
+/// OpenEthereum's AuRa score rule (`calculate_score`, enforced from genesis on gnosis and chiado: their chain specs
+/// set no `validateScoreTransition` and no empty steps): a block's difficulty is `2^128 - 1 + parent_step - step`,
+/// and steps strictly increase. `None` when `difficulty` follows it; else what was expected and found.
+fn aura_difficulty(
+    parent_step: u64,
+    step: u64,
+    difficulty: U256,
+) -> Option<(&'static str, String, String)> {
+    if step <= parent_step {
+        return Some((
+            "AuRa step (strictly above the parent's)",
+            format!("> {parent_step}"),
+            step.to_string(),
+        ));
+    }
+    let want = U256::from(u128::MAX) + U256::from(parent_step) - U256::from(step);
+    (difficulty != want).then(|| {
+        (
+            "AuRa difficulty (2^128 - 1 + parent step - step)",
+            want.to_string(),
+            difficulty.to_string(),
+        )
+    })
+}
+
 /// Checks that need blocks in order: parent hashes, total difficulty, the merge, accumulator, genesis, file name.
 pub(super) fn sequential_checks(
     file: &ExecutionArchive,
@@ -100,6 +125,20 @@ pub(super) fn sequential_checks(
                 _ => {}
             }
             prev_td = Some(td);
+        }
+        if let (Some(step), Some(parent_step)) = (
+            f.aura_step,
+            i.checked_sub(1)
+                .filter(|&p| facts[p].ok)
+                .and_then(|p| facts[p].aura_step),
+        ) {
+            if let Some(e) = aura_difficulty(parent_step, step, f.difficulty) {
+                report.error(
+                    mismatch(off(i), e.0, e.1, e.2)
+                        .in_file(path)
+                        .in_block(number),
+                );
+            }
         }
         if i > 0 && facts[i - 1].ok && f.parent != facts[i - 1].hash {
             report.error(
@@ -294,5 +333,21 @@ fn name_checks(
                 name.network, net.name
             ));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aura_difficulty_follows_the_step_gap() {
+        let max = U256::from(u128::MAX);
+        // One step after the parent: 2^128 - 2; three steps (two skipped): 2^128 - 4.
+        assert_eq!(aura_difficulty(10, 11, max - U256::from(1u8)), None);
+        assert_eq!(aura_difficulty(10, 13, max - U256::from(3u8)), None);
+        let e = aura_difficulty(10, 13, max - U256::from(1u8)).unwrap();
+        assert!(e.0.contains("AuRa difficulty"), "{e:?}");
+        assert!(aura_difficulty(10, 10, max).unwrap().0.contains("step"));
     }
 }

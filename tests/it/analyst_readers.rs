@@ -38,12 +38,12 @@ fn datasets_load_in_duckdb_and_polars() {
     o.blocks = 3000;
     o.txs_per_block = 2;
     let mut inputs = eraflow::synth::era1::write(src.path(), &o).unwrap();
-    // A deneb era file: post-merge rows in the same blocks/transactions tables, plus withdrawals and
-    // beacon_blocks.
+    // An electra era file: post-merge rows in the same blocks/transactions tables, plus withdrawals,
+    // beacon_blocks, every block operation (blobs and deposit requests too) and the validator registry.
     let net = Network::by_name("synthnet").unwrap();
     let mut e = eraflow::synth::era::EraSynthOptions::new(net.clone());
     e.era =
-        eraflow::synth::era::EraSynthOptions::era_of_fork(&net, eraflow::consensus::Fork::Deneb)
+        eraflow::synth::era::EraSynthOptions::era_of_fork(&net, eraflow::consensus::Fork::Electra)
             .unwrap();
     e.blocks = 20;
     e.validators = 64;
@@ -76,8 +76,8 @@ fn datasets_load_in_duckdb_and_polars() {
         }),
         serde_json::json!({
             "dataset": "beacon_blocks",
-            "sql": "SELECT count(*) FROM '{out}/beacon_blocks/*/*.parquet' WHERE execution_block_hash IS NOT NULL AND fork = 'deneb'",
-            "polars": "SELECT count(*) FROM t WHERE execution_block_hash IS NOT NULL AND fork = 'deneb'",
+            "sql": "SELECT count(*) FROM '{out}/beacon_blocks/*/*.parquet' WHERE execution_block_hash IS NOT NULL AND fork = 'electra'",
+            "polars": "SELECT count(*) FROM t WHERE execution_block_hash IS NOT NULL AND fork = 'electra'",
             "expect": [[20]],
         }),
     ];
@@ -107,7 +107,7 @@ fn datasets_load_in_duckdb_and_polars() {
     assert!(text.contains("ok: DuckDB"), "{text}");
     // The README's quickstart questions, in both readers, over the same output.
     let text = python_ok("quickstart.py", &["check", out_dir, out_dir]);
-    assert_eq!(text.matches("ok: ").count(), 5, "{text}");
+    assert_eq!(text.matches("ok: ").count(), 8, "{text}");
 }
 
 /// Runs `tests/python/<script>` with `args`, asserts it succeeded, and returns its stdout and stderr.

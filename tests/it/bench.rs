@@ -4,8 +4,8 @@
 
 use std::process::Command;
 
-/// Runs `eraflow bench` on 16 blocks of 2 transactions (an era file of 64 validators), once, in a temporary
-/// directory.
+/// Runs `eraflow bench` on 16 blocks of 2 transactions (era files of 64 validators, a big state of 2,000),
+/// once, in a temporary directory.
 fn bench(extra: &[&str]) -> std::process::Output {
     let dir = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_eraflow"))
@@ -17,6 +17,8 @@ fn bench(extra: &[&str]) -> std::process::Output {
             "2",
             "--validators",
             "64",
+            "--state-validators",
+            "2000",
             "--runs",
             "1",
         ])
@@ -62,6 +64,12 @@ fn bench_runs_on_a_tiny_input() {
         "export from ere without senders, 1 thread",
         "export from ere with senders (libsecp256k1), 1 thread",
         "ere verification, default profile (every header proof checked), 1 thread",
+        "era export (deneb) without the operation datasets, no senders, 1 thread",
+        "era export (deneb) with the operation datasets, no senders, 1 thread",
+        "era export (electra) with the operation datasets, no senders, 1 thread",
+        "floor: parquet encode of the validators rows (built beforehand)",
+        "validators dataset from the decoded state (registry -> rows -> parquet), 1 thread",
+        "export of the state's era file with validators (verification included), 1 thread",
     ] {
         assert!(names.contains(&want), "{want} missing from {names:?}");
     }
@@ -78,12 +86,19 @@ fn bench_runs_on_a_tiny_input() {
     assert!(json["ere_keccak_bytes"].as_u64().unwrap() > 0);
     let ratios = json["ratios"].as_array().expect("ratios");
     let goals = ratios.iter().filter(|r| !r["goal"].is_null()).count();
-    assert_eq!(goals, 10, "{ratios:?}");
+    assert_eq!(goals, 13, "{ratios:?}");
+    assert_eq!(json["consensus"]["state_validators"], 2000);
     assert!(json["remote_cache_max_bytes"].as_u64().unwrap() > 0);
     for r in ratios {
         assert!(r["value"].as_f64().unwrap().is_finite(), "{r}");
     }
+    // The consensus lines alone.
+    let only: serde_json::Value =
+        serde_json::from_slice(&bench(&["--consensus", "--json"]).stdout).unwrap();
+    assert_eq!(only["measurements"].as_array().unwrap().len(), 7);
+    assert_eq!(only["ratios"].as_array().unwrap().len(), 3);
     let text = String::from_utf8(bench(&[]).stdout).unwrap();
+    assert!(text.contains("validators: 2000 rows"), "{text}");
     assert!(text.contains("2 threads speed-up over 1"), "{text}");
     assert!(text.contains("load average"), "{text}");
     assert!(

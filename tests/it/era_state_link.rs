@@ -33,7 +33,8 @@ fn a_changed_field_of_an_era_state_breaks_the_link_to_the_next_era() {
         .unwrap()
         .to_vec();
     let at = {
-        let view = BeaconState::new(&state, Fork::Phase0).unwrap();
+        let view =
+            BeaconState::new(&state, eraflow::consensus::Spec::mainnet(Fork::Phase0)).unwrap();
         let balances = view.field("balances").unwrap();
         assert!(!balances.is_empty());
         balances.as_ptr() as usize - state.as_ptr() as usize

@@ -23,7 +23,7 @@ use eraflow::formats::{ArchiveName, EreProfile, ExecutionArchive};
 use eraflow::network::Network;
 use eraflow::pipeline::convert::{convert, ConvertOptions, Converted};
 use eraflow::pipeline::proofs::{prove_archive, EraFiles};
-use eraflow::synth::era::{EraSynthOptions, GENESIS_TIME, SECONDS_PER_SLOT};
+use eraflow::synth::era::{EraSynthOptions, GENESIS_TIME};
 use eraflow::verify::{verify_archives, VerifyOptions};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -270,7 +270,8 @@ fn real_era_file(dir: &Path, number: u64, out: &Path) -> PathBuf {
         ]
         .concat(),
     };
-    let fork = Fork::at_slot(state_slot, &n);
+    let spec = consensus::Spec::at_slot(state_slot, &n);
+    let fork = spec.fork;
     let capella = Fork::Capella.activation_slot(&n).unwrap();
     let roots = std::fs::read(dir.join("ssz/trin/historical_roots.ssz")).unwrap();
     let roots = &roots[..roots.len().min(32 * era as usize)];
@@ -288,8 +289,8 @@ fn real_era_file(dir: &Path, number: u64, out: &Path) -> PathBuf {
         fields.push(("historical_summaries", summaries));
     }
     let state = consensus::ssz::with_fields(
-        fork.state_schema(),
-        &consensus::synth::state(fork, 1, number),
+        spec.state_schema(),
+        &consensus::synth::state(spec, 1, number),
         &fields,
     )
     .unwrap();
@@ -367,7 +368,7 @@ fn the_per_block_builder_gives_the_published_proofs() {
         let base = dir.join(format!("ssz/portal/{number}"));
         let message = std::fs::read(base.join("block.ssz")).unwrap();
         let slot = consensus::slot_of(&message, consensus::Kind::Block).unwrap();
-        let block = BeaconBlock::new(&message, Fork::at_slot(slot, &n)).unwrap();
+        let block = BeaconBlock::new(&message, consensus::Spec::at_slot(slot, &n)).unwrap();
         let batch = match std::fs::read(base.join("historical_batch.ssz")) {
             Ok(b) => b,
             Err(_) => [
@@ -425,8 +426,8 @@ fn the_per_block_builder_gives_the_published_proofs() {
 fn proof_net() -> Network {
     let mut n = Network::by_name("synthnet").unwrap();
     let consensus = n.clone();
-    let time =
-        |f: Fork| Some(GENESIS_TIME + SECONDS_PER_SLOT * f.activation_slot(&consensus).unwrap());
+    let per_slot = n.seconds_per_slot();
+    let time = |f: Fork| Some(GENESIS_TIME + per_slot * f.activation_slot(&consensus).unwrap());
     n.forks.shanghai_time = time(Fork::Capella);
     n.forks.cancun_time = time(Fork::Deneb);
     n.forks.prague_time = time(Fork::Electra);
@@ -465,7 +466,7 @@ fn synthetic_chain(
 fn anchors_of(era_file: &Path, net: &Network) -> (Vec<u8>, HistoricalSummaries) {
     let (_, state) = unpack_era(era_file);
     let slot = consensus::slot_of(&state, consensus::Kind::State).unwrap();
-    let state = BeaconState::new(&state, Fork::at_slot(slot, net)).unwrap();
+    let state = BeaconState::new(&state, consensus::Spec::at_slot(slot, net)).unwrap();
     (
         state.field("historical_roots").unwrap().to_vec(),
         HistoricalSummaries::from_state(net, &state).unwrap(),
@@ -512,7 +513,7 @@ fn a_synthetic_post_merge_era_converts_with_proofs_of_every_beacon_type() {
         *types.entry(*ty).or_insert(0u64) += 1;
         let p = verify_proof(&net, id, *ty, ssz, &anchors)
             .unwrap_or_else(|e| panic!("block {}: {e}", id.number));
-        let slot = (id.timestamp - GENESIS_TIME) / SECONDS_PER_SLOT;
+        let slot = (id.timestamp - GENESIS_TIME) / net.seconds_per_slot();
         let want = if *ty == 1 {
             Anchor::HistoricalRoots { index: slot / 8192 }
         } else {
@@ -603,7 +604,8 @@ fn post_merge_blocks_without_their_beacon_blocks_are_refused_by_name() {
     );
     // The last block is not the one its slot's beacon block carries.
     let (slot, bytes) = blocks.last().unwrap();
-    let signed = consensus::SignedBeaconBlock::new(bytes, Fork::at_slot(*slot, &net)).unwrap();
+    let signed =
+        consensus::SignedBeaconBlock::new(bytes, consensus::Spec::at_slot(*slot, &net)).unwrap();
     let payload_hash = signed
         .message()
         .unwrap()

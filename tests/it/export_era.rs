@@ -68,10 +68,20 @@ fn era_files_export_blocks_transactions_withdrawals_and_beacon_blocks() {
         assert!(report.ok, "{:?}", report.errors);
         // Only era datasets were written: no logs or uncles files for an era file.
         let datasets: BTreeSet<&str> = outcome.rows.keys().map(|k| k.as_str()).collect();
-        assert_eq!(
-            datasets,
-            BTreeSet::from(["beacon_blocks", "blocks", "transactions", "withdrawals"])
-        );
+        let era_datasets: BTreeSet<&str> = eraflow::datasets::ALL
+            .iter()
+            .filter(|d| d.sources().contains(&eraflow::formats::ArchiveKind::Era))
+            .map(|d| d.name())
+            .collect();
+        assert_eq!(datasets, era_datasets);
+        assert!(era_datasets.is_superset(&BTreeSet::from([
+            "beacon_blocks",
+            "blocks",
+            "transactions",
+            "withdrawals",
+            "attestations",
+            "validators"
+        ])));
 
         let b = read_parquet(&out_file(out.path(), "blocks", input));
         let n = b.num_rows();
@@ -297,13 +307,20 @@ fn era_export_is_byte_identical_whatever_the_thread_count_and_resumable() {
         snapshot(b.path()),
         "outputs differ between 1 and 2 threads"
     );
-    // Two era files, four datasets each, plus the manifest (beside the completion records and lock files).
+    // Two era files, one output per dataset with rows, plus the manifest (beside the completion records and
+    // lock files): the 4 execution and beacon_blocks datasets, the 7 operation datasets of capella blocks and
+    // validators.
+    let with_rows: usize = run(1, tempfile::tempdir().unwrap().path())
+        .iter()
+        .map(|o| o.rows.values().filter(|&&n| n > 0).count())
+        .sum();
+    assert!(with_rows >= 2 * 12, "{with_rows}");
     assert_eq!(
         reference
             .iter()
             .filter(|(p, _)| !p.starts_with("_eraflow/sources") && !p.starts_with("_eraflow/locks"))
             .count(),
-        2 * 4 + 1,
+        with_rows + 1,
         "{:?}",
         reference.iter().map(|r| &r.0).collect::<Vec<_>>()
     );
@@ -403,7 +420,7 @@ fn era1_and_era_share_one_output_directory() {
 }
 
 #[test]
-fn real_genesis_era_file_exports_no_blocks() {
+fn real_genesis_era_file_exports_no_blocks_but_its_registry() {
     let Some(p) = crate::testdata::file("era/mainnet-00000-4b363db9.era") else {
         return;
     };
@@ -425,7 +442,41 @@ fn real_genesis_era_file_exports_no_blocks() {
             "blocks/network=mainnet/mainnet__blocks__era_00000__slots_00000000_to_00000000.parquet"
         )
         .exists());
-    assert!(o[0].outputs.is_empty(), "{:?}", o[0].outputs);
+    // Only the registry of the real genesis state: 21,063 validators of 32 ETH each, whose balances sum to the
+    // state's own total.
+    assert_eq!(o[0].outputs.len(), 1, "{:?}", o[0].outputs);
+    assert!(o[0].outputs[0].starts_with("validators/"));
+    let v = read_parquet(&out.path().join(&o[0].outputs[0]));
+    assert_eq!(v.num_rows(), 21063);
+    let col = |n: &str| {
+        v.column_by_name(n)
+            .unwrap()
+            .as_primitive::<UInt64Type>()
+            .clone()
+    };
+    let (balance, effective, index) = (
+        col("balance"),
+        col("effective_balance"),
+        col("validator_index"),
+    );
+    assert!((0..v.num_rows()).all(|i| index.value(i) == i as u64));
+    assert!(effective.iter().all(|e| e == Some(32_000_000_000)));
+    let file = eraflow::formats::era::EraFile::open(&p).unwrap();
+    let state_bytes = eraflow::formats::snappy::FramedDecoder::new()
+        .decompress(file.state_record().unwrap().data)
+        .unwrap()
+        .to_vec();
+    let spec = eraflow::consensus::Spec::mainnet(Fork::Phase0);
+    let state = eraflow::consensus::BeaconState::new(&state_bytes, spec).unwrap();
+    let total = eraflow::consensus::registry::Registry::new(&state)
+        .unwrap()
+        .total_balance();
+    assert_eq!(
+        balance.iter().map(|b| b.unwrap() as u128).sum::<u128>(),
+        total
+    );
+    // Some genesis deposits exceeded 32 ETH: the balances say so, the effective balances cap them.
+    assert!(total > 21063 * 32_000_000_000);
     let again = export(
         std::slice::from_ref(&p),
         &export_opts(out.path(), false),
@@ -433,4 +484,67 @@ fn real_genesis_era_file_exports_no_blocks() {
     )
     .unwrap();
     assert!(again[0].skipped && again[0].ok);
+}
+
+#[test]
+fn validators_stream_in_chunks_into_row_groups_and_sum_to_the_state() {
+    let net = Network::by_name("synthnet").unwrap();
+    let src = tempfile::tempdir().unwrap();
+    let mut o = EraSynthOptions::new(net.clone());
+    o.era = EraSynthOptions::era_of_fork(&net, Fork::Electra).unwrap();
+    // More validators than one export chunk (32,768) and than one row group.
+    (o.blocks, o.validators, o.txs_per_block) = (2, 70_000, 1);
+    let path = write(src.path(), &o).unwrap().remove(0);
+    let out = tempfile::tempdir().unwrap();
+    let mut opts = export_opts(out.path(), false);
+    opts.datasets = eraflow::datasets::by_names(&["validators"]).unwrap();
+    opts.parquet.row_group_size = 20_000;
+    let outcome = export(std::slice::from_ref(&path), &opts, &Progress::hidden()).unwrap();
+    ok(&outcome);
+    let file = out.path().join(&outcome[0].outputs[0]);
+    let meta = parquet::file::reader::FileReader::metadata(
+        &parquet::file::serialized_reader::SerializedFileReader::new(
+            std::fs::File::open(&file).unwrap(),
+        )
+        .unwrap(),
+    )
+    .clone();
+    assert_eq!(meta.num_row_groups(), 4);
+    let index_col = meta.row_group(0).column(2);
+    assert_eq!(index_col.column_path().string(), "validator_index");
+    assert!(
+        index_col
+            .encodings()
+            .any(|e| e == parquet::basic::Encoding::DELTA_BINARY_PACKED),
+        "{:?}",
+        index_col.encodings().collect::<Vec<_>>()
+    );
+    let v = read_parquet(&file);
+    assert_eq!(v.num_rows(), 70_000);
+    let index = v
+        .column_by_name("validator_index")
+        .unwrap()
+        .as_primitive::<UInt64Type>();
+    assert!((0..70_000).all(|i| index.value(i) == i as u64));
+    let (_, state) = crate::util::unpack_era(&path);
+    let spec = eraflow::consensus::Spec::at_slot(o.era * 8192, &net);
+    let view = eraflow::consensus::BeaconState::new(&state, spec).unwrap();
+    let total = eraflow::consensus::registry::Registry::new(&view)
+        .unwrap()
+        .total_balance();
+    let balance = v
+        .column_by_name("balance")
+        .unwrap()
+        .as_primitive::<UInt64Type>();
+    assert_eq!(
+        balance.iter().map(|b| b.unwrap() as u128).sum::<u128>(),
+        total
+    );
+    // Electra: the queue counts are there (zero or more), never null.
+    assert_eq!(
+        v.column_by_name("pending_deposit_count")
+            .unwrap()
+            .null_count(),
+        0
+    );
 }

@@ -278,7 +278,9 @@ mod seeds {
             let Ok(b) = std::fs::read(&p) else { continue };
             // Unsigned BeaconBlocks: the fork is whichever reads them.
             for f in ALL_FORKS {
-                if eraflow::consensus::BeaconBlock::new(&b, f).is_ok_and(|x| x.body().is_ok()) {
+                if eraflow::consensus::BeaconBlock::new(&b, eraflow::consensus::Spec::mainnet(f))
+                    .is_ok_and(|x| x.body().is_ok())
+                {
                     s.add("beacon_block", &with(0x80 | fork_byte(f), &b));
                     break;
                 }
@@ -292,8 +294,11 @@ mod seeds {
                 };
                 let b = snap::raw::Decoder::new().decompress_vec(&c).unwrap();
                 for f in ALL_FORKS {
-                    if eraflow::consensus::SignedBeaconBlock::new(&b, f)
-                        .is_ok_and(|x| x.message().is_ok_and(|m| m.body().is_ok()))
+                    if eraflow::consensus::SignedBeaconBlock::new(
+                        &b,
+                        eraflow::consensus::Spec::mainnet(f),
+                    )
+                    .is_ok_and(|x| x.message().is_ok_and(|m| m.body().is_ok()))
                     {
                         s.add("beacon_block", &with(fork_byte(f), &b));
                         break;
@@ -304,7 +309,10 @@ mod seeds {
         for f in ALL_FORKS {
             s.add(
                 "beacon_block",
-                &with(fork_byte(f), &synth::signed_block(f, 100, 7)),
+                &with(
+                    fork_byte(f),
+                    &synth::signed_block(eraflow::consensus::Spec::mainnet(f), 100, 7),
+                ),
             );
             // The state target: each fork's template untouched, and with a few edits near the end.
             s.add("beacon_state", &[fork_byte(f), 0, 0]);
@@ -333,11 +341,13 @@ mod seeds {
                 "beacon_block",
                 &with(fork_byte(eraflow::consensus::Fork::Electra), b),
             );
-            let m =
-                eraflow::consensus::SignedBeaconBlock::new(b, eraflow::consensus::Fork::Electra)
-                    .unwrap()
-                    .message()
-                    .unwrap();
+            let m = eraflow::consensus::SignedBeaconBlock::new(
+                b,
+                eraflow::consensus::Spec::mainnet(eraflow::consensus::Fork::Electra),
+            )
+            .unwrap()
+            .message()
+            .unwrap();
             let body = m.body().unwrap();
             let p = body.execution_payload().unwrap().unwrap();
             for t in p.transactions().unwrap() {

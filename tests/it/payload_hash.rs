@@ -23,10 +23,11 @@ fn real_payloads_hash_to_their_block_hash() {
         let bytes = std::fs::read(data.join("ssz").join(e["file"].as_str().unwrap())).unwrap();
         let signed;
         let block = if e["type"] == "SignedBeaconBlock" {
-            signed = SignedBeaconBlock::new(&bytes, fork).unwrap();
+            signed =
+                SignedBeaconBlock::new(&bytes, eraflow::consensus::Spec::mainnet(fork)).unwrap();
             signed.message().unwrap()
         } else {
-            BeaconBlock::new(&bytes, fork).unwrap()
+            BeaconBlock::new(&bytes, eraflow::consensus::Spec::mainnet(fork)).unwrap()
         };
         let hash = recomputed_block_hash(&block).unwrap();
         assert_eq!(
@@ -52,10 +53,16 @@ fn a_changed_transaction_changes_the_hash() {
         return;
     };
     let mut bytes = std::fs::read(p).unwrap();
-    let good = recomputed_block_hash(&BeaconBlock::new(&bytes, Fork::Deneb).unwrap()).unwrap();
+    let good = recomputed_block_hash(
+        &BeaconBlock::new(&bytes, eraflow::consensus::Spec::mainnet(Fork::Deneb)).unwrap(),
+    )
+    .unwrap();
     // Flip the last byte of the block: inside the payload's last transaction or withdrawal.
     let n = bytes.len();
     bytes[n - 1] ^= 1;
-    let bad = recomputed_block_hash(&BeaconBlock::new(&bytes, Fork::Deneb).unwrap()).unwrap();
+    let bad = recomputed_block_hash(
+        &BeaconBlock::new(&bytes, eraflow::consensus::Spec::mainnet(Fork::Deneb)).unwrap(),
+    )
+    .unwrap();
     assert_ne!(good, bad);
 }

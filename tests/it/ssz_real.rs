@@ -47,8 +47,12 @@ fn expected_roots_of_every_state_and_block() {
         let ty = e["type"].as_str().unwrap();
         match ty {
             "BeaconState" => {
-                let st = BeaconState::new(&bytes, fork).unwrap();
-                assert_eq!(consensus::state_root(&bytes, fork).unwrap(), want, "{file}");
+                let st = BeaconState::new(&bytes, consensus::Spec::mainnet(fork)).unwrap();
+                assert_eq!(
+                    consensus::state_root(&bytes, consensus::Spec::mainnet(fork)).unwrap(),
+                    want,
+                    "{file}"
+                );
                 if let Some(slot) = e["slot"].as_u64() {
                     assert_eq!(st.slot(), slot, "{file}");
                 }
@@ -56,11 +60,13 @@ fn expected_roots_of_every_state_and_block() {
             "BeaconBlock" | "SignedBeaconBlock" => {
                 let (block, kind) = if ty == "BeaconBlock" {
                     (
-                        consensus::BeaconBlock::new(&bytes, fork).unwrap(),
+                        consensus::BeaconBlock::new(&bytes, consensus::Spec::mainnet(fork))
+                            .unwrap(),
                         Kind::Block,
                     )
                 } else {
-                    let sb = SignedBeaconBlock::new(&bytes, fork).unwrap();
+                    let sb =
+                        SignedBeaconBlock::new(&bytes, consensus::Spec::mainnet(fork)).unwrap();
                     assert_eq!(sb.root().unwrap(), want, "{file} signed root");
                     let m = sb.message().unwrap();
                     assert_eq!(
@@ -69,17 +75,22 @@ fn expected_roots_of_every_state_and_block() {
                         "{file}"
                     );
                     assert_eq!(
-                        consensus::signed_block_root(&bytes, fork).unwrap(),
+                        consensus::signed_block_root(&bytes, consensus::Spec::mainnet(fork))
+                            .unwrap(),
                         m.root().unwrap()
                     );
                     (m, Kind::SignedBlock)
                 };
                 if ty == "BeaconBlock" {
-                    assert_eq!(consensus::block_root(&bytes, fork).unwrap(), want, "{file}");
+                    assert_eq!(
+                        consensus::block_root(&bytes, consensus::Spec::mainnet(fork)).unwrap(),
+                        want,
+                        "{file}"
+                    );
                 }
                 assert_eq!(block.slot(), e["slot"].as_u64().unwrap(), "{file}");
                 assert_eq!(
-                    consensus::infer_fork(&bytes, kind, &mainnet).unwrap(),
+                    consensus::infer_spec(&bytes, kind, &mainnet).unwrap().fork,
                     fork,
                     "{file}"
                 );
@@ -137,9 +148,9 @@ fn consensus_spec_tests_phase0_ssz_static() {
         let ty_dir = ty_dir.unwrap().path();
         let name = ty_dir.file_name().unwrap().to_str().unwrap().to_string();
         let schema: &'static ssz::Container = match name.as_str() {
-            "BeaconState" => &types::BEACON_STATE_PHASE0,
-            "BeaconBlock" => &types::BEACON_BLOCK_PHASE0,
-            "SignedBeaconBlock" => &types::SIGNED_BEACON_BLOCK_PHASE0,
+            "BeaconState" => &types::mainnet::BEACON_STATE_PHASE0,
+            "BeaconBlock" => &types::mainnet::BEACON_BLOCK_PHASE0,
+            "SignedBeaconBlock" => &types::mainnet::SIGNED_BEACON_BLOCK_PHASE0,
             other => panic!("no schema mapped for {other}"),
         };
         for suite in std::fs::read_dir(&ty_dir).unwrap() {
@@ -186,8 +197,10 @@ fn portal_blocks_are_in_their_era_accumulators() {
             continue;
         }
         let bytes = read(&dir.join("block.ssz"));
-        let fork = consensus::infer_fork(&bytes, Kind::Block, &mainnet).unwrap();
-        let block = consensus::BeaconBlock::new(&bytes, fork).unwrap();
+        let fork = consensus::infer_spec(&bytes, Kind::Block, &mainnet)
+            .unwrap()
+            .fork;
+        let block = consensus::BeaconBlock::new(&bytes, consensus::Spec::mainnet(fork)).unwrap();
         let broot = block.root().unwrap();
         let slot = block.slot();
         let era = (slot / 8192) as usize;
@@ -238,8 +251,8 @@ fn sanity_chains_verify_block_by_block() {
         let dir = root.join("ssz/erigon").join(name);
         let pre_bytes = read(&dir.join("pre.ssz_snappy"));
         let post_bytes = read(&dir.join("post.ssz_snappy"));
-        let pre = BeaconState::new(&pre_bytes, fork).unwrap();
-        let post = BeaconState::new(&post_bytes, fork).unwrap();
+        let pre = BeaconState::new(&pre_bytes, consensus::Spec::mainnet(fork)).unwrap();
+        let post = BeaconState::new(&post_bytes, consensus::Spec::mainnet(fork)).unwrap();
         let pre_root = pre.root().unwrap();
         let post_root = post.root().unwrap();
         let mut n = 0;
@@ -255,7 +268,7 @@ fn sanity_chains_verify_block_by_block() {
         let mut parent = h.root();
         for i in 0..n {
             let bytes = read(&dir.join(format!("blocks_{i}.ssz_snappy")));
-            let sb = SignedBeaconBlock::new(&bytes, fork).unwrap();
+            let sb = SignedBeaconBlock::new(&bytes, consensus::Spec::mainnet(fork)).unwrap();
             let b = sb.message().unwrap();
             let r = b.root().unwrap();
             assert_eq!(b.parent_root(), parent, "{name} block {i}: parent root");
@@ -294,10 +307,12 @@ fn state_accessors_on_real_states() {
     let bytes = read(&p);
     let mainnet = Network::by_name("mainnet").unwrap();
     assert_eq!(
-        consensus::infer_fork(&bytes, Kind::State, &mainnet).unwrap(),
+        consensus::infer_spec(&bytes, Kind::State, &mainnet)
+            .unwrap()
+            .fork,
         Fork::Phase0
     );
-    let st = BeaconState::new(&bytes, Fork::Phase0).unwrap();
+    let st = BeaconState::new(&bytes, consensus::Spec::mainnet(Fork::Phase0)).unwrap();
     assert_eq!(
         hex::encode(st.genesis_validators_root()),
         mainnet
@@ -314,7 +329,7 @@ fn state_accessors_on_real_states() {
         return;
     };
     let bytes = read(&p);
-    let st = BeaconState::new(&bytes, Fork::Capella).unwrap();
+    let st = BeaconState::new(&bytes, consensus::Spec::mainnet(Fork::Capella)).unwrap();
     assert!(st.latest_block_header().slot <= st.slot());
 }
 
@@ -326,7 +341,7 @@ fn corrupted_real_objects_give_errors() {
     };
     let block = read(&p);
     for cut in (0..block.len()).step_by(97).chain([block.len() - 1]) {
-        let r = consensus::block_root(&block[..cut], Fork::Deneb);
+        let r = consensus::block_root(&block[..cut], consensus::Spec::mainnet(Fork::Deneb));
         assert!(r.is_err(), "truncated at {cut} accepted");
     }
     // Corrupt every byte of the fixed parts (block 84 bytes + body 392 bytes) one at a time: any outcome
@@ -334,11 +349,11 @@ fn corrupted_real_objects_give_errors() {
     for i in 0..500.min(block.len()) {
         let mut b = block.clone();
         b[i] ^= 0xff;
-        let _ = consensus::block_root(&b, Fork::Deneb);
+        let _ = consensus::block_root(&b, consensus::Spec::mainnet(Fork::Deneb));
     }
     let mut b = block.clone();
     b[80] = b[80].wrapping_add(1); // body offset (bytes 80..84) off by one
-    let e = consensus::block_root(&b, Fork::Deneb).unwrap_err();
+    let e = consensus::block_root(&b, consensus::Spec::mainnet(Fork::Deneb)).unwrap_err();
     assert!(e.to_string().contains("offset"), "{e}");
 
     let Some(p) = testdata::file("ssz/erigon/capella-state.ssz_snappy") else {
@@ -348,11 +363,12 @@ fn corrupted_real_objects_give_errors() {
     for cut in [0, 39, 48, 1000, 2_687_000, state.len() / 2, state.len() - 1] {
         if cut < state.len() {
             assert!(
-                consensus::state_root(&state[..cut], Fork::Capella).is_err(),
+                consensus::state_root(&state[..cut], consensus::Spec::mainnet(Fork::Capella))
+                    .is_err(),
                 "state cut at {cut}"
             );
         }
     }
     // The same bytes read as the wrong fork are rejected by offsets, not mis-hashed silently.
-    assert!(consensus::state_root(&state, Fork::Deneb).is_err());
+    assert!(consensus::state_root(&state, consensus::Spec::mainnet(Fork::Deneb)).is_err());
 }

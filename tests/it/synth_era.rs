@@ -298,7 +298,7 @@ fn damage_is_caught_and_located() {
 /// An offset inside the first transaction of a signed block's payload (a byte of its calldata region).
 fn find_tx_byte(signed: &[u8]) -> usize {
     use eraflow::consensus::SignedBeaconBlock;
-    let b = SignedBeaconBlock::new(signed, Fork::Deneb).unwrap();
+    let b = SignedBeaconBlock::new(signed, eraflow::consensus::Spec::mainnet(Fork::Deneb)).unwrap();
     let m = b.message().unwrap();
     let body = m.body().unwrap();
     let p = body.execution_payload().unwrap().unwrap();

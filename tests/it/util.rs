@@ -91,6 +91,52 @@ pub fn unpack_era(p: &Path) -> (Vec<(u64, Vec<u8>)>, Vec<u8>) {
     (blocks, state)
 }
 
+/// `tests/crosscheck` when node and its npm packages are installed (`npm ci --prefix tests/crosscheck`); else
+/// `None` after a loud SKIP line naming `what` (a panic when `ERAFLOW_REQUIRE_CROSSCHECK` is set, as in CI).
+pub fn lodestar(what: &str) -> Option<PathBuf> {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/crosscheck");
+    let missing = !here.join("node_modules/@lodestar/types").exists();
+    if missing && std::env::var_os("ERAFLOW_REQUIRE_CROSSCHECK").is_some() {
+        panic!("ERAFLOW_REQUIRE_CROSSCHECK is set but tests/crosscheck/node_modules is missing (npm ci --prefix tests/crosscheck)");
+    }
+    if missing
+        || std::process::Command::new("node")
+            .arg("--version")
+            .output()
+            .is_err()
+    {
+        crate::skip::skip(
+            what,
+            "node or tests/crosscheck/node_modules missing (npm ci --prefix tests/crosscheck)",
+        );
+        return None;
+    }
+    Some(here)
+}
+
+/// A network of `preset` whose forks come every 2 eras (synthnet's schedule, in slots).
+pub fn preset_network(preset: eraflow::consensus::Preset) -> eraflow::network::Network {
+    let mut n = eraflow::network::Network::by_name("synthnet").unwrap();
+    if preset == eraflow::consensus::Preset::Gnosis {
+        let c = &mut n.consensus;
+        // Half-length epochs: twice the epochs keep every fork at synthnet's slot.
+        for e in [
+            &mut c.altair_epoch,
+            &mut c.bellatrix_epoch,
+            &mut c.capella_epoch,
+            &mut c.deneb_epoch,
+            &mut c.electra_epoch,
+            &mut c.fulu_epoch,
+        ] {
+            *e *= 2;
+        }
+        c.preset = eraflow::consensus::Preset::Gnosis;
+        c.seconds_per_slot = 5;
+        n.name = "synthgnosis".into();
+    }
+    n
+}
+
 /// The `eraflow` binary, for command-line tests.
 pub fn eraflow() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_eraflow"))
@@ -191,7 +237,9 @@ pub fn era_payload_blocks(
     blocks
         .into_iter()
         .map(|(slot, bytes)| {
-            let signed = SignedBeaconBlock::new(&bytes, Fork::at_slot(slot, net)).unwrap();
+            let signed =
+                SignedBeaconBlock::new(&bytes, eraflow::consensus::Spec::at_slot(slot, net))
+                    .unwrap();
             let block = signed.message().unwrap();
             let fields = eraflow::verify::payload::header_from_payload(&block).unwrap();
             let payload = block.body().unwrap().execution_payload().unwrap().unwrap();

@@ -63,6 +63,48 @@ GROUP BY validator_index ORDER BY eth DESC, validator_index LIMIT 10""",
    .agg(pl.len().alias("withdrawals"), (pl.col("amount_gwei").sum() / 1e9).alias("eth"))
    .sort(["eth", "validator_index"], descending=[True, False]).head(10).collect())""",
     },
+    {
+        "title": "Validators' effective balance over time (one registry snapshot per era state)",
+        "duckdb": """SELECT era, count(*) AS validators, sum(effective_balance) / 1e9 AS effective_eth,
+       count(*) FILTER (WHERE slashed) AS slashed
+FROM read_parquet('{era_out}/validators/*/*.parquet', hive_partitioning = true)
+GROUP BY era ORDER BY era""",
+        "polars": """v = pl.scan_parquet("{era_out}/validators/", hive_partitioning=True)
+(v.group_by("era")
+   .agg(pl.len().alias("validators"), (pl.col("effective_balance").sum() / 1e9).alias("effective_eth"),
+        pl.col("slashed").sum().alias("slashed"))
+   .sort("era").collect())""",
+    },
+    {
+        "title": "Deposits per day (the deposit contract queue, then Electra's deposit requests)",
+        "duckdb": """-- Slot times of mainnet (and synthnet): genesis 1606824023, 12-second slots; gnosis: 1638993340 and 5.
+SELECT CAST(to_timestamp(1606824023 + slot * 12) AS DATE) AS day, count(*) AS deposits,
+       sum(amount_gwei) / 1e9 AS eth
+FROM (SELECT slot, amount_gwei FROM read_parquet('{era_out}/deposits/*/*.parquet', hive_partitioning = true)
+      UNION ALL
+      SELECT slot, amount_gwei FROM read_parquet('{era_out}/deposit_requests/*/*.parquet', hive_partitioning = true))
+GROUP BY day ORDER BY day""",
+        "polars": """d = pl.concat([pl.scan_parquet(f"{era_out}/{ds}/", hive_partitioning=True).select("slot", "amount_gwei") for ds in ("deposits", "deposit_requests")])
+(d.group_by(pl.from_epoch(1606824023 + pl.col("slot") * 12, time_unit="s").dt.date().alias("day"))
+   .agg(pl.len().alias("deposits"), (pl.col("amount_gwei").sum() / 1e9).alias("eth"))
+   .sort("day").collect())""",
+    },
+    {
+        "title": "Blob commitments per block, joined to their type-3 transactions",
+        "duckdb": """SELECT c.slot, count(*) AS blobs, count(DISTINCT t.transaction_hash) AS blob_transactions
+FROM read_parquet('{era_out}/blob_commitments/*/*.parquet', hive_partitioning = true) AS c
+JOIN (SELECT transaction_hash, unnest(blob_versioned_hashes) AS versioned_hash
+      FROM read_parquet('{era_out}/transactions/*/*.parquet', hive_partitioning = true)
+      WHERE transaction_type = 3) AS t USING (versioned_hash)
+GROUP BY c.slot ORDER BY c.slot LIMIT 10""",
+        "polars": """c = pl.scan_parquet("{era_out}/blob_commitments/", hive_partitioning=True)
+(c.join(pl.scan_parquet("{era_out}/transactions/", hive_partitioning=True)
+          .filter(pl.col("transaction_type") == 3).explode("blob_versioned_hashes")
+          .select("transaction_hash", pl.col("blob_versioned_hashes").alias("versioned_hash")),
+        on="versioned_hash")
+   .group_by("slot").agg(pl.len().alias("blobs"), pl.col("transaction_hash").n_unique().alias("blob_transactions"))
+   .sort("slot").head(10).collect())""",
+    },
 ]
 
 
@@ -73,8 +115,8 @@ def fill(text, out, era_out):
 def markdown():
     lines = [
         "Run the main job first (`cargo run -- run pipelines/sample.toml`, and "
-        "`pipelines/sample-era.toml` for withdrawals); every dataset folder holds `network=<name>` partitions, "
-        "read as a `network` column.",
+        "`pipelines/sample-era.toml` for withdrawals and the beacon-chain datasets); every dataset folder holds "
+        "`network=<name>` partitions, read as a `network` column.",
         "",
     ]
     for q in QUESTIONS:

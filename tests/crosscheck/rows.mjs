@@ -1,0 +1,222 @@
+// The consensus datasets' rows, computed independently from Lodestar's decoding (@lodestar/types on
+// @chainsafe/ssz) of the same blocks and states eraflow exported.
+//
+// Usage: [LODESTAR_PRESET=gnosis] node rows.mjs DIR
+// DIR/cases.json lists {"id", "blocks": [{"file", "fork", "signed"}], "states": [{"file", "fork", "era"}]}
+// (written by tests/it/consensus_crosscheck.rs). Writes DIR/lodestar-rows.json: {id: {dataset: [row, ...]}},
+// every value rendered as eraflow's test renders Parquet cells: integers as decimal strings, bytes as 0x-hex,
+// booleans, null, lists of integers as arrays of decimal strings. Column names are eraflow's (docs/schema.md);
+// everything else — field access, roots, bit counts, intersections, versioned hashes — is computed here.
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ssz } from "@lodestar/types";
+
+const dir = process.argv[2];
+const cases = JSON.parse(readFileSync(join(dir, "cases.json"), "utf8"));
+const FAR_FUTURE = "18446744073709551615";
+const hex = (b) => "0x" + Buffer.from(b).toString("hex");
+const int = (v) => (v === Infinity ? FAR_FUTURE : BigInt(v).toString());
+const zero = (b) => Buffer.from(b).every((x) => x === 0);
+
+function blockRows(out, fork, signed, bytes) {
+  const t = ssz[fork];
+  const block = signed ? t.SignedBeaconBlock.deserialize(bytes).message : t.BeaconBlock.deserialize(bytes);
+  const body = block.body;
+  const slot = int(block.slot);
+  const root = hex(t.BeaconBlock.hashTreeRoot(block));
+  const key = (i) => ({ slot, block_root: root, index_in_block: int(i) });
+  const push = (name, row) => (out[name] ??= []).push(row);
+
+  body.attestations.forEach((a, i) => {
+    const bitsType = t.Attestation.fields.aggregationBits;
+    const committees = a.committeeBits
+      ? a.committeeBits.getTrueBitIndexes().map(int)
+      : [int(a.data.index)];
+    const delay = block.slot >= a.data.slot ? int(block.slot - a.data.slot) : null;
+    push("attestations", {
+      ...key(i),
+      attestation_slot: int(a.data.slot),
+      committee_index: int(a.data.index),
+      committee_bits: a.committeeBits ? hex(a.committeeBits.uint8Array) : null,
+      committee_indices: committees,
+      aggregation_bits: hex(bitsType.serialize(a.aggregationBits)),
+      aggregation_bits_length: int(a.aggregationBits.bitLen),
+      attesting_count: int(a.aggregationBits.getTrueBitIndexes().length),
+      beacon_block_root: hex(a.data.beaconBlockRoot),
+      source_epoch: int(a.data.source.epoch),
+      source_root: hex(a.data.source.root),
+      target_epoch: int(a.data.target.epoch),
+      target_root: hex(a.data.target.root),
+      inclusion_delay: delay,
+    });
+  });
+  body.deposits.forEach((d, i) =>
+    push("deposits", {
+      ...key(i),
+      pubkey: hex(d.data.pubkey),
+      withdrawal_credentials: hex(d.data.withdrawalCredentials),
+      amount_gwei: int(d.data.amount),
+      signature: hex(d.data.signature),
+    })
+  );
+  body.voluntaryExits.forEach((e, i) =>
+    push("voluntary_exits", {
+      ...key(i),
+      epoch: int(e.message.epoch),
+      validator_index: int(e.message.validatorIndex),
+    })
+  );
+  body.proposerSlashings.forEach((p, i) => {
+    const [h1, h2] = [p.signedHeader1.message, p.signedHeader2.message];
+    const hroot = (h) => hex(ssz.phase0.BeaconBlockHeader.hashTreeRoot(h));
+    push("proposer_slashings", {
+      ...key(i),
+      proposer_index: int(h1.proposerIndex),
+      header_1_slot: int(h1.slot),
+      header_1_root: hroot(h1),
+      header_2_slot: int(h2.slot),
+      header_2_root: hroot(h2),
+    });
+  });
+  body.attesterSlashings.forEach((s, i) => {
+    const [a1, a2] = [s.attestation1, s.attestation2];
+    const second = new Set(a2.attestingIndices.map((x) => BigInt(x)));
+    const slashed = [...new Set(a1.attestingIndices.map((x) => BigInt(x)))]
+      .filter((x) => second.has(x))
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    push("attester_slashings", {
+      ...key(i),
+      slashed_indices: slashed.map(int),
+      slashed_count: int(slashed.length),
+      attestation_1_slot: int(a1.data.slot),
+      attestation_1_source_epoch: int(a1.data.source.epoch),
+      attestation_1_target_epoch: int(a1.data.target.epoch),
+      attestation_2_slot: int(a2.data.slot),
+      attestation_2_source_epoch: int(a2.data.source.epoch),
+      attestation_2_target_epoch: int(a2.data.target.epoch),
+    });
+  });
+  (body.blsToExecutionChanges ?? []).forEach((c, i) =>
+    push("bls_to_execution_changes", {
+      ...key(i),
+      validator_index: int(c.message.validatorIndex),
+      from_bls_pubkey: hex(c.message.fromBlsPubkey),
+      to_execution_address: hex(c.message.toExecutionAddress),
+    })
+  );
+  if (body.syncAggregate) {
+    const bits = body.syncAggregate.syncCommitteeBits;
+    push("sync_aggregates", {
+      slot,
+      block_root: root,
+      sync_committee_bits: hex(bits.uint8Array),
+      participation_count: int(bits.getTrueBitIndexes().length),
+    });
+  }
+  const payload = body.executionPayload;
+  const merged = payload && !zero(payload.blockHash);
+  (body.blobKzgCommitments ?? []).forEach((c, i) => {
+    const h = createHash("sha256").update(c).digest();
+    h[0] = 0x01;
+    push("blob_commitments", {
+      ...key(i),
+      kzg_commitment: hex(c),
+      versioned_hash: hex(h),
+      execution_block_number: merged ? int(payload.blockNumber) : null,
+      execution_block_hash: merged ? hex(payload.blockHash) : null,
+    });
+  });
+  const r = body.executionRequests;
+  if (r) {
+    r.deposits.forEach((d, i) =>
+      push("deposit_requests", {
+        ...key(i),
+        pubkey: hex(d.pubkey),
+        withdrawal_credentials: hex(d.withdrawalCredentials),
+        amount_gwei: int(d.amount),
+        signature: hex(d.signature),
+        deposit_index: int(d.index),
+      })
+    );
+    r.withdrawals.forEach((w, i) =>
+      push("withdrawal_requests", {
+        ...key(i),
+        source_address: hex(w.sourceAddress),
+        validator_pubkey: hex(w.validatorPubkey),
+        amount_gwei: int(w.amount),
+      })
+    );
+    r.consolidations.forEach((c, i) =>
+      push("consolidation_requests", {
+        ...key(i),
+        source_address: hex(c.sourceAddress),
+        source_pubkey: hex(c.sourcePubkey),
+        target_pubkey: hex(c.targetPubkey),
+      })
+    );
+  }
+}
+
+function stateRows(out, fork, era, bytes) {
+  const s = ssz[fork].BeaconState.deserializeToViewDU(bytes);
+  const validators = s.validators.getAllReadonlyValues();
+  const balances = s.balances.getAll();
+  const altair = fork !== "phase0";
+  const inactivity = altair ? s.inactivityScores.getAll() : null;
+  const prev = altair ? s.previousEpochParticipation.getAll() : null;
+  const cur = altair ? s.currentEpochParticipation.getAll() : null;
+  const electra = s.pendingDeposits !== undefined;
+  const count = (m, k) => int(m.get(k) ?? 0);
+  const deposits = new Map();
+  const partials = new Map();
+  const consolidations = new Map();
+  if (electra) {
+    for (const d of s.pendingDeposits.getAllReadonlyValues()) {
+      const k = hex(d.pubkey);
+      deposits.set(k, (deposits.get(k) ?? 0) + 1);
+    }
+    for (const w of s.pendingPartialWithdrawals.getAllReadonlyValues()) {
+      const k = int(w.validatorIndex);
+      partials.set(k, (partials.get(k) ?? 0) + 1);
+    }
+    for (const c of s.pendingConsolidations.getAllReadonlyValues()) {
+      const [a, b] = [int(c.sourceIndex), int(c.targetIndex)];
+      consolidations.set(a, (consolidations.get(a) ?? 0) + 1);
+      if (b !== a) consolidations.set(b, (consolidations.get(b) ?? 0) + 1);
+    }
+  }
+  const rows = (out.validators ??= []);
+  validators.forEach((v, i) => {
+    const index = int(i);
+    rows.push({
+      slot: int(s.slot),
+      era: int(era),
+      validator_index: index,
+      pubkey: hex(v.pubkey),
+      withdrawal_credentials: hex(v.withdrawalCredentials),
+      effective_balance: int(v.effectiveBalance),
+      balance: int(balances[i]),
+      slashed: v.slashed,
+      activation_eligibility_epoch: int(v.activationEligibilityEpoch),
+      activation_epoch: int(v.activationEpoch),
+      exit_epoch: int(v.exitEpoch),
+      withdrawable_epoch: int(v.withdrawableEpoch),
+      inactivity_score: altair ? int(inactivity[i]) : null,
+      previous_epoch_participation: altair ? int(prev[i]) : null,
+      current_epoch_participation: altair ? int(cur[i]) : null,
+      pending_deposit_count: electra ? count(deposits, hex(v.pubkey)) : null,
+      pending_partial_withdrawal_count: electra ? count(partials, index) : null,
+      pending_consolidation_count: electra ? count(consolidations, index) : null,
+    });
+  });
+}
+
+const result = {};
+for (const c of cases) {
+  const out = (result[c.id] = {});
+  for (const b of c.blocks) blockRows(out, b.fork, b.signed, readFileSync(join(dir, b.file)));
+  for (const s of c.states) stateRows(out, s.fork, s.era, readFileSync(join(dir, s.file)));
+}
+writeFileSync(join(dir, "lodestar-rows.json"), JSON.stringify(result));
+console.log(`${cases.length} cases decoded by @lodestar/types`);
