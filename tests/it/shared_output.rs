@@ -5,6 +5,7 @@
 use crate::util::{export_opts, files_in, snapshot};
 use eraflow::consensus::Fork;
 use eraflow::datasets;
+use eraflow::formats::ArchiveKind;
 use eraflow::network::Network;
 use eraflow::pipeline::export::export;
 use eraflow::pipeline::report::{FileOutcome, Progress};
@@ -68,10 +69,14 @@ fn completeness_is_per_dataset() {
         rows_written(&o[0]),
         BTreeSet::from(["logs", "transactions", "uncles"])
     );
-    assert_eq!(
-        rows_written(&o[5]),
-        BTreeSet::from(["beacon_blocks", "transactions", "withdrawals"])
-    );
+    // An era file: every era dataset but blocks (the beacon-chain operations and validators included).
+    let era_datasets: BTreeSet<&str> = datasets::ALL
+        .iter()
+        .filter(|d| d.sources().contains(&ArchiveKind::Era) && d.name() != "blocks")
+        .map(|d| d.name())
+        .collect();
+    assert!(era_datasets.contains("attestations") && era_datasets.contains("validators"));
+    assert_eq!(rows_written(&o[5]), era_datasets);
     assert_eq!(
         stamps,
         blocks.iter().map(|p| modified(p)).collect::<Vec<_>>()
@@ -135,7 +140,13 @@ fn concurrent_writers_into_one_directory_lose_nothing() {
     let src = tempfile::tempdir().unwrap();
     let inputs = inputs(src.path());
     let reference = tempfile::tempdir().unwrap();
-    run(&inputs, reference.path(), None);
+    // The command's default list: every dataset but the opt-in `validators`.
+    let defaults: Vec<&str> = datasets::ALL
+        .iter()
+        .filter(|d| !d.reads_state())
+        .map(|d| d.name())
+        .collect();
+    run(&inputs, reference.path(), Some(&defaults));
     let expected = snapshot(reference.path());
     let pick = |ix: &[usize]| ix.iter().map(|&i| inputs[i].clone()).collect::<Vec<_>>();
     let sets = [
