@@ -69,9 +69,11 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             accumulator,
             canonical,
             shard,
+            fetch,
             paths,
         } => {
             f.str("shard", shard);
+            fetch_flags(&mut f, fetch);
             f.str("verify.trusted_states", trusted_states);
             f.str("verify.historical_summaries", historical_summaries);
             f.str("verify.accumulator", accumulator);
@@ -152,20 +154,13 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             compression,
             compression_level,
             row_group_size,
-            cache_dir,
-            cache_max_bytes,
-            keep_cache,
+            fetch,
             shard,
             json,
             paths,
         } => {
             f.str("shard", shard);
-            f.str(
-                "cache_dir",
-                cache_dir.map(|p| p.to_string_lossy().into_owned()),
-            )
-            .int("cache_max_bytes", cache_max_bytes)
-            .switch("keep_cache", keep_cache, true);
+            fetch_flags(&mut f, fetch);
             f.str("name", Some("export"))
                 .str("network", network)
                 .list("inputs", &paths)
@@ -353,6 +348,7 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
         } => {
             let started = std::time::Instant::now();
             f.str("shard", a.shard);
+            fetch_flags(&mut f, a.fetch);
             f.str("name", Some("prune"))
                 .str("network", a.network)
                 .list("inputs", &a.paths);
@@ -370,6 +366,23 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             print_prune(stdout, &report, Some(started));
             Ok(ExitStatus::Ok)
         }
+    }
+}
+
+/// The flags of how remote inputs are fetched.
+fn fetch_flags(f: &mut Flags, a: cli::args::FetchArgs) {
+    f.str(
+        "cache_dir",
+        a.cache_dir.map(|p| p.to_string_lossy().into_owned()),
+    )
+    .int("cache_max_bytes", a.cache_max_bytes)
+    .switch("keep_cache", a.keep_cache, true)
+    .int("download_concurrency", a.download_concurrency);
+    if let Some(t) = a.read_timeout {
+        f.set("read_timeout", toml::Value::Float(t));
+    }
+    if !a.http_headers.is_empty() {
+        f.list("http_headers", &a.http_headers);
     }
 }
 

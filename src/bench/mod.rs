@@ -412,6 +412,8 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
         dir: dir.join("cache"),
         max_bytes: 2 * mirror_bytes.iter().copied().max().unwrap_or(0),
         keep: false,
+        // As configs/default.toml.
+        downloads: 4,
     };
     let server = mirror::Mirror::start(&mirror_dir).map_err(|source| BenchError::Io {
         path: mirror_dir.clone(),

@@ -278,6 +278,7 @@ fn cache_options(job: &Job) -> crate::store::cache::CacheOptions {
         dir: job.fetch.cache_dir.clone(),
         max_bytes: job.fetch.max_bytes,
         keep: job.fetch.keep,
+        downloads: job.fetch.downloads,
     }
 }
 

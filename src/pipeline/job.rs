@@ -20,6 +20,9 @@ use std::path::{Path, PathBuf};
 /// count at which creating the pool itself takes minutes.
 pub const MAX_THREADS: usize = 1024;
 
+/// The most requests a job may keep open at once for remote inputs.
+pub const MAX_DOWNLOADS: usize = 64;
+
 /// The smallest hash-sort budget a job may set (64 KiB: 2,048 hashes per sorted run).
 pub const MIN_PRUNE_MEMORY_BUDGET: usize = 64 << 10;
 
@@ -66,6 +69,22 @@ pub struct FetchOptions {
     pub max_bytes: u64,
     /// Keep fetched files after use.
     pub keep: bool,
+    /// Requests open at once: files downloaded side by side, and ranges of a big file.
+    pub downloads: usize,
+    /// A request or body that sends nothing for this long is cut and retried.
+    pub read_timeout: std::time::Duration,
+    /// Headers sent with every request to an http(s) input.
+    pub http_headers: Vec<crate::store::http::HttpHeader>,
+}
+
+impl FetchOptions {
+    /// How remote locations are read.
+    pub fn settings(&self) -> crate::store::fetch::FetchSettings {
+        crate::store::fetch::FetchSettings {
+            read_timeout: self.read_timeout,
+            http_headers: self.http_headers.clone(),
+        }
+    }
 }
 
 /// The `[synth]` stage: where, and what.
@@ -283,6 +302,12 @@ impl JobError {
             JobError::Prune(e) if e.is_data_error() => ExitStatus::DataErrors,
             JobError::PruneCheck(CheckError::Directory { .. } | CheckError::Unreadable { .. }) => {
                 ExitStatus::Usage
+            }
+            // A listing a signal stopped: the run was interrupted, not refused.
+            JobError::Fetch(crate::store::fetch::FetchError::Stopped { .. }) => {
+                ExitStatus::Interrupted(
+                    super::interrupt::requested().unwrap_or(super::interrupt::SIGTERM) as u8,
+                )
             }
             JobError::PruneCheck(_)
             | JobError::Format(_)
@@ -506,6 +531,32 @@ impl Job {
                 },
                 max_bytes: cfg.cache_max_bytes,
                 keep: cfg.keep_cache,
+                downloads: match cfg.download_concurrency {
+                    0 => return Err(invalid("download_concurrency", "at least 1")),
+                    n if n > MAX_DOWNLOADS => {
+                        return Err(invalid(
+                            "download_concurrency",
+                            format!("{n} is more than {MAX_DOWNLOADS}"),
+                        ))
+                    }
+                    n => n,
+                },
+                read_timeout: match cfg.read_timeout {
+                    t if t.is_finite() && t > 0.0 && t <= 86_400.0 => {
+                        std::time::Duration::from_secs_f64(t)
+                    }
+                    t => {
+                        return Err(invalid(
+                            "read_timeout",
+                            format!("{t}: seconds, more than 0 and at most a day"),
+                        ))
+                    }
+                },
+                http_headers: cfg
+                    .http_headers
+                    .iter()
+                    .map(|h| h.parse().map_err(|m| invalid("http_headers", m)))
+                    .collect::<Result<_, _>>()?,
             },
             synth,
             verify,

@@ -15,7 +15,7 @@ use super::run::{outcome_of, run_stages_with, Stage};
 use super::shard::Shard;
 use crate::formats::Archive;
 use crate::store::cache::{CacheOptions, Prefetcher};
-use crate::store::fetch::{FetchError, Remote, RemoteFile};
+use crate::store::fetch::{FetchSettings, Remote, RemoteFile};
 use crate::store::url::{Location, RemoteUrl};
 use crate::verify::{link_streamed, verify_one};
 use std::path::{Path, PathBuf};
@@ -36,11 +36,16 @@ impl Inputs {
     /// Expands and lists the job's inputs. A location that cannot be listed, or that lists a name that is not
     /// a plain era/era1 file name, fails the job; nothing is fetched yet.
     pub fn list(job: &Job) -> Result<Inputs, JobError> {
-        Inputs::of(&job.inputs, job.shard)
+        Inputs::of(&job.inputs, job.shard, &job.fetch.settings())
     }
 
-    /// [`Inputs::list`] for inputs given as strings (paths, directories, globs, URLs) and a shard.
-    pub fn of(given: &[String], shard: Option<Shard>) -> Result<Inputs, JobError> {
+    /// [`Inputs::list`] for inputs given as strings (paths, directories, globs, URLs), a shard, and how
+    /// remote locations are read. A signal ([`super::interrupt`]) stops a listing under way.
+    pub fn of(
+        given: &[String],
+        shard: Option<Shard>,
+        settings: &FetchSettings,
+    ) -> Result<Inputs, JobError> {
         let remote_urls: Vec<RemoteUrl> = given
             .iter()
             .filter_map(|i| match Location::parse(i) {
@@ -69,9 +74,10 @@ impl Inputs {
             remote: Vec::new(),
         };
         for u in remote_urls {
-            let store = Remote::open(&u).map_err(|e| JobError::Fetch(FetchError::from(e)))?;
+            let store = Remote::open(&u, settings).map_err(JobError::Fetch)?;
             let i = inputs.remotes.len();
-            for f in store.list().map_err(JobError::Fetch)? {
+            let stop = || super::interrupt::requested().is_some();
+            for f in store.list(&stop).map_err(JobError::Fetch)? {
                 if shard.is_some_and(|s| !s.contains(Path::new(&f.name))) {
                     continue;
                 }
@@ -121,7 +127,7 @@ pub fn export_inputs(
     opts: &ExportOptions,
     cache: &CacheOptions,
 ) -> Result<Vec<FileOutcome>, JobError> {
-    let inputs = Inputs::of(inputs, None)?;
+    let inputs = Inputs::of(inputs, None, &FetchSettings::default())?;
     if inputs.all_local() {
         return Ok(super::export::export(
             &inputs.local,
@@ -271,10 +277,14 @@ impl<'a> Streamed<'a> {
             }
         }
         if !queue.is_empty() && !Self::stop_requested() {
+            // A signal stops the downloads at once, not only between files.
+            let interrupt = Some(super::interrupt::flag());
             let mut prefetch =
-                Prefetcher::start(inputs.remotes, queue, cache).map_err(|source| JobError::Io {
-                    path: cache.dir.clone(),
-                    source,
+                Prefetcher::start(inputs.remotes, queue, cache, interrupt).map_err(|source| {
+                    JobError::Io {
+                        path: cache.dir.clone(),
+                        source,
+                    }
                 })?;
             while let Some(fetched) = prefetch.next_file() {
                 if Self::stop_requested() {

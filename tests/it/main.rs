@@ -34,6 +34,7 @@ mod inputs;
 mod kill_resume;
 mod locations;
 mod memory;
+mod mirror_faults;
 mod payload_hash;
 mod portal_blocks;
 mod prune_real;
