@@ -343,7 +343,11 @@ impl<'a> Exporter<'a> {
                 dir.clean_stale_temporaries(crate::datasets::ALL.iter().map(|d| d.name()));
                 OutputStore::Local(dir)
             }
-            Some(u) => OutputStore::Remote(RemoteOutput::open(u).map_err(StoreError::from)?),
+            Some(u) => {
+                // What killed runs staged is never uploaded: gone with its process.
+                crate::store::output::remove_dead_staging();
+                OutputStore::Remote(RemoteOutput::open(u).map_err(StoreError::from)?)
+            }
         };
         Ok(Exporter {
             opts,

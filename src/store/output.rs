@@ -55,6 +55,29 @@ pub fn staging_dir() -> PathBuf {
     ))
 }
 
+/// Removes the staging directories (`<system temp>/eraflow-staging-<pid>-<n>`) of remote exports whose
+/// process is no longer running: runs killed before they could remove their own (a finished run removes its
+/// own). A live run's are kept.
+pub fn remove_dead_staging() {
+    let Ok(rd) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name();
+        let pid = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("eraflow-staging-"))
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<u32>().ok());
+        // A real directory only (a symlink is not followed into).
+        let dir = e.file_type().is_ok_and(|t| t.is_dir());
+        if let Some(pid) = pid.filter(|&p| dir && !fsutil::process_alive(p)) {
+            tracing::info!(dir = %e.path().display(), pid, "removing a dead run's staging directory");
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
 impl OutputStore {
     /// The record of (`source`, `dataset`) when it proves the dataset complete.
     pub fn complete(

@@ -92,6 +92,35 @@ impl Moto {
             .env_remove("AWS_SESSION_TOKEN");
     }
 
+    /// The object-store client of `bucket`, and a runtime to drive it.
+    fn store(&self, bucket: &str) -> (object_store::aws::AmazonS3, tokio::runtime::Runtime) {
+        let store = AmazonS3Builder::new()
+            .with_endpoint(self.endpoint())
+            .with_allow_http(true)
+            .with_bucket_name(bucket)
+            .with_access_key_id("testing")
+            .with_secret_access_key("testing")
+            .with_region("us-east-1")
+            .build()
+            .unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        (store, rt)
+    }
+
+    /// Uploads `files` to `prefix/<file name>` of `bucket`.
+    pub fn put_files(&self, bucket: &str, prefix: &str, files: &[PathBuf]) {
+        let (store, rt) = self.store(bucket);
+        for f in files {
+            let key = format!("{prefix}/{}", f.file_name().unwrap().to_string_lossy());
+            let bytes = std::fs::read(f).unwrap();
+            rt.block_on(store.put(&object_store::path::Path::from(key), bytes.into()))
+                .unwrap();
+        }
+    }
+
     /// Every object under `prefix/` of `bucket` as (key relative to the prefix, bytes), sorted.
     pub fn objects(&self, bucket: &str, prefix: &str) -> Vec<(PathBuf, Vec<u8>)> {
         let store = AmazonS3Builder::new()
@@ -323,4 +352,66 @@ fn concurrent_writers_into_one_s3_prefix_lose_nothing() {
     for ((p, a), (_, b)) in got.iter().zip(&expected) {
         assert!(a == b, "{p:?} differs from a single run's");
     }
+}
+
+#[test]
+fn a_killed_s3_export_leaves_no_staging_after_the_next_run() {
+    let Some(moto) = Moto::start() else { return };
+    moto.bucket("eraflow-killed");
+    let src = tempfile::tempdir().unwrap();
+    let inputs = inputs(src.path());
+    // The processes' temp directory, where a remote output is staged.
+    let tmp = tempfile::tempdir().unwrap();
+    let run = || {
+        let mut c = eraflow();
+        moto.env(&mut c);
+        c.env("TMPDIR", tmp.path())
+            .args([
+                "--threads",
+                "1",
+                "export",
+                "--no-senders",
+                "--out",
+                "s3://eraflow-killed/p",
+            ])
+            .args(&inputs);
+        c
+    };
+    let mut child = run()
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let staged = tmp.path().join(format!("eraflow-staging-{}-0", child.id()));
+    let t0 = Instant::now();
+    let has_staged =
+        || std::fs::read_dir(staged.join("blocks")).is_ok_and(|mut d| d.next().is_some());
+    while !has_staged() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60) && child.try_wait().unwrap().is_none(),
+            "nothing was staged"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let st = Command::new("kill")
+        .args(["-KILL", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    child.wait().unwrap();
+    assert!(staged.exists());
+    // A live run's staging (this process's) stays.
+    let live = tmp
+        .path()
+        .join(format!("eraflow-staging-{}-0", std::process::id()));
+    std::fs::create_dir_all(&live).unwrap();
+    ok(&run().output().unwrap());
+    assert!(!staged.exists(), "{staged:?} left behind by the rerun");
+    assert!(live.exists(), "a live run's staging was removed");
+    let left: Vec<String> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("eraflow-staging-"))
+        .collect();
+    assert_eq!(left, [format!("eraflow-staging-{}-0", std::process::id())]);
 }
