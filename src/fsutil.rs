@@ -161,8 +161,8 @@ impl Drop for AtomicFile {
     }
 }
 
-/// Removes the temporaries (`.<name>.<pid>-<n>.tmp`) of writers no longer running directly under `dir`; a
-/// live writer's are kept.
+/// Removes the temporaries (`.<name>.<pid>-<n>.tmp`, files or folders) of writers no longer running directly
+/// under `dir`; a live writer's are kept.
 pub fn remove_dead_temporaries(dir: &Path) {
     let Ok(rd) = fs::read_dir(dir) else {
         return;
@@ -170,9 +170,18 @@ pub fn remove_dead_temporaries(dir: &Path) {
     for e in rd.flatten() {
         let name = e.file_name();
         let owner = name.to_str().and_then(temporary_owner);
-        if owner.is_some_and(|pid| !process_alive(pid)) && e.file_type().is_ok_and(|t| t.is_file())
-        {
-            let _ = fs::remove_file(e.path());
+        if owner.is_none_or(process_alive) {
+            continue;
+        }
+        match e.file_type() {
+            Ok(t) if t.is_file() => {
+                let _ = fs::remove_file(e.path());
+            }
+            // A real folder (a symlink is not followed into).
+            Ok(t) if t.is_dir() => {
+                let _ = fs::remove_dir_all(e.path());
+            }
+            _ => {}
         }
     }
 }

@@ -581,8 +581,8 @@ impl Job {
         })
     }
 
-    /// [`Job::files`] for a command that reads local files only (`verify`, `prune`): a remote input is a usage
-    /// error naming it and what streams it instead, never an empty input list.
+    /// [`Job::files`] for a command that reads local files only (`convert`): a remote input is a usage error
+    /// naming it and what streams it instead, never an empty input list.
     pub fn local_files(&self, command: &str) -> Result<Vec<PathBuf>, JobError> {
         if let Some(u) = self.inputs.iter().find_map(|i| match Location::parse(i) {
             Ok(Location::Remote(u)) => Some(u),
@@ -591,8 +591,8 @@ impl Job {
             return Err(invalid(
                 "inputs",
                 format!(
-                    "{u}: `eraflow {command}` reads local files; remote inputs stream through `eraflow export` or \
-                     an `eraflow run` pipeline (its verify and export stages)"
+                    "{u}: `eraflow {command}` reads local files; remote inputs stream through `eraflow export`, \
+                     `verify`, `prune` or an `eraflow run` pipeline"
                 ),
             ));
         }

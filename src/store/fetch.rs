@@ -46,6 +46,11 @@ pub const CHUNK_BYTES: u64 = 8 << 20;
 pub const ATTEMPTS: u32 = 6;
 /// Files at least this big are fetched as several ranges at once (where the server honours ranges).
 pub const PARALLEL_FROM: u64 = 2 * CHUNK_BYTES;
+/// Bytes of the start of a file a skeleton holds (an archive's version record).
+pub const SKELETON_HEAD: u64 = 64 << 10;
+/// Bytes of the end of a file a skeleton holds: an archive's index and accumulator (an ere index of 8192
+/// blocks of five components is 320 KiB).
+pub const SKELETON_TAIL: u64 = 1 << 20;
 /// How often a waiting request looks at the stop flags and the read timeout.
 pub const TICK: Duration = Duration::from_millis(50);
 /// The read timeout when the job names none.
@@ -704,7 +709,7 @@ impl Remote {
             return Err(Attempt::Fatal(FetchError::Http {
                 url: f.url.clone(),
                 source: Box::new(super::http::BadResponse(format!(
-                    "asked for bytes {start}..{end}, the server sent the whole file (it honoured ranges before)"
+                    "asked for bytes {start}..{end}, the server sent the whole file"
                 ))),
             }));
         }
@@ -907,7 +912,6 @@ impl Remote {
 
     /// The chunks after the first of a big file, up to the run's connection limit at once, each written at its
     /// offset; the hash follows the written prefix as it grows (read back from the page cache).
-    #[cfg(unix)]
     async fn parallel(
         &self,
         f: &RemoteFile,
@@ -915,7 +919,6 @@ impl Remote {
         out: &mut Sequential<'_>,
         dl: &Downloads,
     ) -> Result<(), FetchError> {
-        use std::os::unix::fs::FileExt;
         let cache = |source| FetchError::Cache {
             path: out.path.to_path_buf(),
             source,
@@ -929,11 +932,10 @@ impl Remote {
         let mut done = std::collections::BTreeMap::new();
         let mut parts = futures_util::stream::iter(chunks.into_iter().map(|r| async move {
             let mut sink = |at: u64, b: &[u8]| {
-                file.write_all_at(b, at)
-                    .map_err(|source| FetchError::Cache {
-                        path: path.to_path_buf(),
-                        source,
-                    })
+                write_at(file, b, at).map_err(|source| FetchError::Cache {
+                    path: path.to_path_buf(),
+                    source,
+                })
             };
             self.fetch_range(f, r.clone(), size, dl, None, &mut sink)
                 .await
@@ -948,7 +950,7 @@ impl Remote {
             while let Some(end) = done.remove(&hashed) {
                 while hashed < end {
                     let n = (end - hashed).min(buf.len() as u64) as usize;
-                    file.read_exact_at(&mut buf[..n], hashed).map_err(cache)?;
+                    read_at(file, &mut buf[..n], hashed).map_err(cache)?;
                     sha2::Digest::update(&mut out.hasher, &buf[..n]);
                     hashed += n as u64;
                 }
@@ -991,6 +993,35 @@ impl Remote {
         file.commit().map_err(cache)
     }
 
+    /// The first [`SKELETON_HEAD`] and last [`SKELETON_TAIL`] bytes of `f` at their offsets in a sparse local
+    /// file of its size at `dest`: enough to read an archive's index (what planning a prune needs) without
+    /// fetching it. Needs a server that honours ranges. Returns the size.
+    pub fn skeleton(&self, f: &RemoteFile, dest: &Path, dl: &Downloads) -> Result<u64, FetchError> {
+        let cache = |source| FetchError::Cache {
+            path: dest.to_path_buf(),
+            source,
+        };
+        let size = self.size(f, &|| dl.stopped())?;
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(dest)
+            .map_err(cache)?;
+        file.set_len(size).map_err(cache)?;
+        let head = 0..size.min(SKELETON_HEAD);
+        let tail = size.saturating_sub(SKELETON_TAIL).max(head.end)..size;
+        runtime()?.block_on(async {
+            for r in [head, tail].into_iter().filter(|r| !r.is_empty()) {
+                let mut sink = |at: u64, b: &[u8]| write_at(&file, b, at).map_err(cache);
+                self.fetch_range(f, r, size, dl, None, &mut sink).await?;
+            }
+            Ok::<(), FetchError>(())
+        })?;
+        Ok(size)
+    }
+
     async fn download(
         &self,
         f: &RemoteFile,
@@ -1022,7 +1053,6 @@ impl Remote {
             out.put(b)
         })
         .await?;
-        #[cfg(unix)]
         if size >= PARALLEL_FROM && dl.limit > 1 {
             return self.parallel(f, size, out, dl).await;
         }
@@ -1035,4 +1065,21 @@ impl Remote {
         }
         Ok(())
     }
+}
+
+/// Writes `bytes` at `at` of `file` (a seek, then a write: callers on one thread, as the futures of one
+/// download are).
+fn write_at(file: &std::fs::File, bytes: &[u8], at: u64) -> std::io::Result<()> {
+    use std::io::Seek;
+    let mut f = file;
+    f.seek(std::io::SeekFrom::Start(at))?;
+    f.write_all(bytes)
+}
+
+/// Reads `buf.len()` bytes at `at` of `file`.
+fn read_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+    use std::io::{Read, Seek};
+    let mut f = file;
+    f.seek(std::io::SeekFrom::Start(at))?;
+    f.read_exact(buf)
 }

@@ -39,6 +39,7 @@ mod payload_hash;
 mod portal_blocks;
 mod prune_real;
 mod prune_synth;
+mod remote_commands;
 mod s3_output;
 mod schedule;
 mod shard;
