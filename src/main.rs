@@ -150,6 +150,7 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             no_senders,
             network,
             overwrite,
+            verify_outputs,
             clean_stale,
             compression,
             compression_level,
@@ -168,6 +169,7 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             f.stage("export")
                 .switch("export.senders", no_senders, false);
             f.switch("export.overwrite", overwrite, true);
+            f.switch("export.verify_outputs", verify_outputs, true);
             f.switch("export.clean_stale", clean_stale, true);
             if let Some(d) = &datasets {
                 f.list("export.datasets", d);

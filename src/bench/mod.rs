@@ -428,6 +428,8 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
             signer: None,
             network: None,
             overwrite: true,
+            verify_outputs: false,
+            input_hashes: None,
             clean_stale: false,
             parquet: ParquetOptions::default(),
         };
@@ -719,6 +721,8 @@ fn export_stage(
         signer,
         network: None,
         overwrite: true,
+        verify_outputs: false,
+        input_hashes: None,
         clean_stale: false,
         parquet: ParquetOptions::default(),
     };

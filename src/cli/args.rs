@@ -140,6 +140,10 @@ pub enum Command {
         /// Redo outputs even if the manifest proves them complete.
         #[arg(long)]
         overwrite: bool,
+        /// Prove complete sources by their contents: hash every input and read back and hash every output
+        /// (default: from metadata, the inputs' kept hashes and the outputs' size and time or ETag).
+        #[arg(long)]
+        verify_outputs: bool,
         /// Remove Parquet files no completion record lists (left by a narrower rerun or an option change);
         /// without it they are named in the run report.
         #[arg(long)]

@@ -130,6 +130,8 @@ pub struct ExportStage {
     pub senders: bool,
     /// Redo outputs even when the manifest proves them complete.
     pub overwrite: bool,
+    /// Prove complete sources by hashing every input and every output, not from their metadata.
+    pub verify_outputs: bool,
     /// Remove Parquet files no completion record lists (else only named in the run report).
     pub clean_stale: bool,
     /// Parquet codec.

@@ -386,6 +386,10 @@ impl Job {
                 }
             })
             .collect::<Result<Vec<String>, JobError>>()?;
+        let cache_dir = match cfg.cache_dir.as_str() {
+            "" => std::env::temp_dir().join("eraflow-cache"),
+            d => local_location("cache_dir", d)?,
+        };
         let synth = cfg
             .synth
             .map(|s| -> Result<SynthJob, JobError> {
@@ -474,6 +478,12 @@ impl Job {
                 let out = out
                     .clone()
                     .ok_or_else(|| invalid("out", "an export needs an output directory"))?;
+                // Kept beside the verification cache: in a local output, else in this machine's cache folder
+                // (a remote output's local folder is only staging; devices and inodes are this machine's).
+                let input_hashes = match &remote_out {
+                    None => out.join(super::hash_cache::DIR),
+                    Some(_) => cache_dir.join(super::hash_cache::CACHE_DIR),
+                };
                 Ok(ExportOptions {
                     out,
                     datasets,
@@ -482,6 +492,8 @@ impl Job {
                     signer: None,
                     network: network.clone(),
                     overwrite: e.overwrite,
+                    verify_outputs: e.verify_outputs,
+                    input_hashes: Some(input_hashes),
                     clean_stale: e.clean_stale,
                     parquet,
                 })
@@ -525,10 +537,7 @@ impl Job {
             lock: cfg.lock,
             signer_backend: cfg.signer_backend,
             fetch: FetchOptions {
-                cache_dir: match cfg.cache_dir.as_str() {
-                    "" => std::env::temp_dir().join("eraflow-cache"),
-                    d => local_location("cache_dir", d)?,
-                },
+                cache_dir,
                 max_bytes: cfg.cache_max_bytes,
                 keep: cfg.keep_cache,
                 downloads: match cfg.download_concurrency {

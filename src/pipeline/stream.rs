@@ -357,7 +357,10 @@ impl<'a> Streamed<'a> {
         }
         if let Some(x) = &self.exporter {
             let t = Instant::now();
-            let mut o = x.file(path, &self.export_progress);
+            let mut o = match url {
+                None => x.file(path, &self.export_progress),
+                Some(_) => x.fetched_file(path, &self.export_progress),
+            };
             self.export_seconds += t.elapsed().as_secs_f64();
             if let Some(u) = url {
                 o.file = u.to_string();

@@ -35,6 +35,7 @@ mod kill_resume;
 mod locations;
 mod memory;
 mod mirror_faults;
+mod noop_rerun;
 mod payload_hash;
 mod portal_blocks;
 mod prune_real;
