@@ -54,6 +54,8 @@ fn bench_runs_on_a_tiny_input() {
         "era verification (state root + blocks + payloads), 1 thread",
         "export of 3 era1 files from local disk, 1 thread",
         "export of 3 era1 files from a loopback HTTP mirror, 1 thread",
+        "export of 3 era1 files from a mirror at 20 MB/s per connection, 1 connection, 1 thread",
+        "export of 3 era1 files from a mirror at 20 MB/s per connection, 4 connections, 1 thread",
         "prune manifest, 1 thread",
         "prune manifest, 2 threads",
         "floor: prune's hashing with the transactions root",
@@ -78,7 +80,7 @@ fn bench_runs_on_a_tiny_input() {
     assert!(json["ere_keccak_bytes"].as_u64().unwrap() > 0);
     let ratios = json["ratios"].as_array().expect("ratios");
     let goals = ratios.iter().filter(|r| !r["goal"].is_null()).count();
-    assert_eq!(goals, 10, "{ratios:?}");
+    assert_eq!(goals, 11, "{ratios:?}");
     assert!(json["remote_cache_max_bytes"].as_u64().unwrap() > 0);
     for r in ratios {
         assert!(r["value"].as_f64().unwrap().is_finite(), "{r}");
