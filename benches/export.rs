@@ -36,6 +36,8 @@ fn bench(c: &mut Criterion) {
             signer: None,
             network: None,
             overwrite: true,
+            verify_outputs: false,
+            input_hashes: None,
             clean_stale: false,
             parquet: ParquetOptions::default(),
         };

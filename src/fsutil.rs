@@ -61,7 +61,13 @@ impl AtomicFile {
         let name = dest.file_name().and_then(|n| n.to_str()).unwrap_or("out");
         let n = TEMPORARIES.fetch_add(1, Ordering::Relaxed);
         let tmp = dir.join(format!(".{name}.{}-{n}.tmp", std::process::id()));
-        let f = File::create(&tmp)?;
+        // Readable too: a download written at several offsets is hashed back from it.
+        let f = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&tmp)?;
         Ok(AtomicFile {
             tmp,
             dest: dest.to_path_buf(),
@@ -72,6 +78,30 @@ impl AtomicFile {
     /// The final path.
     pub fn dest(&self) -> &Path {
         &self.dest
+    }
+
+    /// Empties the file to write it again from its first byte (a download that starts over).
+    pub fn rewind(&mut self) -> io::Result<()> {
+        use std::io::Seek;
+        let w = self
+            .writer
+            .as_mut()
+            .ok_or_else(|| io::Error::other("committed"))?;
+        w.flush()?;
+        w.get_mut().set_len(0)?;
+        w.get_mut().rewind()?;
+        Ok(())
+    }
+
+    /// The file itself, everything written so far flushed to it: for writes at given offsets (a download of
+    /// several ranges at once), which bypass the buffer.
+    pub fn positioned(&mut self) -> io::Result<&File> {
+        let w = self
+            .writer
+            .as_mut()
+            .ok_or_else(|| io::Error::other("committed"))?;
+        w.flush()?;
+        Ok(w.get_ref())
     }
 
     /// Flushes, fsyncs, renames into place and fsyncs the directory.
@@ -134,6 +164,31 @@ impl Drop for AtomicFile {
     fn drop(&mut self) {
         if self.writer.take().is_some() {
             let _ = fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Removes the temporaries (`.<name>.<pid>-<n>.tmp`, files or folders) of writers no longer running directly
+/// under `dir`; a live writer's are kept.
+pub fn remove_dead_temporaries(dir: &Path) {
+    let Ok(rd) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name();
+        let owner = name.to_str().and_then(temporary_owner);
+        if owner.is_none_or(process_alive) {
+            continue;
+        }
+        match e.file_type() {
+            Ok(t) if t.is_file() => {
+                let _ = fs::remove_file(e.path());
+            }
+            // A real folder (a symlink is not followed into).
+            Ok(t) if t.is_dir() => {
+                let _ = fs::remove_dir_all(e.path());
+            }
+            _ => {}
         }
     }
 }

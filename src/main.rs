@@ -81,9 +81,11 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             accumulator,
             canonical,
             shard,
+            fetch,
             paths,
         } => {
             f.str("shard", shard);
+            fetch_flags(&mut f, fetch);
             f.str("verify.trusted_states", trusted_states);
             f.str("verify.historical_summaries", historical_summaries);
             f.str("verify.accumulator", accumulator);
@@ -160,24 +162,18 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             no_senders,
             network,
             overwrite,
+            verify_outputs,
             clean_stale,
             compression,
             compression_level,
             row_group_size,
-            cache_dir,
-            cache_max_bytes,
-            keep_cache,
+            fetch,
             shard,
             json,
             paths,
         } => {
             f.str("shard", shard);
-            f.str(
-                "cache_dir",
-                cache_dir.map(|p| p.to_string_lossy().into_owned()),
-            )
-            .int("cache_max_bytes", cache_max_bytes)
-            .switch("keep_cache", keep_cache, true);
+            fetch_flags(&mut f, fetch);
             f.str("name", Some("export"))
                 .str("network", network)
                 .list("inputs", &paths)
@@ -185,6 +181,7 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             f.stage("export")
                 .switch("export.senders", no_senders, false);
             f.switch("export.overwrite", overwrite, true);
+            f.switch("export.verify_outputs", verify_outputs, true);
             f.switch("export.clean_stale", clean_stale, true);
             if let Some(d) = &datasets {
                 f.list("export.datasets", d);
@@ -376,6 +373,7 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
         } => {
             let started = std::time::Instant::now();
             f.str("shard", a.shard);
+            fetch_flags(&mut f, a.fetch);
             f.str("name", Some("prune"))
                 .str("network", a.network)
                 .list("inputs", &a.paths);
@@ -393,6 +391,23 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             print_prune(stdout, &report, Some(started));
             Ok(ExitStatus::Ok)
         }
+    }
+}
+
+/// The flags of how remote inputs are fetched.
+fn fetch_flags(f: &mut Flags, a: cli::args::FetchArgs) {
+    f.str(
+        "cache_dir",
+        a.cache_dir.map(|p| p.to_string_lossy().into_owned()),
+    )
+    .int("cache_max_bytes", a.cache_max_bytes)
+    .switch("keep_cache", a.keep_cache, true)
+    .int("download_concurrency", a.download_concurrency);
+    if let Some(t) = a.read_timeout {
+        f.set("read_timeout", toml::Value::Float(t));
+    }
+    if !a.http_headers.is_empty() {
+        f.list("http_headers", &a.http_headers);
     }
 }
 

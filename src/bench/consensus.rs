@@ -70,6 +70,8 @@ fn export_closure(
         network: None,
         overwrite: true,
         clean_stale: false,
+        verify_outputs: false,
+        input_hashes: None,
         parquet: ParquetOptions::default(),
     };
     move || {

@@ -10,6 +10,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+/// Bytes per second each connection of a throttled mirror sends: a mirror one connection cannot keep up with
+/// (local export runs at ~29 MB/s per thread here), which several connections at once can.
+pub const SLOW_BYTES_PER_SECOND: u64 = 20_000_000;
+
 /// A running mirror; stopped when dropped.
 pub struct Mirror {
     port: u16,
@@ -20,6 +24,11 @@ pub struct Mirror {
 impl Mirror {
     /// Serves `dir` on 127.0.0.1 (a free port).
     pub fn start(dir: &Path) -> std::io::Result<Mirror> {
+        Mirror::start_throttled(dir, None)
+    }
+
+    /// [`Mirror::start`], each connection sending at most `rate` bytes per second when given.
+    pub fn start_throttled(dir: &Path, rate: Option<u64>) -> std::io::Result<Mirror> {
         let listener = TcpListener::bind(("127.0.0.1", 0))?;
         let port = listener.local_addr()?.port();
         let stop = Arc::new(AtomicBool::new(false));
@@ -37,7 +46,7 @@ impl Mirror {
                     let _ = std::thread::Builder::new()
                         .name("bench-mirror-conn".into())
                         .spawn(move || {
-                            let _ = serve(conn, &dir);
+                            let _ = serve(conn, &dir, rate);
                         });
                 }
             })?;
@@ -65,8 +74,8 @@ impl Drop for Mirror {
     }
 }
 
-/// Answers one request on `conn`.
-fn serve(conn: TcpStream, dir: &Path) -> std::io::Result<()> {
+/// Answers one request on `conn` (at most `rate` bytes per second of body when given).
+fn serve(conn: TcpStream, dir: &Path, rate: Option<u64>) -> std::io::Result<()> {
     let mut reader = BufReader::new(conn.try_clone()?);
     let mut line = String::new();
     reader.read_line(&mut line)?;
@@ -120,7 +129,29 @@ fn serve(conn: TcpStream, dir: &Path) -> std::io::Result<()> {
     out.write_all(head.as_bytes())?;
     if method == "GET" {
         std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(start))?;
-        std::io::copy(&mut file.take(end - start), &mut out)?;
+        let mut body = file.take(end - start);
+        match rate {
+            None => {
+                std::io::copy(&mut body, &mut out)?;
+            }
+            // Paced in twentieths of a second: the rate holds from the first byte.
+            Some(rate) => {
+                let step = (rate / 20).max(1);
+                let t0 = std::time::Instant::now();
+                let mut sent = 0u64;
+                loop {
+                    let n = std::io::copy(&mut (&mut body).take(step), &mut out)?;
+                    if n == 0 {
+                        break;
+                    }
+                    sent += n;
+                    let due = std::time::Duration::from_secs_f64(sent as f64 / rate as f64);
+                    if let Some(wait) = due.checked_sub(t0.elapsed()) {
+                        std::thread::sleep(wait);
+                    }
+                }
+            }
+        }
     }
     out.flush()
 }

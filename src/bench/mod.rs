@@ -410,12 +410,18 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
         dir: dir.join("cache"),
         max_bytes: 2 * mirror_bytes.iter().copied().max().unwrap_or(0),
         keep: false,
+        // As configs/default.toml.
+        downloads: 4,
+    };
+    let one_connection = crate::store::cache::CacheOptions {
+        downloads: 1,
+        ..cache.clone()
     };
     let server = mirror::Mirror::start(&mirror_dir).map_err(|source| BenchError::Io {
         path: mirror_dir.clone(),
         source,
     })?;
-    let export_set = |inputs: Vec<String>, out: &str| {
+    let export_set = |inputs: Vec<String>, out: &str, cache: &crate::store::cache::CacheOptions| {
         let opts = ExportOptions {
             out: dir.join(out),
             datasets: datasets::ALL.to_vec(),
@@ -424,12 +430,14 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
             signer: None,
             network: None,
             overwrite: true,
+            verify_outputs: false,
+            input_hashes: None,
             clean_stale: false,
             parquet: ParquetOptions::default(),
         };
-        let cache = &cache;
+        let cache = cache.clone();
         move || {
-            let o = crate::pipeline::stream::export_inputs(&inputs, &opts, cache)
+            let o = crate::pipeline::stream::export_inputs(&inputs, &opts, &cache)
                 .map_err(|e| crate::error::render(&e))?;
             match o.iter().find(|o| !o.ok) {
                 _ if o.len() != MIRROR_FILES => Err(format!("{} outcomes", o.len())),
@@ -450,7 +458,7 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
             &one,
             runs,
             names::SET_LOCAL,
-            export_set(local_inputs, "out-set-local"),
+            export_set(local_inputs, "out-set-local", &cache),
         )?,
     );
     add(
@@ -461,10 +469,34 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
             &one,
             runs,
             names::SET_HTTP,
-            export_set(vec![server.url()], "out-set-http"),
+            export_set(vec![server.url()], "out-set-http", &cache),
         )?,
     );
     drop(server);
+    // A mirror whose every connection is slower than the export: one connection at a time bounds the run by
+    // the mirror; several (files side by side, ranges of a big file) by the export again.
+    let slow = mirror::Mirror::start_throttled(&mirror_dir, Some(mirror::SLOW_BYTES_PER_SECOND))
+        .map_err(|source| BenchError::Io {
+            path: mirror_dir.clone(),
+            source,
+        })?;
+    for (name, c) in [
+        (names::SET_SLOW_1, &one_connection),
+        (names::SET_SLOW_4, &cache),
+    ] {
+        add(
+            name,
+            &set,
+            1,
+            best(
+                &one,
+                runs,
+                name,
+                export_set(vec![slow.url()], "out-set-slow", c),
+            )?,
+        );
+    }
+    drop(slow);
     let remote_cache_max_bytes = cache.max_bytes;
 
     // Prune: verification on the light path (no receipts, no senders) and the manifest's lists.
@@ -746,6 +778,8 @@ fn export_stage(
         signer,
         network: None,
         overwrite: true,
+        verify_outputs: false,
+        input_hashes: None,
         clean_stale: false,
         parquet: ParquetOptions::default(),
     };

@@ -190,6 +190,18 @@ pub(super) fn ratios(r: &BenchReport) -> Vec<Ratio> {
         &|s| Some(s(names::SET_LOCAL)? / s(names::SET_HTTP)?),
     );
     push(
+        "throttled mirror (20 MB/s per connection), 1 connection ÷ local files".into(),
+        format!("[{}] / [{}]", names::SET_LOCAL, names::SET_SLOW_1),
+        None,
+        &|s| Some(s(names::SET_LOCAL)? / s(names::SET_SLOW_1)?),
+    );
+    push(
+        "throttled mirror (20 MB/s per connection), 4 connections ÷ local files".into(),
+        format!("[{}] / [{}]", names::SET_LOCAL, names::SET_SLOW_4),
+        Some(0.9),
+        &|s| Some(s(names::SET_LOCAL)? / s(names::SET_SLOW_4)?),
+    );
+    push(
         "raw libsecp256k1 recovery speed-up over raw k256".into(),
         format!("[{}] / [{}]", names::RAW_K256, names::RAW_LIBSECP),
         None,

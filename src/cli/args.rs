@@ -77,7 +77,9 @@ pub enum Command {
         /// of the file name), so N processes with K = 0..N-1 take every file exactly once.
         #[arg(long, value_name = "K/N")]
         shard: Option<String>,
-        /// Files, directories or glob patterns.
+        #[command(flatten)]
+        fetch: FetchArgs,
+        /// Files, directories, glob patterns, http(s) mirrors or files, s3/gs/az prefixes.
         #[arg(required = true)]
         paths: Vec<String>,
     },
@@ -140,6 +142,10 @@ pub enum Command {
         /// Redo outputs even if the manifest proves them complete.
         #[arg(long)]
         overwrite: bool,
+        /// Prove complete sources by their contents: hash every input and read back and hash every output
+        /// (default: from metadata, the inputs' kept hashes and the outputs' size and time or ETag).
+        #[arg(long)]
+        verify_outputs: bool,
         /// Remove Parquet files no completion record lists (left by a narrower rerun or an option change);
         /// without it they are named in the run report.
         #[arg(long)]
@@ -157,16 +163,8 @@ pub enum Command {
         /// of the file name), so N processes with K = 0..N-1 take every file exactly once.
         #[arg(long, value_name = "K/N")]
         shard: Option<String>,
-        /// Folder remote inputs are fetched to (default: <system temp>/eraflow-cache).
-        #[arg(long)]
-        cache_dir: Option<PathBuf>,
-        /// The most bytes fetched inputs may take in the cache at once (default 8 GiB): downloads wait for
-        /// room; a file bigger than this fails alone.
-        #[arg(long)]
-        cache_max_bytes: Option<u64>,
-        /// Keep fetched inputs in the cache folder after use (they then stop counting against the bound).
-        #[arg(long)]
-        keep_cache: bool,
+        #[command(flatten)]
+        fetch: FetchArgs,
         /// Print the run report as JSON on stdout instead of the summary.
         #[arg(long)]
         json: bool,
@@ -338,7 +336,34 @@ pub struct PruneArgs {
     /// of the file name), so N processes with K = 0..N-1 take every file exactly once.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
-    /// era1 files, directories or glob patterns.
+    #[command(flatten)]
+    pub fetch: FetchArgs,
+    /// era1 or ere files, directories, glob patterns, http(s) mirrors or files, s3/gs/az prefixes.
     #[arg(required = true)]
     pub paths: Vec<String>,
+}
+
+/// How remote inputs are fetched (`export`, `verify`, `prune`).
+#[derive(clap::Args)]
+pub struct FetchArgs {
+    /// Folder remote inputs are fetched to (default: <system temp>/eraflow-cache); processes may share it.
+    #[arg(long)]
+    pub cache_dir: Option<PathBuf>,
+    /// The most bytes fetched inputs may take in the cache at once (default 8 GiB): downloads wait for
+    /// room; a file bigger than this fails alone.
+    #[arg(long)]
+    pub cache_max_bytes: Option<u64>,
+    /// Keep fetched inputs in the cache folder after use (they then stop counting against the bound).
+    #[arg(long)]
+    pub keep_cache: bool,
+    /// Requests open at once (default 4): files downloaded side by side, and ranges of a file of 16 MiB or more.
+    #[arg(long, value_name = "N")]
+    pub download_concurrency: Option<u64>,
+    /// Seconds a request may send nothing before it is cut and retried (default 30).
+    #[arg(long, value_name = "SECS")]
+    pub read_timeout: Option<f64>,
+    /// A header for every request to an http(s) input, `Name: value` (repeatable; never printed, but visible
+    /// to other users in the process list: prefer `http_headers` with ${VAR} in a pipeline file).
+    #[arg(long = "http-header", value_name = "NAME: VALUE")]
+    pub http_headers: Vec<String>,
 }

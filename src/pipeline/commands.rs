@@ -39,7 +39,9 @@ pub fn synth(job: &SynthJob, once: bool) -> Result<Synthesized, JobError> {
 /// by boundary root and execution head); one report per file, era1 first, then era, each in input order.
 pub fn verify(job: &Job) -> Result<Vec<FileReport>, JobError> {
     set_threads(job.threads)?;
-    let files = job.local_files("verify")?;
+    let inputs = Inputs::list(job)?;
+    // Local paths and remote URLs: networks and anchors are chosen by file name only.
+    let files = inputs.names();
     let (opts, algorithm) = match &job.verify {
         Some(v) => (with_anchors(v, &files)?, v.signature_algorithm),
         None => (
@@ -59,7 +61,10 @@ pub fn verify(job: &Job) -> Result<Vec<FileReport>, JobError> {
     if opts.senders {
         init_signer(algorithm, job.signer_backend, opts.network.as_ref(), &files)?;
     }
-    Ok(crate::verify::verify_archives(&files, &opts))
+    if inputs.all_local() {
+        return Ok(crate::verify::verify_archives(&inputs.local, &opts));
+    }
+    super::stream::verify_inputs(inputs, &opts, &cache_options(job))
 }
 
 /// The verify options of `v` with its trusted state roots loaded: from a file of `<slot> <root>` lines, or from
@@ -225,7 +230,7 @@ pub fn export(job: &Job) -> Result<RunReport, JobError> {
 /// One input file of a [`Plan`].
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct PlannedFile {
-    /// The file.
+    /// The file: a local path, or a remote file's URL (without user-info or query string).
     pub path: PathBuf,
     /// `era1` or `era`, by extension.
     pub kind: Option<ArchiveKind>,
@@ -258,8 +263,10 @@ pub fn plan(job: &Job) -> Result<Plan, JobError> {
     if let Some(s) = &job.synth {
         synth(s, true)?;
     }
-    let files = job
-        .files()?
+    // Remote inputs are listed (not fetched) as a run lists them, and named by their URL (without user-info
+    // or query string): what a driver hands its tasks.
+    let files = Inputs::list(job)?
+        .names()
         .into_iter()
         .map(|path| {
             let name = ArchiveName::of_path(&path);
@@ -290,6 +297,7 @@ fn cache_options(job: &Job) -> crate::store::cache::CacheOptions {
         dir: job.fetch.cache_dir.clone(),
         max_bytes: job.fetch.max_bytes,
         keep: job.fetch.keep,
+        downloads: job.fetch.downloads,
     }
 }
 
@@ -310,8 +318,11 @@ pub fn prune(job: &Job) -> Result<PruneReport, JobError> {
         message: "the job has no prune stage".into(),
     })?;
     set_threads(job.threads)?;
-    let files = job.local_files("prune")?;
-    let summary = crate::prune::run(&files, &p.out, &p.options)?;
+    let inputs = Inputs::list(job)?;
+    let summary = match inputs.all_local() {
+        true => crate::prune::run(&inputs.local, &p.out, &p.options)?,
+        false => super::stream::prune_inputs(inputs, &p.out, &p.options, &cache_options(job))?,
+    };
     let check = if p.check {
         Some(prune_check(&p.out)?)
     } else {

@@ -46,6 +46,12 @@ pub struct PipelineConfig {
     pub cache_max_bytes: u64,
     /// Keep fetched files after use.
     pub keep_cache: bool,
+    /// Requests open at once for remote inputs (files side by side, ranges of a big file).
+    pub download_concurrency: usize,
+    /// Seconds a remote request may send nothing before it is cut and retried.
+    pub read_timeout: f64,
+    /// `Name: value` headers sent with every request to an http(s) input (never printed).
+    pub http_headers: Vec<String>,
     /// `[synth]`: create the inputs first.
     pub synth: Option<SynthStage>,
     /// `[verify]`: verify every input, and chains across files.
@@ -124,6 +130,8 @@ pub struct ExportStage {
     pub senders: bool,
     /// Redo outputs even when the manifest proves them complete.
     pub overwrite: bool,
+    /// Prove complete sources by hashing every input and every output, not from their metadata.
+    pub verify_outputs: bool,
     /// Remove Parquet files no completion record lists (else only named in the run report).
     pub clean_stale: bool,
     /// Parquet codec.

@@ -7,7 +7,8 @@
 //! slot range (pre-merge era files have no execution blocks, so a block range could not tell them apart); see
 //! [`crate::sink::names`].
 
-use super::report::{FileOutcome, OutcomeError, Progress};
+use super::hash_cache::{HashCache, InputProof, Stamp};
+use super::report::{FileOutcome, OutcomeError, Progress, Proof};
 use crate::crypto::signer::{Signer, SignerBackend, SignerError};
 use crate::datasets::{Dataset, DatasetBuilder, DatasetError, ExportContext};
 use crate::formats::execution::BLOCKS_PER_ERA;
@@ -16,7 +17,7 @@ use crate::network::Network;
 use crate::sink::manifest::{self, CompletionRecord, OutputEntry};
 use crate::sink::names::{era_output_path, era_slot_range, output_path};
 use crate::sink::parquet::{FileLayout, ParquetOptions, ParquetSink, SinkError};
-use crate::store::output::{OutputDir, OutputStore, StoreError};
+use crate::store::output::{Check, OutputDir, OutputProof, OutputStore, StoreError};
 use crate::store::remote::RemoteOutput;
 use crate::store::url::RemoteUrl;
 use crate::verify::era::{BeaconVisitor, VerifiedBeaconBlock, VerifiedState};
@@ -43,6 +44,12 @@ pub struct ExportOptions {
     pub network: Option<Network>,
     /// Redo outputs even when the manifest proves them complete.
     pub overwrite: bool,
+    /// Prove complete sources by their full contents: every input hashed (not taken from the kept hashes) and
+    /// every output read back and hashed (not proven by its size and modification time or ETag).
+    pub verify_outputs: bool,
+    /// Where the sha256 of local inputs is kept by file identity ([`super::hash_cache`]); `None`: every input
+    /// is hashed every run.
+    pub input_hashes: Option<PathBuf>,
     /// After the export, remove the Parquet files under the dataset folders that no completion record lists
     /// (local outputs); without it they are only named in the run report.
     pub clean_stale: bool,
@@ -335,6 +342,7 @@ pub struct Exporter<'a> {
     store: OutputStore,
     needs_receipts: bool,
     plan: SourcePlan,
+    hashes: Option<HashCache>,
 }
 
 impl<'a> Exporter<'a> {
@@ -366,13 +374,21 @@ impl<'a> Exporter<'a> {
                 dir.clean_stale_temporaries(crate::datasets::ALL.iter().map(|d| d.name()));
                 OutputStore::Local(dir)
             }
-            Some(u) => OutputStore::Remote(RemoteOutput::open(u).map_err(StoreError::from)?),
+            Some(u) => {
+                // What killed runs staged is never uploaded: gone with its process.
+                crate::store::output::remove_dead_staging();
+                OutputStore::Remote(Box::new(RemoteOutput::open(u).map_err(StoreError::from)?))
+            }
         };
         Ok(Exporter {
             opts,
             store,
             needs_receipts: opts.datasets.iter().any(|d| d.needs_receipts()),
             plan: SourcePlan::new(names, opts.network.as_ref()),
+            hashes: match opts.verify_outputs {
+                true => None,
+                false => opts.input_hashes.as_deref().map(HashCache::new),
+            },
         })
     }
 
@@ -386,7 +402,20 @@ impl<'a> Exporter<'a> {
         if let Some(other) = self.plan.same_blocks_as(&source) {
             return self.same_blocks(path.display().to_string(), other);
         }
-        export_one(path, self, progress)
+        export_one(path, self, progress, self.hashes.as_ref())
+    }
+
+    /// [`Exporter::file`] for a remote file fetched into the cache: its hash is not kept (the copy leaves the
+    /// cache; a rerun proves the source by its published sha256 or name, without fetching it).
+    pub fn fetched_file(&self, path: &Path, progress: &Progress) -> FileOutcome {
+        let source = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if let Some(other) = self.plan.same_blocks_as(&source) {
+            return self.same_blocks(path.display().to_string(), other);
+        }
+        export_one(path, self, progress, None)
     }
 
     /// The outcome of an input left out because `other` holds the same blocks and is exported instead.
@@ -411,6 +440,39 @@ impl<'a> Exporter<'a> {
         )
     }
 
+    /// How thoroughly completion records are checked: from metadata, or (`verify_outputs`) by contents.
+    fn check(&self) -> Check {
+        match self.opts.verify_outputs {
+            true => Check::Full,
+            false => Check::Listed,
+        }
+    }
+
+    /// The records of `source`, made from bytes with sha256 `sha256`, when they prove every dataset complete,
+    /// and how their outputs were proven (the most costly proof any needed).
+    fn proven(
+        &self,
+        source: &str,
+        sha256: Option<&str>,
+    ) -> Result<Option<(Vec<CompletionRecord>, OutputProof)>, StoreError> {
+        let mut done = Vec::with_capacity(self.opts.datasets.len());
+        let mut proof = OutputProof::None;
+        for &d in &self.opts.datasets {
+            let options = self.fingerprint(source, d);
+            match self
+                .store
+                .complete_by_name(source, d.name(), sha256, &options, self.check())?
+            {
+                Some(p) => {
+                    proof = proof.max(p.output);
+                    done.push(p.record);
+                }
+                None => return Ok(None),
+            }
+        }
+        Ok(Some((done, proof)))
+    }
+
     /// The outcome of a source skipped without reading it, when the records of the file named `source`
     /// prove every dataset complete: made from bytes with sha256 `sha256` when the mirror publishes one, else
     /// from whatever bytes the records name (an archive's canonical name carries its root, so a name stands
@@ -426,18 +488,13 @@ impl<'a> Exporter<'a> {
         if self.opts.overwrite {
             return Ok(None);
         }
-        let mut done = Vec::with_capacity(self.opts.datasets.len());
-        for &d in &self.opts.datasets {
-            match self.store.complete_by_name(
-                source,
-                d.name(),
-                sha256,
-                &self.fingerprint(source, d),
-            )? {
-                Some(r) => done.push(r),
-                None => return Ok(None),
-            }
-        }
+        let Some((done, outputs)) = self.proven(source, sha256)? else {
+            return Ok(None);
+        };
+        let input = match sha256 {
+            Some(_) => InputProof::Published,
+            None => InputProof::Name,
+        };
         // Blocks as a local skip counts them where the records tell (an execution file's block range).
         let blocks = done
             .first()
@@ -453,6 +510,7 @@ impl<'a> Exporter<'a> {
                 .filter_map(|r| r.output)
                 .map(|o| o.path)
                 .collect(),
+            proof: Some(Proof { input, outputs }),
             ..Default::default()
         }))
     }
@@ -474,7 +532,12 @@ pub(crate) fn network_of(path: &Path, explicit: Option<&Network>) -> Option<Netw
     Network::by_name(&name.network).ok()
 }
 
-fn export_one(path: &Path, exporter: &Exporter<'_>, progress: &Progress) -> FileOutcome {
+fn export_one(
+    path: &Path,
+    exporter: &Exporter<'_>,
+    progress: &Progress,
+    hashes: Option<&HashCache>,
+) -> FileOutcome {
     let (opts, store) = (exporter.opts, &exporter.store);
     let started = Instant::now();
     let source = path
@@ -485,6 +548,41 @@ fn export_one(path: &Path, exporter: &Exporter<'_>, progress: &Progress) -> File
         file: path.display().to_string(),
         ..Default::default()
     };
+    // The file's stamp before anything is read: what its hash is kept under once its bytes verified.
+    let stamp = hashes.and_then(|_| Stamp::of_path(path));
+    let skipped = |mut outcome: FileOutcome, done: Vec<CompletionRecord>, proof, blocks| {
+        outcome.skipped = true;
+        outcome.ok = true;
+        outcome.blocks = blocks;
+        outcome.outputs = done
+            .into_iter()
+            .filter_map(|r| r.output)
+            .map(|o| o.path)
+            .collect();
+        outcome.proof = Some(proof);
+        outcome
+    };
+    // An input unchanged since it was hashed, whose records and outputs prove every dataset complete from
+    // their metadata: nothing of it, or of its outputs, is read (its index only, for the block count).
+    if !opts.overwrite {
+        if let Some(sha) = hashes.and_then(|h| h.get(path)) {
+            match exporter.proven(&source, Some(&sha)) {
+                Ok(Some((done, outputs))) => {
+                    let blocks = Archive::open(path).map_or(0, |a| a.block_count());
+                    let proof = Proof {
+                        input: InputProof::Stat,
+                        outputs,
+                    };
+                    return skipped(outcome, done, proof, blocks);
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    outcome.errors.push(e.into());
+                    return outcome;
+                }
+            }
+        }
+    }
     let file = match Archive::open(path) {
         Ok(f) => f,
         Err(e) => {
@@ -496,10 +594,19 @@ fn export_one(path: &Path, exporter: &Exporter<'_>, progress: &Progress) -> File
     // Completeness is per dataset: only the datasets without a record proving their output are made.
     let mut pending: Vec<&'static dyn Dataset> = Vec::new();
     let mut done: Vec<CompletionRecord> = Vec::new();
+    let mut outputs = OutputProof::None;
     for &d in &opts.datasets {
-        match store.complete(&source, d.name(), &sha, &exporter.fingerprint(&source, d)) {
-            Ok(Some(r)) if !opts.overwrite => done.push(r),
-            Ok(_) => pending.push(d),
+        if opts.overwrite {
+            pending.push(d);
+            continue;
+        }
+        let options = exporter.fingerprint(&source, d);
+        match store.complete(&source, d.name(), &sha, &options, exporter.check()) {
+            Ok(Some(p)) => {
+                outputs = outputs.max(p.output);
+                done.push(p.record);
+            }
+            Ok(None) => pending.push(d),
             Err(e) => {
                 outcome.errors.push(e.into());
                 return outcome;
@@ -507,15 +614,15 @@ fn export_one(path: &Path, exporter: &Exporter<'_>, progress: &Progress) -> File
         }
     }
     if pending.is_empty() {
-        outcome.skipped = true;
-        outcome.ok = true;
-        outcome.blocks = file.block_count();
-        outcome.outputs = done
-            .into_iter()
-            .filter_map(|r| r.output)
-            .map(|o| o.path)
-            .collect();
-        return outcome;
+        // These bytes verified when their records were written: their hash is kept for the next run.
+        if let (Some(h), Some(s)) = (hashes, &stamp) {
+            h.put(path, s, &sha);
+        }
+        let proof = Proof {
+            input: InputProof::Hashed,
+            outputs,
+        };
+        return skipped(outcome, done, proof, file.block_count());
     }
     let Some(network) = network_of(path, opts.network.as_ref()) else {
         outcome
@@ -650,6 +757,8 @@ fn export_one(path: &Path, exporter: &Exporter<'_>, progress: &Progress) -> File
             last,
             slots,
             kind,
+            path,
+            stamp,
         },
         report,
         sink_error,
@@ -688,6 +797,9 @@ struct FinishArgs<'a> {
     last: u64,
     slots: Option<(u64, u64)>,
     kind: ArchiveKind,
+    /// The input, and its stamp before it was read: its hash is kept once it verified.
+    path: &'a Path,
+    stamp: Option<Stamp>,
 }
 
 /// Commits the outputs of a verified source and writes one completion record per pending dataset, under the
@@ -720,6 +832,11 @@ fn finish_source(
         outcome.errors.extend(sink_error);
         return outcome;
     }
+    // Verified, and unchanged since it was opened (the verification's last check): its hash is kept.
+    if let (Some(h), Some(s)) = (&exporter.hashes, &args.stamp) {
+        // A stamp is taken only where the hash is to be kept (local inputs).
+        h.put(args.path, s, &args.sha);
+    }
     let mut sinks: Vec<Option<(String, ParquetSink)>> = sinks.into_iter().map(Some).collect();
     let mut records = done;
     {
@@ -734,12 +851,17 @@ fn finish_source(
             let options = exporter.fingerprint(&args.source, d);
             let slot = datasets.iter().position(|x| x.name() == d.name());
             if !opts.overwrite {
-                match store.complete(&args.source, d.name(), &args.sha, &options) {
-                    Ok(Some(r)) => {
+                // Asked now, not as listed at the start: another writer may have finished it meanwhile.
+                let check = match opts.verify_outputs {
+                    true => Check::Full,
+                    false => Check::Fresh,
+                };
+                match store.complete(&args.source, d.name(), &args.sha, &options, check) {
+                    Ok(Some(p)) => {
                         // Another writer finished it while this one worked: its output stands (ours is
                         // discarded).
                         drop(slot.and_then(|i| sinks[i].take()));
-                        records.push(r);
+                        records.push(p.record);
                         continue;
                     }
                     Ok(None) => {}
@@ -762,10 +884,13 @@ fn finish_source(
                     Ok((p, rows)) => {
                         let bytes = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
                         let sha256 = manifest::file_sha256(&p).unwrap_or_default();
-                        if let Err(e) = store.publish(&rel, &p) {
-                            outcome.errors.push(e.into());
-                            return outcome;
-                        }
+                        let published = match store.publish(&rel, &p) {
+                            Ok(x) => x,
+                            Err(e) => {
+                                outcome.errors.push(e.into());
+                                return outcome;
+                            }
+                        };
                         outcome.rows.insert(d.name().to_string(), rows);
                         Some(OutputEntry {
                             dataset: d.name().into(),
@@ -773,6 +898,8 @@ fn finish_source(
                             rows,
                             bytes,
                             sha256,
+                            mtime_ns: published.mtime_ns,
+                            etag: published.etag,
                         })
                     }
                     Err(e) => {

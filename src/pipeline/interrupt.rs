@@ -56,6 +56,12 @@ pub fn requested() -> Option<i32> {
     }
 }
 
+/// The process-wide stop flag itself, for work that waits on something else than files (downloads): it is
+/// set by the first signal, and by [`request`].
+pub fn flag() -> Arc<AtomicBool> {
+    Arc::clone(&state().stop)
+}
+
 /// Asks the run to stop as if `signal` had arrived.
 pub fn request(signal: i32) {
     let s = state();

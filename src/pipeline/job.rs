@@ -20,6 +20,9 @@ use std::path::{Path, PathBuf};
 /// count at which creating the pool itself takes minutes.
 pub const MAX_THREADS: usize = 1024;
 
+/// The most requests a job may keep open at once for remote inputs.
+pub const MAX_DOWNLOADS: usize = 64;
+
 /// The smallest hash-sort budget a job may set (64 KiB: 2,048 hashes per sorted run).
 pub const MIN_PRUNE_MEMORY_BUDGET: usize = 64 << 10;
 
@@ -66,6 +69,22 @@ pub struct FetchOptions {
     pub max_bytes: u64,
     /// Keep fetched files after use.
     pub keep: bool,
+    /// Requests open at once: files downloaded side by side, and ranges of a big file.
+    pub downloads: usize,
+    /// A request or body that sends nothing for this long is cut and retried.
+    pub read_timeout: std::time::Duration,
+    /// Headers sent with every request to an http(s) input.
+    pub http_headers: Vec<crate::store::http::HttpHeader>,
+}
+
+impl FetchOptions {
+    /// How remote locations are read.
+    pub fn settings(&self) -> crate::store::fetch::FetchSettings {
+        crate::store::fetch::FetchSettings {
+            read_timeout: self.read_timeout,
+            http_headers: self.http_headers.clone(),
+        }
+    }
 }
 
 /// The `[synth]` stage: where, and what.
@@ -285,6 +304,12 @@ impl JobError {
             JobError::PruneCheck(CheckError::Directory { .. } | CheckError::Unreadable { .. }) => {
                 ExitStatus::Usage
             }
+            // A listing a signal stopped: the run was interrupted, not refused.
+            JobError::Fetch(crate::store::fetch::FetchError::Stopped { .. }) => {
+                ExitStatus::Interrupted(
+                    super::interrupt::requested().unwrap_or(super::interrupt::SIGTERM) as u8,
+                )
+            }
             JobError::PruneCheck(_)
             | JobError::Format(_)
             | JobError::Ssz { .. }
@@ -362,6 +387,10 @@ impl Job {
                 }
             })
             .collect::<Result<Vec<String>, JobError>>()?;
+        let cache_dir = match cfg.cache_dir.as_str() {
+            "" => std::env::temp_dir().join("eraflow-cache"),
+            d => local_location("cache_dir", d)?,
+        };
         let synth = cfg
             .synth
             .map(|s| -> Result<SynthJob, JobError> {
@@ -460,6 +489,12 @@ impl Job {
                 let out = out
                     .clone()
                     .ok_or_else(|| invalid("out", "an export needs an output directory"))?;
+                // Kept beside the verification cache: in a local output, else in this machine's cache folder
+                // (a remote output's local folder is only staging; devices and inodes are this machine's).
+                let input_hashes = match &remote_out {
+                    None => out.join(super::hash_cache::DIR),
+                    Some(_) => cache_dir.join(super::hash_cache::CACHE_DIR),
+                };
                 Ok(ExportOptions {
                     out,
                     datasets,
@@ -468,6 +503,8 @@ impl Job {
                     signer: None,
                     network: network.clone(),
                     overwrite: e.overwrite,
+                    verify_outputs: e.verify_outputs,
+                    input_hashes: Some(input_hashes),
                     clean_stale: e.clean_stale,
                     parquet,
                 })
@@ -511,12 +548,35 @@ impl Job {
             lock: cfg.lock,
             signer_backend: cfg.signer_backend,
             fetch: FetchOptions {
-                cache_dir: match cfg.cache_dir.as_str() {
-                    "" => std::env::temp_dir().join("eraflow-cache"),
-                    d => local_location("cache_dir", d)?,
-                },
+                cache_dir,
                 max_bytes: cfg.cache_max_bytes,
                 keep: cfg.keep_cache,
+                downloads: match cfg.download_concurrency {
+                    0 => return Err(invalid("download_concurrency", "at least 1")),
+                    n if n > MAX_DOWNLOADS => {
+                        return Err(invalid(
+                            "download_concurrency",
+                            format!("{n} is more than {MAX_DOWNLOADS}"),
+                        ))
+                    }
+                    n => n,
+                },
+                read_timeout: match cfg.read_timeout {
+                    t if t.is_finite() && t > 0.0 && t <= 86_400.0 => {
+                        std::time::Duration::from_secs_f64(t)
+                    }
+                    t => {
+                        return Err(invalid(
+                            "read_timeout",
+                            format!("{t}: seconds, more than 0 and at most a day"),
+                        ))
+                    }
+                },
+                http_headers: cfg
+                    .http_headers
+                    .iter()
+                    .map(|h| h.parse().map_err(|m| invalid("http_headers", m)))
+                    .collect::<Result<_, _>>()?,
             },
             synth,
             verify,
@@ -541,8 +601,8 @@ impl Job {
         })
     }
 
-    /// [`Job::files`] for a command that reads local files only (`verify`, `prune`): a remote input is a usage
-    /// error naming it and what streams it instead, never an empty input list.
+    /// [`Job::files`] for a command that reads local files only (`convert`): a remote input is a usage error
+    /// naming it and what streams it instead, never an empty input list.
     pub fn local_files(&self, command: &str) -> Result<Vec<PathBuf>, JobError> {
         if let Some(u) = self.inputs.iter().find_map(|i| match Location::parse(i) {
             Ok(Location::Remote(u)) => Some(u),
@@ -551,8 +611,8 @@ impl Job {
             return Err(invalid(
                 "inputs",
                 format!(
-                    "{u}: `eraflow {command}` reads local files; remote inputs stream through `eraflow export` or \
-                     an `eraflow run` pipeline (its verify and export stages)"
+                    "{u}: `eraflow {command}` reads local files; remote inputs stream through `eraflow export`, \
+                     `verify`, `prune` or an `eraflow run` pipeline"
                 ),
             ));
         }

@@ -7,6 +7,7 @@ pub mod commands;
 pub mod config;
 pub mod convert;
 pub mod export;
+pub mod hash_cache;
 pub mod interrupt;
 pub mod job;
 pub mod proofs;

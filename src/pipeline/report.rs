@@ -133,6 +133,20 @@ pub struct FileOutcome {
     /// ere file of one era: see `docs/schema.md`, "Which archive gives which rows").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub same_blocks_as: Option<String>,
+    /// Skipped as complete: how the input and its outputs were proven unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proof: Option<Proof>,
+}
+
+/// How a source skipped as complete was proven unchanged since its completion records were written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Proof {
+    /// The input: its sha256 kept by file identity (`stat`), computed (`sha256`), published by its mirror
+    /// (`published`), or its name (`name`).
+    pub input: super::hash_cache::InputProof,
+    /// Its outputs: their size and modification time (`size+mtime`) or ETag (`etag`), their hash (`sha256`),
+    /// or none to prove (`none`); the most costly any needed.
+    pub outputs: crate::store::output::OutputProof,
 }
 
 impl FileOutcome {

@@ -15,7 +15,7 @@ use super::run::{outcome_of, run_stages_with, Stage};
 use super::shard::Shard;
 use crate::formats::Archive;
 use crate::store::cache::{CacheOptions, Prefetcher};
-use crate::store::fetch::{FetchError, Remote, RemoteFile};
+use crate::store::fetch::{Downloads, FetchSettings, Remote, RemoteFile};
 use crate::store::url::{Location, RemoteUrl};
 use crate::verify::{link_streamed, verify_one};
 use std::path::{Path, PathBuf};
@@ -36,11 +36,16 @@ impl Inputs {
     /// Expands and lists the job's inputs. A location that cannot be listed, or that lists a name that is not
     /// a plain era/era1 file name, fails the job; nothing is fetched yet.
     pub fn list(job: &Job) -> Result<Inputs, JobError> {
-        Inputs::of(&job.inputs, job.shard)
+        Inputs::of(&job.inputs, job.shard, &job.fetch.settings())
     }
 
-    /// [`Inputs::list`] for inputs given as strings (paths, directories, globs, URLs) and a shard.
-    pub fn of(given: &[String], shard: Option<Shard>) -> Result<Inputs, JobError> {
+    /// [`Inputs::list`] for inputs given as strings (paths, directories, globs, URLs), a shard, and how
+    /// remote locations are read. A signal ([`super::interrupt`]) stops a listing under way.
+    pub fn of(
+        given: &[String],
+        shard: Option<Shard>,
+        settings: &FetchSettings,
+    ) -> Result<Inputs, JobError> {
         let remote_urls: Vec<RemoteUrl> = given
             .iter()
             .filter_map(|i| match Location::parse(i) {
@@ -69,9 +74,10 @@ impl Inputs {
             remote: Vec::new(),
         };
         for u in remote_urls {
-            let store = Remote::open(&u).map_err(|e| JobError::Fetch(FetchError::from(e)))?;
+            let store = Remote::open(&u, settings).map_err(JobError::Fetch)?;
             let i = inputs.remotes.len();
-            for f in store.list().map_err(JobError::Fetch)? {
+            let stop = || super::interrupt::requested().is_some();
+            for f in store.list(&stop).map_err(JobError::Fetch)? {
                 if shard.is_some_and(|s| !s.contains(Path::new(&f.name))) {
                     continue;
                 }
@@ -121,7 +127,7 @@ pub fn export_inputs(
     opts: &ExportOptions,
     cache: &CacheOptions,
 ) -> Result<Vec<FileOutcome>, JobError> {
-    let inputs = Inputs::of(inputs, None)?;
+    let inputs = Inputs::of(inputs, None, &FetchSettings::default())?;
     if inputs.all_local() {
         return Ok(super::export::export(
             &inputs.local,
@@ -133,6 +139,141 @@ pub fn export_inputs(
     let mut report = RunReport::default();
     Streamed::new(&inputs, None, &stages, false)?.run(&mut report, inputs, cache, &stages)?;
     Ok(report.stages.pop().map(|s| s.files).unwrap_or_default())
+}
+
+/// `eraflow verify` over inputs some of which are remote: every file verified as it arrives in the cache,
+/// then the checks across files ([`link_streamed`]); one report per file, named by its URL, execution files
+/// first, then era files, then those that could not be fetched (failed, naming why).
+pub fn verify_inputs(
+    inputs: Inputs,
+    opts: &crate::verify::VerifyOptions,
+    cache: &CacheOptions,
+) -> Result<Vec<crate::verify::report::FileReport>, JobError> {
+    use crate::verify::report::{FileReport, ReportError};
+    let stages = [Stage::Verify(opts.clone(), None)];
+    let mut s = Streamed::new(&inputs, None, &stages, false)?;
+    s.stream(inputs, cache)?;
+    let mut reports = link_streamed(std::mem::take(&mut s.verified), opts);
+    for r in &mut reports {
+        if let Some((_, u)) = s.urls.iter().find(|(p, _)| *p == r.file) {
+            r.file = u.clone();
+        }
+    }
+    for f in &s.failed {
+        let kind =
+            crate::formats::ArchiveKind::of(Path::new(&f.file)).map_or("era1", |k| k.extension());
+        let mut r = FileReport::failed(
+            Path::new(&f.file),
+            kind,
+            ReportError::Check(crate::error::render(&f.errors[0])),
+        );
+        for e in &f.errors[1..] {
+            r.error(ReportError::Check(crate::error::render(e)));
+        }
+        reports.push(r);
+    }
+    Ok(reports)
+}
+
+/// `eraflow prune` over inputs some of which are remote: each remote file's index is read from a skeleton
+/// (its first and last bytes at their offsets in a sparse file of its size, in the cache folder) to plan the
+/// manifest, then the files the plan selects are fetched whole through the cache, in plan order, as the build
+/// reaches them, and leave it once verified.
+pub fn prune_inputs(
+    inputs: Inputs,
+    out: &Path,
+    opts: &crate::prune::PruneOptions,
+    cache: &CacheOptions,
+) -> Result<crate::prune::PruneSummary, JobError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| JobError::Io { path, source }
+    };
+    std::fs::create_dir_all(&cache.dir).map_err(io(&cache.dir))?;
+    crate::fsutil::remove_dead_temporaries(&cache.dir);
+    // Named as a temporary of this process: removed by a later run if this one is killed.
+    let dir = cache
+        .dir
+        .join(format!(".skeletons.{}-0.tmp", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+    let result = (|| {
+        let dl = Downloads::new(1, vec![super::interrupt::flag()]);
+        let mut paths = inputs.local.clone();
+        let mut skeletons = std::collections::HashMap::new();
+        for (i, f) in inputs.remote {
+            let p = dir.join(&f.name);
+            inputs.remotes[i]
+                .skeleton(&f, &p, &dl)
+                .map_err(JobError::Fetch)?;
+            paths.push(p.clone());
+            skeletons.insert(p, (i, f));
+        }
+        let mut source = FetchedInputs {
+            skeletons,
+            remotes: Some(inputs.remotes),
+            cache: cache.clone(),
+            prefetch: None,
+        };
+        Ok(crate::prune::run_from(&paths, out, opts, &mut source)?)
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+/// The full copies of a prune's remote inputs, fetched in plan order.
+struct FetchedInputs {
+    /// The remote file each skeleton stands for, with the index of its store in `remotes`.
+    skeletons: std::collections::HashMap<PathBuf, (usize, RemoteFile)>,
+    remotes: Option<Vec<Remote>>,
+    cache: CacheOptions,
+    prefetch: Option<Prefetcher>,
+}
+
+impl crate::prune::InputSource for FetchedInputs {
+    fn planned(&mut self, paths: &[PathBuf]) -> Result<(), crate::prune::PruneError> {
+        // Only the selected remote files, in the order the build takes them.
+        let remotes = self.remotes.take().unwrap_or_default();
+        let queue: Vec<(usize, RemoteFile)> = paths
+            .iter()
+            .filter_map(|p| self.skeletons.get(p).cloned())
+            .collect();
+        let prefetch =
+            Prefetcher::start(remotes, queue, &self.cache, Some(super::interrupt::flag()))
+                .map_err(|source| crate::prune::PruneError::Io {
+                    path: self.cache.dir.display().to_string(),
+                    source,
+                })?;
+        self.prefetch = Some(prefetch);
+        Ok(())
+    }
+
+    fn open(&mut self, path: &Path) -> Result<crate::prune::Held, crate::prune::PruneError> {
+        let Some((_, want)) = self.skeletons.get(path) else {
+            return Ok(crate::prune::Held::local(path));
+        };
+        let failed = |e: String| crate::prune::PruneError::Unverified {
+            file: want.name.clone(),
+            errors: vec![crate::verify::report::ReportError::Check(e)],
+        };
+        let fetched = self
+            .prefetch
+            .as_mut()
+            .and_then(Prefetcher::next_file)
+            .ok_or_else(|| failed(format!("{}: fetch stopped: the run is ending", want.url)))?;
+        if fetched.file.name != want.name {
+            return Err(failed(format!(
+                "{}: fetched out of plan order ({} came)",
+                want.url, fetched.file.name
+            )));
+        }
+        match fetched.result {
+            Ok(local) => {
+                let path = local.path().to_path_buf();
+                Ok(crate::prune::Held::guarded(&path, Box::new(local)))
+            }
+            Err(e) => Err(failed(crate::error::render(&e))),
+        }
+    }
 }
 
 /// The stages of a streamed run, and what they produced so far.
@@ -216,7 +357,10 @@ impl<'a> Streamed<'a> {
         }
         if let Some(x) = &self.exporter {
             let t = Instant::now();
-            let mut o = x.file(path, &self.export_progress);
+            let mut o = match url {
+                None => x.file(path, &self.export_progress),
+                Some(_) => x.fetched_file(path, &self.export_progress),
+            };
             self.export_seconds += t.elapsed().as_secs_f64();
             if let Some(u) = url {
                 o.file = u.to_string();
@@ -247,6 +391,13 @@ impl<'a> Streamed<'a> {
         stages: &[Stage],
     ) -> Result<(), JobError> {
         let t0 = Instant::now();
+        self.stream(inputs, cache)?;
+        self.finish(report, stages, t0)
+    }
+
+    /// Every local file, then the remote ones as they arrive in the cache (sources already complete skipped
+    /// without fetching), through every stage.
+    fn stream(&mut self, inputs: Inputs, cache: &CacheOptions) -> Result<(), JobError> {
         for p in &inputs.local {
             if Self::stop_requested() {
                 break;
@@ -271,10 +422,14 @@ impl<'a> Streamed<'a> {
             }
         }
         if !queue.is_empty() && !Self::stop_requested() {
+            // A signal stops the downloads at once, not only between files.
+            let interrupt = Some(super::interrupt::flag());
             let mut prefetch =
-                Prefetcher::start(inputs.remotes, queue, cache).map_err(|source| JobError::Io {
-                    path: cache.dir.clone(),
-                    source,
+                Prefetcher::start(inputs.remotes, queue, cache, interrupt).map_err(|source| {
+                    JobError::Io {
+                        path: cache.dir.clone(),
+                        source,
+                    }
                 })?;
             while let Some(fetched) = prefetch.next_file() {
                 if Self::stop_requested() {
@@ -294,6 +449,16 @@ impl<'a> Streamed<'a> {
         }
         self.verify_progress.finish();
         self.export_progress.finish();
+        Ok(())
+    }
+
+    /// The stages' reports into `report`, after the manifest is rebuilt.
+    fn finish(
+        mut self,
+        report: &mut RunReport,
+        stages: &[Stage],
+        t0: Instant,
+    ) -> Result<(), JobError> {
         if let Some(x) = self.exporter.take() {
             x.finish()?;
         }

@@ -5,9 +5,11 @@
 //! kept entry of this version and these checks; anything else (a changed file, another version, other checks,
 //! an unreadable entry) is verified again. Only passing reports are kept: a failed file is always redone.
 //!
-//! The sha256 of each file is still computed every run (that is what proves it unchanged): at raw sha256
-//! speed, a fraction of what verifying costs.
+//! A file's sha256 comes from the kept hashes of local inputs ([`super::hash_cache`], `OUT/_eraflow/hashes`):
+//! an input unchanged since it was hashed (same device, inode, size and times) is not read at all; any other
+//! is hashed, and its hash kept once its bytes verified.
 
+use super::hash_cache::{HashCache, Stamp};
 use crate::fsutil;
 use crate::verify::report::{EraLinks, FileReport};
 use crate::verify::{ReportCache, VerifyOptions};
@@ -34,8 +36,11 @@ pub struct VerifyCache {
     checks: String,
     /// Names this version's and these checks' entries beside others'.
     key: String,
-    /// sha256 by path, from `get` (a miss), so `put` does not hash the file again.
-    hashes: Mutex<HashMap<PathBuf, String>>,
+    /// sha256 and stamp (before it was read) by path, from `get` (a miss), so `put` does not hash the file
+    /// again and can keep its hash.
+    hashes: Mutex<HashMap<PathBuf, (String, Option<Stamp>)>>,
+    /// The inputs' kept hashes.
+    kept: HashCache,
 }
 
 impl VerifyCache {
@@ -50,6 +55,7 @@ impl VerifyCache {
             key: hex::encode(&key[..4]),
             checks,
             hashes: Mutex::new(HashMap::new()),
+            kept: HashCache::new(&out.join(super::hash_cache::DIR)),
         }
     }
 
@@ -91,7 +97,13 @@ fn file_sha256(path: &Path) -> Option<String> {
 
 impl ReportCache for VerifyCache {
     fn get(&self, path: &Path) -> Option<FileReport> {
-        let sha = file_sha256(path)?;
+        let (sha, stamp) = match self.kept.get(path) {
+            Some(sha) => (sha, None),
+            None => {
+                let stamp = Stamp::of_path(path);
+                (file_sha256(path)?, stamp)
+            }
+        };
         let hit = std::fs::read(self.entry_path(&sha))
             .ok()
             .and_then(|b| serde_json::from_slice::<Entry>(&b).ok())
@@ -102,10 +114,14 @@ impl ReportCache for VerifyCache {
             });
         let Some(e) = hit else {
             if let Ok(mut h) = self.hashes.lock() {
-                h.insert(path.to_path_buf(), sha);
+                h.insert(path.to_path_buf(), (sha, stamp));
             }
             return None;
         };
+        // Bytes that passed these checks before: their hash is kept for the next run.
+        if let Some(s) = &stamp {
+            self.kept.put(path, s, &sha);
+        }
         let mut r = e.report;
         r.file = path.display().to_string();
         r.from_cache = true;
@@ -116,12 +132,17 @@ impl ReportCache for VerifyCache {
     }
 
     fn put(&self, path: &Path, report: &FileReport) {
-        let sha = self
-            .hashes
-            .lock()
-            .ok()
-            .and_then(|mut h| h.remove(path))
-            .or_else(|| file_sha256(path));
+        let kept = self.hashes.lock().ok().and_then(|mut h| h.remove(path));
+        let sha = match kept {
+            Some((sha, stamp)) => {
+                // Verified, and unchanged since it was opened: its hash is kept for the next run.
+                if let (Some(s), true) = (&stamp, report.ok) {
+                    self.kept.put(path, s, &sha);
+                }
+                Some(sha)
+            }
+            None => file_sha256(path),
+        };
         let Some(sha) = sha else {
             return;
         };

@@ -29,10 +29,66 @@ pub struct PruneSummary {
     pub sort: SortStats,
 }
 
+/// A full local copy of an input, held until dropped (a remote file fetched into a cache leaves it then).
+pub struct Held {
+    path: PathBuf,
+    _guard: Option<Box<dyn Send>>,
+}
+
+impl Held {
+    /// A local file, used where it is.
+    pub fn local(path: &Path) -> Held {
+        Held {
+            path: path.to_path_buf(),
+            _guard: None,
+        }
+    }
+
+    /// A copy at `path` that lasts as long as `guard`.
+    pub fn guarded(path: &Path, guard: Box<dyn Send>) -> Held {
+        Held {
+            path: path.to_path_buf(),
+            _guard: Some(guard),
+        }
+    }
+}
+
+/// Where the full copies of a prune's inputs come from. The inputs handed to [`run_from`] need only hold
+/// their index (what the plan reads); each selected one is asked for whole when its turn comes.
+pub trait InputSource {
+    /// The inputs the plan selected, in the order [`InputSource::open`] will be asked for them.
+    fn planned(&mut self, paths: &[PathBuf]) -> Result<(), PruneError>;
+    /// A full copy of the input `path`.
+    fn open(&mut self, path: &Path) -> Result<Held, PruneError>;
+}
+
+/// Local inputs: whole already.
+struct LocalFiles;
+
+impl InputSource for LocalFiles {
+    fn planned(&mut self, _: &[PathBuf]) -> Result<(), PruneError> {
+        Ok(())
+    }
+    fn open(&mut self, path: &Path) -> Result<Held, PruneError> {
+        Ok(Held::local(path))
+    }
+}
+
 /// Builds the manifest directory `out` from era1 archives `paths` (any order). Nothing appears at `out` unless
 /// every contributing file verified and every output was written; an earlier manifest directory there is
 /// replaced, anything else is refused.
 pub fn run(paths: &[PathBuf], out: &Path, opts: &PruneOptions) -> Result<PruneSummary, PruneError> {
+    run_from(paths, out, opts, &mut LocalFiles)
+}
+
+/// [`run`] over inputs whose full copies come from `source` (remote files: `paths` then name local copies
+/// holding their index only, fetched whole in plan order).
+pub fn run_from(
+    paths: &[PathBuf],
+    out: &Path,
+    opts: &PruneOptions,
+    source: &mut dyn InputSource,
+) -> Result<PruneSummary, PruneError> {
     if paths.is_empty() {
         return Err(PruneError::NoInputs);
     }
@@ -54,7 +110,10 @@ pub fn run(paths: &[PathBuf], out: &Path, opts: &PruneOptions) -> Result<PruneSu
     let tmp = parent.join(format!(".{base}.tmp-{}", std::process::id()));
     remove_dir(&tmp);
     fs::create_dir_all(&tmp).map_err(io_at(&tmp))?;
-    let result = build(&plan, &net, &tmp, opts);
+    let selected: Vec<PathBuf> = plan.selected.iter().map(|i| i.path.clone()).collect();
+    let result = source
+        .planned(&selected)
+        .and_then(|()| build(&plan, &net, &tmp, opts, source));
     let (manifest, sort) = match result {
         Ok(r) => r,
         Err(e) => {
@@ -227,6 +286,7 @@ fn build(
     net: &Network,
     dir: &Path,
     opts: &PruneOptions,
+    source: &mut dyn InputSource,
 ) -> Result<(Manifest, SortStats), PruneError> {
     let lists = Lists::create(dir, opts)?;
     let verify_opts = VerifyOptions {
@@ -249,7 +309,7 @@ fn build(
             }
             Ok(lists)
         });
-        let sources = verify_inputs(plan, &verify_opts, &send);
+        let sources = verify_inputs(plan, &verify_opts, &send, source);
         drop(send);
         let written = writer.join().map_err(|_| PruneError::Io {
             path: dir.display().to_string(),
@@ -294,12 +354,14 @@ fn verify_inputs(
     plan: &Plan,
     verify_opts: &VerifyOptions,
     send: &std::sync::mpsc::SyncSender<ChunkOut>,
+    source: &mut dyn InputSource,
 ) -> Result<Vec<SourceFile>, PruneError> {
     let mut sources = Vec::with_capacity(plan.selected.len());
     // (file name, last block, last block hash, final total difficulty) of the previous file.
     let mut prev: Option<(String, u64, String, Option<String>)> = None;
     for input in &plan.selected {
-        let file = match ExecutionArchive::open(&input.path) {
+        let held = source.open(&input.path)?;
+        let file = match ExecutionArchive::open(&held.path) {
             Ok(f) => f,
             Err(e) => {
                 return Err(PruneError::Unverified {

@@ -27,7 +27,7 @@ pub mod manifest;
 mod options;
 mod plan;
 
-pub use build::{run, PruneSummary};
+pub use build::{run, run_from, Held, InputSource, PruneSummary};
 pub use error::PruneError;
 pub use lists::tx_locations_schema;
 pub use options::{OutputFormat, PruneOptions, DEFAULT_MEMORY_BUDGET};

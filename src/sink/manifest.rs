@@ -25,6 +25,13 @@ pub struct OutputEntry {
     pub bytes: u64,
     /// Lower-case hex sha256 of the file as written.
     pub sha256: String,
+    /// A local output's modification time as written (nanoseconds since the Unix epoch): with `bytes`, what
+    /// proves it unchanged without reading it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mtime_ns: Option<u64>,
+    /// An object-store output's ETag, as its upload returned it: what proves it unchanged without a GET.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub etag: Option<String>,
 }
 
 /// One source archive and everything made from it.
@@ -64,6 +71,44 @@ pub struct SourceEntry {
     /// Blocks proven canonical, by anchor (`accumulator`, `historical_roots`, `historical_summaries@<slot>`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub canonical_by: BTreeMap<String, u64>,
+    /// What each dataset was made with (its record's `options`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub options: BTreeMap<String, String>,
+    /// An object-store output: the ETag of each dataset's completion record as this aggregate read it. A record
+    /// listed with the same ETag is the one summed up here, so a rerun proves it without reading it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub record_etags: BTreeMap<String, String>,
+}
+
+impl SourceEntry {
+    /// The completion record of `dataset` this entry sums up: every field a record has, as the records it was
+    /// made from held them (see [`Manifest::from_records`]); `None` when the dataset is not among them.
+    pub fn record(&self, source: &str, dataset: &str) -> Option<CompletionRecord> {
+        if !self.datasets.iter().any(|d| d == dataset) {
+            return None;
+        }
+        Some(CompletionRecord {
+            source: source.into(),
+            dataset: dataset.into(),
+            sha256: self.sha256.clone(),
+            options: self.options.get(dataset)?.clone(),
+            // The options name the schema version; a record of another one has other options.
+            schema_version: crate::datasets::SCHEMA_VERSION,
+            network: self.network.clone(),
+            kind: match self.kind.as_str() {
+                "" => "era1".into(),
+                k => k.into(),
+            },
+            first_block: self.first_block,
+            last_block: self.last_block,
+            slots: self.slots,
+            state_root: self.state_root.clone(),
+            accumulator_root: self.accumulator_root.clone(),
+            output: self.outputs.iter().find(|o| o.dataset == dataset).cloned(),
+            canonical: self.canonical,
+            canonical_by: self.canonical_by.clone(),
+        })
+    }
 }
 
 /// The whole manifest. Keys are sorted so the file is deterministic.
@@ -104,14 +149,21 @@ impl Manifest {
     /// [`crate::datasets::ALL`]. Records of a source made from other bytes than its first record's (the file
     /// changed between runs) are left out; a rerun redoes them.
     pub fn from_records(records: impl IntoIterator<Item = CompletionRecord>) -> Manifest {
+        Manifest::from_stamped(records.into_iter().map(|r| (r, None)))
+    }
+
+    /// [`Manifest::from_records`] of records read with their ETag (an object store's), kept per dataset.
+    pub fn from_stamped(
+        records: impl IntoIterator<Item = (CompletionRecord, Option<String>)>,
+    ) -> Manifest {
         let order = |d: &str| {
             crate::datasets::ALL
                 .iter()
                 .position(|x| x.name() == d)
                 .unwrap_or(usize::MAX)
         };
-        let mut records: Vec<CompletionRecord> = records.into_iter().collect();
-        records.sort_by(|a, b| {
+        let mut records: Vec<(CompletionRecord, Option<String>)> = records.into_iter().collect();
+        records.sort_by(|(a, _), (b, _)| {
             (a.source.as_str(), order(&a.dataset), a.dataset.as_str()).cmp(&(
                 b.source.as_str(),
                 order(&b.dataset),
@@ -123,7 +175,7 @@ impl Manifest {
             schema_version: crate::datasets::SCHEMA_VERSION,
             sources: BTreeMap::new(),
         };
-        for r in records {
+        for (r, etag) in records {
             let e = m
                 .sources
                 .entry(r.source.clone())
@@ -144,9 +196,15 @@ impl Manifest {
                     state_root: r.state_root.clone(),
                     canonical: r.canonical,
                     canonical_by: r.canonical_by.clone(),
+                    options: BTreeMap::new(),
+                    record_etags: BTreeMap::new(),
                 });
             if e.sha256 != r.sha256 {
                 continue;
+            }
+            e.options.insert(r.dataset.clone(), r.options);
+            if let Some(t) = etag {
+                e.record_etags.insert(r.dataset.clone(), t);
             }
             e.datasets.push(r.dataset);
             e.outputs.extend(r.output);

@@ -42,7 +42,7 @@ pub enum OutputStore {
     /// A local directory; outputs are written in place.
     Local(OutputDir),
     /// An object-store prefix; outputs are staged in a local directory and uploaded when complete.
-    Remote(RemoteOutput),
+    Remote(Box<RemoteOutput>),
 }
 
 /// A fresh local staging directory for the outputs of a remote output (unique per process and call).
@@ -55,18 +55,94 @@ pub fn staging_dir() -> PathBuf {
     ))
 }
 
+/// Removes the staging directories (`<system temp>/eraflow-staging-<pid>-<n>`) of remote exports whose
+/// process is no longer running: runs killed before they could remove their own (a finished run removes its
+/// own). A live run's are kept.
+pub fn remove_dead_staging() {
+    let Ok(rd) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name();
+        let pid = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("eraflow-staging-"))
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<u32>().ok());
+        // A real directory only (a symlink is not followed into).
+        let dir = e.file_type().is_ok_and(|t| t.is_dir());
+        if let Some(pid) = pid.filter(|&p| dir && !fsutil::process_alive(p)) {
+            tracing::info!(dir = %e.path().display(), pid, "removing a dead run's staging directory");
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+/// How an output was proven unchanged since its completion record was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+pub enum OutputProof {
+    /// There is no output (a dataset that takes no rows from the source).
+    #[serde(rename = "none")]
+    None,
+    /// A local output's size and modification time, as recorded.
+    #[serde(rename = "size+mtime")]
+    SizeMtime,
+    /// An object-store output's size and ETag (listed or HEADed), as its upload returned them.
+    #[serde(rename = "etag")]
+    Etag,
+    /// Read back whole and hashed (`--verify-outputs`, or a record from before metadata was recorded).
+    #[serde(rename = "sha256")]
+    Sha256,
+}
+
+/// How thoroughly a completion record is checked against the output it names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// From metadata, as listed once per run: an object store's records and outputs from one LIST (and
+    /// `manifest.json`), a local output's size and modification time.
+    Listed,
+    /// From metadata, asked now: the record read, the output HEADed (object store) or stat'ed (local).
+    Fresh,
+    /// The output read back whole and hashed.
+    Full,
+}
+
+/// A completion record that proves its dataset complete, and how its output was proven unchanged.
+#[derive(Debug, Clone)]
+pub struct Proven {
+    /// The record.
+    pub record: CompletionRecord,
+    /// How its output was proven.
+    pub output: OutputProof,
+}
+
+/// Whether `r` says it was made from bytes with sha256 `sha256`, with `options`, at this schema version.
+pub(crate) fn record_matches(r: &CompletionRecord, sha256: &str, options: &str) -> bool {
+    r.sha256 == sha256
+        && r.options == options
+        && r.schema_version == crate::datasets::SCHEMA_VERSION
+}
+
+/// A file's modification time in nanoseconds since the Unix epoch.
+pub fn mtime_ns(meta: &std::fs::Metadata) -> Option<u64> {
+    let t = meta.modified().ok()?;
+    let d = t.duration_since(std::time::UNIX_EPOCH).ok()?;
+    u64::try_from(d.as_nanos()).ok()
+}
+
 impl OutputStore {
-    /// The record of (`source`, `dataset`) when it proves the dataset complete.
+    /// The record of (`source`, `dataset`) when it proves the dataset complete, checked as `check` says.
     pub fn complete(
         &self,
         source: &str,
         dataset: &str,
         sha256: &str,
         options: &str,
-    ) -> Result<Option<CompletionRecord>, StoreError> {
+        check: Check,
+    ) -> Result<Option<Proven>, StoreError> {
         match self {
-            OutputStore::Local(d) => Ok(d.complete(source, dataset, sha256, options)),
-            OutputStore::Remote(r) => Ok(r.complete(source, dataset, sha256, options)?),
+            OutputStore::Local(d) => Ok(d.complete(source, dataset, sha256, options, check)),
+            OutputStore::Remote(r) => Ok(r.complete(source, dataset, sha256, options, check)?),
         }
     }
 
@@ -78,21 +154,22 @@ impl OutputStore {
         dataset: &str,
         sha256: Option<&str>,
         options: &str,
-    ) -> Result<Option<CompletionRecord>, StoreError> {
+        check: Check,
+    ) -> Result<Option<Proven>, StoreError> {
         let recorded;
         let sha = match sha256 {
             Some(s) => s,
             None => {
                 let r = match self {
                     OutputStore::Local(d) => d.read_record(source, dataset),
-                    OutputStore::Remote(r) => r.read_record(source, dataset)?,
+                    OutputStore::Remote(r) => r.listed_record(source, dataset, check)?,
                 };
                 let Some(r) = r else { return Ok(None) };
                 recorded = r.sha256;
                 &recorded
             }
         };
-        self.complete(source, dataset, sha, options)
+        self.complete(source, dataset, sha, options, check)
     }
 
     /// The source's lock on a local disk (an object store relies on conditional puts instead).
@@ -110,15 +187,28 @@ impl OutputStore {
         }
     }
 
-    /// Makes a committed output visible at `rel`: in place already for a local directory; uploaded (and the
-    /// staged file removed) for an object store.
-    pub fn publish(&self, rel: &str, staged: &Path) -> Result<(), StoreError> {
+    /// Makes a committed output visible at `rel`: in place already for a local directory (its modification
+    /// time returned); uploaded, and the staged file removed, for an object store (the ETag the upload
+    /// returned). What a later run proves the output unchanged by.
+    pub fn publish(&self, rel: &str, staged: &Path) -> Result<Published, StoreError> {
         match self {
-            OutputStore::Local(_) => Ok(()),
+            OutputStore::Local(_) => {
+                let meta = std::fs::metadata(staged).map_err(|source| StoreError::Local {
+                    path: staged.to_path_buf(),
+                    source,
+                })?;
+                Ok(Published {
+                    mtime_ns: mtime_ns(&meta),
+                    etag: None,
+                })
+            }
             OutputStore::Remote(r) => {
-                r.upload(rel, staged)?;
+                let etag = r.upload(rel, staged)?;
                 let _ = std::fs::remove_file(staged);
-                Ok(())
+                Ok(Published {
+                    mtime_ns: None,
+                    etag,
+                })
             }
         }
     }
@@ -156,9 +246,18 @@ impl OutputStore {
                         source: e,
                     })
             }
-            OutputStore::Remote(r) => Ok(r.update_manifest(None)?),
+            OutputStore::Remote(r) => Ok(r.rebuild_manifest()?),
         }
     }
+}
+
+/// What proves a published output unchanged later.
+#[derive(Debug, Clone, Default)]
+pub struct Published {
+    /// A local output's modification time (nanoseconds since the Unix epoch).
+    pub mtime_ns: Option<u64>,
+    /// An object-store output's ETag.
+    pub etag: Option<String>,
 }
 
 /// The directory under the output root where eraflow keeps its own files.
@@ -308,30 +407,63 @@ impl OutputDir {
 
     /// The record of (`source`, `dataset`) when it proves the dataset complete: made from source bytes with
     /// sha256 `sha256`, with `options`, at this schema version, and its output (if any) on disk with the
-    /// recorded size and sha256.
+    /// recorded size and modification time, or (`Check::Full`, or a record without a modification time) with
+    /// the recorded size and sha256. A record proven by its sha256 whose output's time differs from the one
+    /// recorded (or was never recorded) gets the time the hash was taken at, so the next run needs no read.
     pub fn complete(
         &self,
         source: &str,
         dataset: &str,
         sha256: &str,
         options: &str,
-    ) -> Option<CompletionRecord> {
+        check: Check,
+    ) -> Option<Proven> {
         let r = self.read_record(source, dataset)?;
-        if r.sha256 != sha256
-            || r.options != options
-            || r.schema_version != crate::datasets::SCHEMA_VERSION
-        {
+        if !record_matches(&r, sha256, options) {
             return None;
         }
-        if let Some(o) = &r.output {
-            let p = self.root.join(&o.path);
-            let ok = std::fs::metadata(&p).is_ok_and(|m| m.len() == o.bytes)
-                && manifest::file_sha256(&p).is_some_and(|h| h == o.sha256);
-            if !ok {
-                return None;
-            }
+        let Some(o) = &r.output else {
+            return Some(Proven {
+                record: r,
+                output: OutputProof::None,
+            });
+        };
+        let p = self.root.join(&o.path);
+        let before = std::fs::metadata(&p).ok().filter(|m| m.len() == o.bytes)?;
+        let mtime = mtime_ns(&before);
+        if check != Check::Full && o.mtime_ns.is_some() && o.mtime_ns == mtime {
+            return Some(Proven {
+                record: r,
+                output: OutputProof::SizeMtime,
+            });
         }
-        Some(r)
+        if manifest::file_sha256(&p)? != o.sha256 {
+            return None;
+        }
+        let after = std::fs::metadata(&p).ok().and_then(|m| mtime_ns(&m));
+        if mtime.is_some() && after == mtime && o.mtime_ns != mtime {
+            self.restamp(&r, mtime);
+        }
+        Some(Proven {
+            record: r,
+            output: OutputProof::Sha256,
+        })
+    }
+
+    /// Records `mtime` in `r` (an output just proven by its hash), under the source's lock and only if the
+    /// record is still `r`: best effort, as a record left as it was is only hashed again.
+    fn restamp(&self, r: &CompletionRecord, mtime: Option<u64>) {
+        let Ok(_lock) = self.lock_source(&r.source) else {
+            return;
+        };
+        if self.read_record(&r.source, &r.dataset).as_ref() != Some(r) {
+            return;
+        }
+        let mut new = r.clone();
+        if let Some(o) = new.output.as_mut() {
+            o.mtime_ns = mtime;
+        }
+        let _ = self.write_record(&new);
     }
 
     /// The lock file of a source.
@@ -431,6 +563,8 @@ mod tests {
                 rows: 1,
                 bytes: b.len() as u64,
                 sha256: hex::encode(crate::crypto::sha256::sha256(b)),
+                mtime_ns: None,
+                etag: None,
             }),
             canonical: None,
             canonical_by: Default::default(),
@@ -451,13 +585,25 @@ mod tests {
         .unwrap();
         o.write_record(&record("s.era1", "withdrawals", None))
             .unwrap();
-        assert!(o.complete("s.era1", "blocks", "ab", "o").is_some());
-        assert!(o.complete("s.era1", "withdrawals", "ab", "o").is_some());
-        assert!(o.complete("s.era1", "blocks", "cd", "o").is_none());
-        assert!(o.complete("s.era1", "blocks", "ab", "other").is_none());
-        assert!(o.complete("s.era1", "logs", "ab", "o").is_none());
+        assert!(o
+            .complete("s.era1", "blocks", "ab", "o", Check::Listed)
+            .is_some());
+        assert!(o
+            .complete("s.era1", "withdrawals", "ab", "o", Check::Listed)
+            .is_some());
+        assert!(o
+            .complete("s.era1", "blocks", "cd", "o", Check::Listed)
+            .is_none());
+        assert!(o
+            .complete("s.era1", "blocks", "ab", "other", Check::Listed)
+            .is_none());
+        assert!(o
+            .complete("s.era1", "logs", "ab", "o", Check::Listed)
+            .is_none());
         std::fs::write(dir.path().join("blocks/a.parquet"), b"abd").unwrap();
-        assert!(o.complete("s.era1", "blocks", "ab", "o").is_none());
+        assert!(o
+            .complete("s.era1", "blocks", "ab", "o", Check::Listed)
+            .is_none());
         let m = o.rebuild_manifest().unwrap();
         assert_eq!(m.sources["s.era1"].datasets, ["blocks", "withdrawals"]);
         assert_eq!(m.sources["s.era1"].outputs.len(), 1);

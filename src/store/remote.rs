@@ -10,13 +10,17 @@
 //! `GOOGLE_SERVICE_ACCOUNT`, `AZURE_STORAGE_ACCOUNT_NAME`, ...). object_store is async: a current-thread
 //! tokio runtime lives here and is only entered between files, never on the workers' hot path.
 
+use super::output::{record_matches, Check, OutputProof, Proven};
 use super::url::{RemoteUrl, Scheme};
 use crate::sink::manifest::{CompletionRecord, Manifest};
 use object_store::path::Path as ObjPath;
 use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion};
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::{Mutex, PoisonError};
 
 /// Files at most this big are uploaded with one PUT; bigger ones as a multipart upload of parts this size.
 pub const PART_BYTES: usize = 16 << 20;
@@ -247,6 +251,59 @@ pub struct RemoteOutput {
     rt: tokio::runtime::Runtime,
     /// The instance metadata endpoint, when it is the only source of credentials.
     imds: Option<String>,
+    /// The prefix as listed at the first completeness check of the run.
+    index: Mutex<Option<Arc<Index>>>,
+    /// Whether this run wrote a completion record.
+    wrote: AtomicBool,
+}
+
+/// An output prefix as listed once: its records' ETags, its other objects' sizes and ETags, its manifest.
+#[derive(Debug, Default)]
+struct Index {
+    /// ETag (bare) of every completion record, by (source, dataset).
+    records: HashMap<(String, String), String>,
+    /// Size and ETag (bare) of every other object, by path under the prefix.
+    objects: HashMap<String, (u64, Option<String>)>,
+    manifest: Option<Manifest>,
+    /// The manifest sums up exactly the records listed, each with the ETag listed.
+    current: bool,
+}
+
+/// What a listing says of a record.
+enum Listed {
+    /// There is none.
+    Absent,
+    /// There is one, and the manifest sums up that very version: here it is.
+    Known(Box<CompletionRecord>),
+    /// There is one the manifest does not sum up (or not that version): read it.
+    Unknown,
+}
+
+impl Index {
+    fn record(&self, source: &str, dataset: &str) -> Listed {
+        let Some(tag) = self.records.get(&(source.to_string(), dataset.to_string())) else {
+            return Listed::Absent;
+        };
+        let known = self
+            .manifest
+            .as_ref()
+            .and_then(|m| m.sources.get(source))
+            .filter(|e| {
+                e.record_etags
+                    .get(dataset)
+                    .is_some_and(|t| bare_etag(t) == tag)
+            })
+            .and_then(|e| e.record(source, dataset));
+        match known {
+            Some(r) => Listed::Known(Box::new(r)),
+            None => Listed::Unknown,
+        }
+    }
+}
+
+/// An ETag without its quotes or weak marker: stores quote it in some answers and not in others.
+fn bare_etag(t: &str) -> &str {
+    t.trim_start_matches("W/").trim_matches('"')
 }
 
 impl std::fmt::Debug for RemoteOutput {
@@ -284,6 +341,8 @@ impl RemoteOutput {
             prefix: url.path().trim_matches('/').to_string(),
             rt,
             imds,
+            index: Mutex::new(None),
+            wrote: AtomicBool::new(false),
         };
         // One read before any work: a store that cannot be used (no credentials, no bucket, refused) fails the
         // job once with its cause, instead of every file failing with it.
@@ -337,7 +396,8 @@ impl RemoteOutput {
     }
 
     /// Uploads the staged file `local` to `rel`: one PUT, or a multipart upload completed only when whole.
-    pub fn upload(&self, rel: &str, local: &Path) -> Result<(), RemoteError> {
+    /// Returns the ETag the store gave the object, when it gives one.
+    pub fn upload(&self, rel: &str, local: &Path) -> Result<Option<String>, RemoteError> {
         let io = |source| RemoteError::Local {
             path: local.to_path_buf(),
             source,
@@ -359,7 +419,7 @@ impl RemoteOutput {
                 self.store
                     .put(&key, PutPayload::from(buf))
                     .await
-                    .map(|_| ())
+                    .map(|r| r.e_tag)
                     .map_err(|e| self.request(rel, e))
             });
         }
@@ -369,7 +429,7 @@ impl RemoteOutput {
                 .put_multipart(&key)
                 .await
                 .map_err(|e| self.request(rel, e))?;
-            let result: Result<(), RemoteError> = async {
+            let result: Result<Option<String>, RemoteError> = async {
                 loop {
                     let buf = part(&mut f)?;
                     if buf.is_empty() {
@@ -379,8 +439,8 @@ impl RemoteOutput {
                         .await
                         .map_err(|e| self.request(rel, e))?;
                 }
-                up.complete().await.map_err(|e| self.request(rel, e))?;
-                Ok(())
+                let done = up.complete().await.map_err(|e| self.request(rel, e))?;
+                Ok(done.e_tag)
             }
             .await;
             if result.is_err() {
@@ -441,52 +501,246 @@ impl RemoteOutput {
         source: &str,
         dataset: &str,
     ) -> Result<Option<CompletionRecord>, RemoteError> {
-        Ok(self
-            .get(&Self::record_rel(source, dataset))?
-            .and_then(|(b, _)| serde_json::from_slice::<CompletionRecord>(&b).ok())
-            .filter(|r| r.source == source && r.dataset == dataset))
+        Ok(self.read_tagged(source, dataset)?.map(|(r, _)| r))
     }
 
-    /// The record when it proves the dataset complete (see [`super::output::OutputDir::complete`]); the output
-    /// object is read back and hashed.
+    /// [`RemoteOutput::read_record`], with the record's ETag.
+    fn read_tagged(
+        &self,
+        source: &str,
+        dataset: &str,
+    ) -> Result<Option<(CompletionRecord, Option<String>)>, RemoteError> {
+        Ok(self
+            .get(&Self::record_rel(source, dataset))?
+            .and_then(|(b, v)| {
+                Some((
+                    serde_json::from_slice::<CompletionRecord>(&b).ok()?,
+                    v.e_tag,
+                ))
+            })
+            .filter(|(r, _)| r.source == source && r.dataset == dataset))
+    }
+
+    /// The record of (`source`, `dataset`): from this run's listing when `check` allows and it can tell,
+    /// else read.
+    pub fn listed_record(
+        &self,
+        source: &str,
+        dataset: &str,
+        check: Check,
+    ) -> Result<Option<CompletionRecord>, RemoteError> {
+        if check == Check::Listed {
+            let index = self.index()?;
+            match index.record(source, dataset) {
+                Listed::Absent => return Ok(None),
+                Listed::Known(r) => return Ok(Some(*r)),
+                Listed::Unknown => {}
+            }
+        }
+        self.read_record(source, dataset)
+    }
+
+    /// The objects under the prefix, its records' ETags and `manifest.json`: listed once per run (one LIST
+    /// request per 1,000 objects, one GET), what a rerun proves every complete source with.
+    fn index(&self) -> Result<Arc<Index>, RemoteError> {
+        let mut slot = self.index.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(i) = slot.as_ref() {
+            return Ok(i.clone());
+        }
+        let records_dir = format!("{}/sources/", super::output::META_DIR);
+        let prefix = (!self.prefix.is_empty()).then(|| ObjPath::from(self.prefix.as_str()));
+        let listed: Vec<object_store::ObjectMeta> = self.rt.block_on(async {
+            use futures_util::TryStreamExt;
+            self.store
+                .list(prefix.as_ref())
+                .try_collect()
+                .await
+                .map_err(|e| self.request("", e))
+        })?;
+        let mut index = Index::default();
+        for o in listed {
+            let key = o.location.as_ref();
+            let rel = match self.prefix.is_empty() {
+                true => key,
+                false => match key
+                    .strip_prefix(&self.prefix)
+                    .and_then(|k| k.strip_prefix('/'))
+                {
+                    Some(r) => r,
+                    None => continue,
+                },
+            };
+            let record = rel
+                .strip_prefix(&records_dir)
+                .and_then(|r| r.strip_suffix(".json"))
+                .and_then(|r| r.split_once('/'));
+            match record {
+                Some((source, dataset)) if !dataset.contains('/') => {
+                    index.records.insert(
+                        (source.to_string(), dataset.to_string()),
+                        o.e_tag
+                            .as_deref()
+                            .map(bare_etag)
+                            .unwrap_or_default()
+                            .to_string(),
+                    );
+                }
+                _ => {
+                    index.objects.insert(
+                        rel.to_string(),
+                        (o.size, o.e_tag.as_deref().map(|t| bare_etag(t).to_string())),
+                    );
+                }
+            }
+        }
+        index.manifest = self
+            .get(&format!("{}/manifest.json", super::output::META_DIR))?
+            .and_then(|(b, _)| serde_json::from_slice::<Manifest>(&b).ok());
+        index.current = index.manifest.as_ref().is_some_and(|m| {
+            let summed: usize = m.sources.values().map(|e| e.record_etags.len()).sum();
+            summed == index.records.len()
+                && index.records.iter().all(|((source, dataset), tag)| {
+                    m.sources
+                        .get(source)
+                        .and_then(|e| e.record_etags.get(dataset))
+                        .is_some_and(|t| bare_etag(t) == tag)
+                })
+        });
+        let index = Arc::new(index);
+        *slot = Some(index.clone());
+        Ok(index)
+    }
+
+    /// The record when it proves the dataset complete (made from source bytes with sha256 `sha256`, with
+    /// `options`, at this schema version), and its output unchanged: by the size and ETag its upload returned
+    /// (listed once per run for `Check::Listed`, the record then taken from `manifest.json` when it sums up
+    /// the record with the ETag listed; HEADed for `Check::Fresh`), or read back and hashed (`Check::Full`, or
+    /// a record from before ETags were recorded: that record then gets the ETag of the bytes hashed). Never
+    /// a GET of an output otherwise.
     pub fn complete(
         &self,
         source: &str,
         dataset: &str,
         sha256: &str,
         options: &str,
-    ) -> Result<Option<CompletionRecord>, RemoteError> {
-        let Some(r) = self.read_record(source, dataset)? else {
+        check: Check,
+    ) -> Result<Option<Proven>, RemoteError> {
+        if check == Check::Listed {
+            let index = self.index()?;
+            match index.record(source, dataset) {
+                Listed::Absent => return Ok(None),
+                Listed::Unknown => {}
+                Listed::Known(r) => {
+                    let r = *r;
+                    if !record_matches(&r, sha256, options) {
+                        return Ok(None);
+                    }
+                    let Some(o) = &r.output else {
+                        return Ok(Some(Proven {
+                            record: r,
+                            output: OutputProof::None,
+                        }));
+                    };
+                    match (index.objects.get(&o.path), &o.etag) {
+                        (Some((size, Some(listed))), Some(recorded))
+                            if *size == o.bytes && listed == bare_etag(recorded) =>
+                        {
+                            return Ok(Some(Proven {
+                                record: r,
+                                output: OutputProof::Etag,
+                            }))
+                        }
+                        // No ETag recorded (an older record): proven below by its hash.
+                        (Some(_), None) => {}
+                        _ => return Ok(None),
+                    }
+                }
+            }
+        }
+        let Some((r, tag)) = self.read_tagged(source, dataset)? else {
             return Ok(None);
         };
-        if r.sha256 != sha256
-            || r.options != options
-            || r.schema_version != crate::datasets::SCHEMA_VERSION
+        if !record_matches(&r, sha256, options) {
+            return Ok(None);
+        }
+        let Some(o) = &r.output else {
+            return Ok(Some(Proven {
+                record: r,
+                output: OutputProof::None,
+            }));
+        };
+        if check != Check::Full {
+            if let Some(recorded) = &o.etag {
+                let key = self.key(&o.path);
+                let head = match self.rt.block_on(self.store.head(&key)) {
+                    Ok(m) => Some(m),
+                    Err(object_store::Error::NotFound { .. }) => None,
+                    Err(e) => return Err(self.request(&o.path, e)),
+                };
+                let same = head.is_some_and(|m| {
+                    m.size == o.bytes
+                        && m.e_tag.as_deref().map(bare_etag) == Some(bare_etag(recorded))
+                });
+                return Ok(same.then_some(Proven {
+                    record: r,
+                    output: OutputProof::Etag,
+                }));
+            }
+        }
+        let Some((bytes, version)) = self.get(&o.path)? else {
+            return Ok(None);
+        };
+        if bytes.len() as u64 != o.bytes
+            || hex::encode(crate::crypto::sha256::sha256(&bytes)) != o.sha256
         {
             return Ok(None);
         }
-        if let Some(o) = &r.output {
-            let ok = self.get(&o.path)?.is_some_and(|(b, _)| {
-                b.len() as u64 == o.bytes
-                    && hex::encode(crate::crypto::sha256::sha256(&b)) == o.sha256
-            });
-            if !ok {
-                return Ok(None);
+        if o.etag.is_none() {
+            if let (Some(etag), Some(tag)) = (version.e_tag, tag) {
+                self.restamp(&r, etag, &tag);
             }
         }
-        Ok(Some(r))
+        Ok(Some(Proven {
+            record: r,
+            output: OutputProof::Sha256,
+        }))
+    }
+
+    /// Records `etag` (of the output bytes just hashed) in `r`, only if the record is still the version
+    /// `tag`: best effort, as a record left as it was is only hashed again.
+    fn restamp(&self, r: &CompletionRecord, etag: String, tag: &str) {
+        let mut new = r.clone();
+        if let Some(o) = new.output.as_mut() {
+            o.etag = Some(etag);
+        }
+        let text = serde_json::to_vec_pretty(&new).expect("a record serialises");
+        let key = self.key(&Self::record_rel(&r.source, &r.dataset));
+        let mode = PutMode::Update(UpdateVersion {
+            e_tag: Some(tag.to_string()),
+            version: None,
+        });
+        let put = self
+            .store
+            .put_opts(&key, PutPayload::from(text), PutOptions::from(mode));
+        if self.rt.block_on(put).is_ok() {
+            self.wrote.store(true, Ordering::Relaxed);
+        }
     }
 
     /// Writes a record: put-if-absent, or a replace of an older record by ETag.
     pub fn write_record(&self, r: &CompletionRecord) -> Result<(), RemoteError> {
         let text = serde_json::to_vec_pretty(r).expect("a record serialises");
+        self.wrote.store(true, Ordering::Relaxed);
         self.put_conditional(&Self::record_rel(&r.source, &r.dataset), |cur| {
             (cur != Some(text.as_slice())).then(|| text.clone())
         })
     }
 
-    /// Every record of `source`, or of every source when `None`.
-    pub fn records(&self, source: Option<&str>) -> Result<Vec<CompletionRecord>, RemoteError> {
+    /// Every record of `source`, or of every source when `None`, with its ETag.
+    pub fn records(
+        &self,
+        source: Option<&str>,
+    ) -> Result<Vec<(CompletionRecord, Option<String>)>, RemoteError> {
         let base = format!("{}/sources", super::output::META_DIR);
         let sources: Vec<String> = match source {
             Some(s) => vec![s.to_string()],
@@ -515,7 +769,7 @@ impl RemoteOutput {
                 else {
                     continue;
                 };
-                out.extend(self.read_record(&s, dataset)?);
+                out.extend(self.read_tagged(&s, dataset)?);
             }
         }
         Ok(out)
@@ -526,7 +780,7 @@ impl RemoteOutput {
     pub fn update_manifest(&self, source: Option<&str>) -> Result<(), RemoteError> {
         let rel = format!("{}/manifest.json", super::output::META_DIR);
         let fresh = match source {
-            Some(s) => Some(Manifest::from_records(self.records(Some(s))?)),
+            Some(s) => Some(Manifest::from_stamped(self.records(Some(s))?)),
             None => None,
         };
         let mut err = None;
@@ -541,7 +795,7 @@ impl RemoteOutput {
                 _ => {
                     // A whole rebuild lists the records after reading the version it replaces.
                     match self.records(None) {
-                        Ok(r) => Manifest::from_records(r),
+                        Ok(r) => Manifest::from_stamped(r),
                         Err(e) => {
                             err = Some(e);
                             return None;
@@ -557,6 +811,22 @@ impl RemoteOutput {
         r
     }
 
+    /// Rebuilds `manifest.json` from every record, unless this run wrote no record and the manifest it
+    /// listed at its start summed up exactly the records listed then (a rerun with nothing new: reading every
+    /// record back would cost a request per record).
+    pub fn rebuild_manifest(&self) -> Result<(), RemoteError> {
+        let current = self
+            .index
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .is_some_and(|i| i.current);
+        if current && !self.wrote.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        self.update_manifest(None)
+    }
+
     /// Uploads a run report saved locally to `_eraflow/runs/<its file name>`.
     pub fn upload_report(&self, local: &Path) -> Result<(), RemoteError> {
         let name = local
@@ -564,5 +834,6 @@ impl RemoteOutput {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         self.upload(&format!("{}/runs/{name}", super::output::META_DIR), local)
+            .map(|_| ())
     }
 }

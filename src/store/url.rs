@@ -169,8 +169,9 @@ fn redact_raw(s: &str) -> String {
     out
 }
 
-/// Decodes `%XX` escapes (file URLs); `None` when an escape is broken or the result is not UTF-8.
-fn percent_decode(s: &str) -> Option<String> {
+/// Decodes `%XX` escapes (file URLs, links of an index page); `None` when an escape is broken or the result
+/// is not UTF-8.
+pub(crate) fn percent_decode(s: &str) -> Option<String> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;

@@ -56,6 +56,8 @@ fn bench_runs_on_a_tiny_input() {
         "era verification (state root + blocks + payloads), 1 thread",
         "export of 3 era1 files from local disk, 1 thread",
         "export of 3 era1 files from a loopback HTTP mirror, 1 thread",
+        "export of 3 era1 files from a mirror at 20 MB/s per connection, 1 connection, 1 thread",
+        "export of 3 era1 files from a mirror at 20 MB/s per connection, 4 connections, 1 thread",
         "prune manifest, 1 thread",
         "prune manifest, 2 threads",
         "floor: prune's hashing with the transactions root",
@@ -86,7 +88,7 @@ fn bench_runs_on_a_tiny_input() {
     assert!(json["ere_keccak_bytes"].as_u64().unwrap() > 0);
     let ratios = json["ratios"].as_array().expect("ratios");
     let goals = ratios.iter().filter(|r| !r["goal"].is_null()).count();
-    assert_eq!(goals, 13, "{ratios:?}");
+    assert_eq!(goals, 14, "{ratios:?}");
     assert_eq!(json["consensus"]["state_validators"], 2000);
     assert!(json["remote_cache_max_bytes"].as_u64().unwrap() > 0);
     for r in ratios {

@@ -39,11 +39,14 @@ mod inputs;
 mod kill_resume;
 mod locations;
 mod memory;
+mod mirror_faults;
 mod networks;
+mod noop_rerun;
 mod payload_hash;
 mod portal_blocks;
 mod prune_real;
 mod prune_synth;
+mod remote_commands;
 #[cfg(feature = "s3")]
 mod s3_output;
 mod schedule;

@@ -40,11 +40,20 @@ pub fn free_port() -> u16 {
 impl Moto {
     /// Starts moto, or `None` (after a loud skip) when it is not installed and ERAFLOW_REQUIRE_S3 is unset.
     pub fn start() -> Option<Moto> {
+        Moto::start_logging(None)
+    }
+
+    /// [`Moto::start`], its request log (one line per request: `"GET /bucket/key HTTP/1.1" 200 -`) written to
+    /// `log` when given.
+    pub fn start_logging(log: Option<&Path>) -> Option<Moto> {
         let port = free_port();
         let child = Command::new("moto_server")
             .args(["-H", "127.0.0.1", "-p", &port.to_string()])
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(match log {
+                Some(p) => Stdio::from(std::fs::File::create(p).unwrap()),
+                None => Stdio::null(),
+            })
             .spawn();
         let Ok(child) = child else {
             if std::env::var_os("ERAFLOW_REQUIRE_S3").is_some() {
@@ -95,7 +104,37 @@ impl Moto {
             .env_remove("AWS_SESSION_TOKEN");
     }
 
-    /// Every object under `prefix/` of `bucket` as (key relative to the prefix, bytes), sorted.
+    /// The object-store client of `bucket`, and a runtime to drive it.
+    fn store(&self, bucket: &str) -> (object_store::aws::AmazonS3, tokio::runtime::Runtime) {
+        let store = AmazonS3Builder::new()
+            .with_endpoint(self.endpoint())
+            .with_allow_http(true)
+            .with_bucket_name(bucket)
+            .with_access_key_id("testing")
+            .with_secret_access_key("testing")
+            .with_region("us-east-1")
+            .build()
+            .unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        (store, rt)
+    }
+
+    /// Uploads `files` to `prefix/<file name>` of `bucket`.
+    pub fn put_files(&self, bucket: &str, prefix: &str, files: &[PathBuf]) {
+        let (store, rt) = self.store(bucket);
+        for f in files {
+            let key = format!("{prefix}/{}", f.file_name().unwrap().to_string_lossy());
+            let bytes = std::fs::read(f).unwrap();
+            rt.block_on(store.put(&object_store::path::Path::from(key), bytes.into()))
+                .unwrap();
+        }
+    }
+
+    /// Every object under `prefix/` of `bucket` as (key relative to the prefix, bytes [`crate::util::normalized`]),
+    /// sorted.
     pub fn objects(&self, bucket: &str, prefix: &str) -> Vec<(PathBuf, Vec<u8>)> {
         // The process's TLS provider, which eraflow installs before its own clients (src/store/tls.rs).
         eraflow::store::tls::install();
@@ -125,7 +164,10 @@ impl Moto {
                         .as_ref()
                         .strip_prefix(&format!("{prefix}/"))
                         .unwrap();
-                    out.push((PathBuf::from(rel), b.to_vec()));
+                    out.push((
+                        PathBuf::from(rel),
+                        crate::util::normalized(Path::new(rel), b.to_vec()),
+                    ));
                 }
             }
             out.sort();
@@ -331,4 +373,162 @@ fn concurrent_writers_into_one_s3_prefix_lose_nothing() {
     for ((p, a), (_, b)) in got.iter().zip(&expected) {
         assert!(a == b, "{p:?} differs from a single run's");
     }
+}
+
+#[test]
+fn a_killed_s3_export_leaves_no_staging_after_the_next_run() {
+    let Some(moto) = Moto::start() else { return };
+    moto.bucket("eraflow-killed");
+    let src = tempfile::tempdir().unwrap();
+    let inputs = inputs(src.path());
+    // The processes' temp directory, where a remote output is staged.
+    let tmp = tempfile::tempdir().unwrap();
+    let run = || {
+        let mut c = eraflow();
+        moto.env(&mut c);
+        c.env("TMPDIR", tmp.path())
+            .args([
+                "--threads",
+                "1",
+                "export",
+                "--no-senders",
+                "--out",
+                "s3://eraflow-killed/p",
+            ])
+            .args(&inputs);
+        c
+    };
+    let mut child = run()
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let staged = tmp.path().join(format!("eraflow-staging-{}-0", child.id()));
+    let t0 = Instant::now();
+    let has_staged =
+        || std::fs::read_dir(staged.join("blocks")).is_ok_and(|mut d| d.next().is_some());
+    while !has_staged() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60) && child.try_wait().unwrap().is_none(),
+            "nothing was staged"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let st = Command::new("kill")
+        .args(["-KILL", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    child.wait().unwrap();
+    assert!(staged.exists());
+    // A live run's staging (this process's) stays.
+    let live = tmp
+        .path()
+        .join(format!("eraflow-staging-{}-0", std::process::id()));
+    std::fs::create_dir_all(&live).unwrap();
+    ok(&run().output().unwrap());
+    assert!(!staged.exists(), "{staged:?} left behind by the rerun");
+    assert!(live.exists(), "a live run's staging was removed");
+    let left: Vec<String> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("eraflow-staging-"))
+        .collect();
+    assert_eq!(left, [format!("eraflow-staging-{}-0", std::process::id())]);
+}
+
+#[test]
+fn a_no_op_rerun_into_s3_costs_metadata_requests_only() {
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("moto.log");
+    let Some(moto) = Moto::start_logging(Some(&log)) else {
+        return;
+    };
+    moto.bucket("eraflow-noop");
+    let src = tempfile::tempdir().unwrap();
+    let inputs = inputs(src.path());
+    let out = "s3://eraflow-noop/daily";
+    ok(&export(Some(&moto), out, &inputs));
+    let requests = |from: usize| -> Vec<String> {
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .filter(|l| l.contains(" HTTP/1.1\" "))
+            .skip(from)
+            .map(str::to_string)
+            .collect()
+    };
+    let before = requests(0).len();
+    assert!(before > 2 * inputs.len(), "the log holds no requests");
+    // The same job again: nothing new.
+    let r = export(Some(&moto), out, &inputs);
+    ok(&r);
+    let during = requests(before);
+    assert!(
+        during.len() <= 2 * inputs.len(),
+        "{} requests for {} sources: {during:#?}",
+        during.len(),
+        inputs.len()
+    );
+    assert!(
+        !during
+            .iter()
+            .any(|l| l.contains("\"GET ") && l.contains(".parquet")),
+        "a Parquet object was read back: {during:#?}"
+    );
+    // The run report says how each source was proven.
+    let text = String::from_utf8_lossy(&r.stdout);
+    assert!(
+        text.contains(&format!("0 done, {} skipped", inputs.len())),
+        "{text}"
+    );
+    let reports: Vec<_> = moto
+        .objects("eraflow-noop", "daily")
+        .into_iter()
+        .filter(|(p, _)| p.starts_with("_eraflow/runs"))
+        .collect();
+    assert_eq!(reports.len(), 2);
+    let last: serde_json::Value = reports
+        .iter()
+        .map(|(_, b)| serde_json::from_slice::<serde_json::Value>(b).unwrap())
+        .max_by_key(|r| {
+            r["started_at"].as_u64().unwrap_or(0) * 1_000_000 + r["pid"].as_u64().unwrap_or(0)
+        })
+        .unwrap();
+    for f in last["stages"][0]["files"].as_array().unwrap() {
+        assert_eq!(f["skipped"], true, "{f}");
+        assert_eq!(f["proof"]["input"], "stat", "{f}");
+        assert_eq!(f["proof"]["outputs"], "etag", "{f}");
+    }
+    // --verify-outputs reads every output back (and so proves them by their hash).
+    let before = requests(0).len();
+    let mut c = eraflow();
+    moto.env(&mut c);
+    let r = c
+        .args([
+            "--threads",
+            "1",
+            "export",
+            "--no-senders",
+            "--verify-outputs",
+            "--json",
+            "--out",
+            out,
+        ])
+        .args(&inputs)
+        .output()
+        .unwrap();
+    ok(&r);
+    let report: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    for f in report["stages"][0]["files"].as_array().unwrap() {
+        assert_eq!(f["proof"]["input"], "sha256", "{f}");
+        assert_eq!(f["proof"]["outputs"], "sha256", "{f}");
+    }
+    let during = requests(before);
+    assert!(
+        during
+            .iter()
+            .any(|l| l.contains("\"GET ") && l.contains(".parquet")),
+        "{during:#?}"
+    );
 }

@@ -18,6 +18,8 @@ pub fn export_opts(out: &Path, senders: bool) -> ExportOptions {
         signer: None,
         network: None,
         overwrite: false,
+        verify_outputs: false,
+        input_hashes: None,
         clean_stale: false,
         parquet: ParquetOptions::default(),
     }
@@ -53,18 +55,49 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// (path relative to `dir`, bytes) of every output file under `dir`, sorted; run reports (`runs/`) left out.
+/// (path relative to `dir`, bytes) of every output file under `dir`, sorted; run reports (`runs/`) and the
+/// inputs' kept hashes (`_eraflow/hashes/`, named by this machine's devices and inodes) left out, eraflow's
+/// JSON files [`normalized`].
 pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     files_in(dir)
         .into_iter()
         .filter(|p| !p.to_string_lossy().contains("/runs/"))
-        .map(|p| {
-            (
-                p.strip_prefix(dir).unwrap().to_path_buf(),
-                std::fs::read(&p).unwrap(),
-            )
+        .map(|p| p.strip_prefix(dir).unwrap().to_path_buf())
+        .filter(|rel| !rel.starts_with("_eraflow/hashes"))
+        .map(|rel| {
+            let bytes = std::fs::read(dir.join(&rel)).unwrap();
+            (rel.clone(), normalized(&rel, bytes))
         })
         .collect()
+}
+
+/// A file of an output as it compares across runs: completion records and manifests without what proves an
+/// output unchanged (its modification time or ETag, a record's ETag), which differs from write to write of the
+/// same bytes; anything else as it is.
+pub fn normalized(rel: &Path, bytes: Vec<u8>) -> Vec<u8> {
+    fn strip(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(m) => {
+                m.remove("mtime_ns");
+                m.remove("etag");
+                m.remove("record_etags");
+                m.values_mut().for_each(strip);
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let json = rel.starts_with("_eraflow") && rel.extension().is_some_and(|e| e == "json");
+    match json
+        .then(|| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+        .flatten()
+    {
+        Some(mut v) => {
+            strip(&mut v);
+            serde_json::to_vec_pretty(&v).unwrap()
+        }
+        None => bytes,
+    }
 }
 
 /// `0x` and lowercase hex.
