@@ -72,6 +72,22 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
     match cli.command {
         Command::Verify {
             json,
+            outputs: Some(out),
+            ..
+        } => {
+            let r = pipeline::verify_outputs(&out)?;
+            match json {
+                true => {
+                    for v in &r.outputs {
+                        stdout.line(serde_json::to_string(v).unwrap_or_default());
+                    }
+                }
+                false => stdout.line(r.text()),
+            }
+            Ok(r.exit_status())
+        }
+        Command::Verify {
+            json,
             network,
             checksum,
             senders,
@@ -81,6 +97,7 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             accumulator,
             canonical,
             shard,
+            outputs: None,
             fetch,
             paths,
         } => {

@@ -77,10 +77,15 @@ pub enum Command {
         /// of the file name), so N processes with K = 0..N-1 take every file exactly once.
         #[arg(long, value_name = "K/N")]
         shard: Option<String>,
+        /// Instead of archives: read back every output an export's completion records name in OUT (a local
+        /// directory or an s3/gs/az prefix) and check its size and sha256 against the record (what a rerun
+        /// proves from sizes, times and ETags alone); exit 1 when one differs or is gone.
+        #[arg(long, value_name = "OUT", conflicts_with_all = ["paths", "canonical"])]
+        outputs: Option<String>,
         #[command(flatten)]
         fetch: FetchArgs,
         /// Files, directories, glob patterns, http(s) mirrors or files, s3/gs/az prefixes.
-        #[arg(required = true)]
+        #[arg(required_unless_present = "outputs")]
         paths: Vec<String>,
     },
     /// Write deterministic synthetic archives: era1 (real signatures, logs, every pre-merge transaction kind), ere

@@ -13,7 +13,9 @@ use crate::formats::{ArchiveKind, ArchiveName, FormatError, FormatErrorKind};
 use crate::network::Network;
 use crate::prune::check::CheckSummary;
 use crate::prune::PruneSummary;
-use crate::store::url::Scheme;
+use crate::store::output::{OutputCheck, OutputDir, OutputStore, StoreError, META_DIR};
+use crate::store::remote::RemoteOutput;
+use crate::store::url::{Location, Scheme};
 use crate::synth::Synthesized;
 use crate::verify::report::FileReport;
 use crate::verify::VerifyOptions;
@@ -70,7 +72,6 @@ pub fn verify(job: &Job) -> Result<Vec<FileReport>, JobError> {
 /// The verify options of `v` with its trusted state roots loaded: from a file of `<slot> <root>` lines, or from
 /// a beacon node (`http(s)://`), asked for the state slot of each era file among `files` (from its name).
 fn with_trusted_states(v: &VerifyJob, files: &[PathBuf]) -> Result<VerifyOptions, JobError> {
-    use crate::store::url::Location;
     use crate::verify::anchor::TrustedStates;
     let mut opts = v.options.clone();
     let Some(location) = &v.trusted_states else {
@@ -334,6 +335,140 @@ pub fn prune(job: &Job) -> Result<PruneReport, JobError> {
 /// `eraflow prune check`: re-verifies a manifest directory.
 pub fn prune_check(dir: &Path) -> Result<CheckSummary, JobError> {
     Ok(crate::prune::check::check(dir)?)
+}
+
+/// One completion record's output, read back (`eraflow verify --outputs`).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct OutputVerdict {
+    /// The source archive's file name.
+    pub source: String,
+    /// The dataset.
+    pub dataset: String,
+    /// The output's path under the output root, as recorded.
+    pub path: Option<String>,
+    /// What reading it back found.
+    #[serde(flatten)]
+    pub check: OutputCheck,
+}
+
+/// `eraflow verify --outputs`: every completion record of an output, its output read back and hashed.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct OutputsReport {
+    /// The output root or URL (redacted).
+    pub out: String,
+    /// Records read.
+    pub records: usize,
+    /// Outputs whose size or bytes are not the recorded ones, or that are gone.
+    pub failed: usize,
+    /// Bytes read back.
+    pub bytes_read: u64,
+    /// One verdict per record, sorted by source and dataset.
+    pub outputs: Vec<OutputVerdict>,
+}
+
+impl OutputsReport {
+    /// The human summary: each output that failed, with what was expected and found, then the counts.
+    pub fn text(&self) -> String {
+        let mut lines: Vec<String> = Vec::new();
+        for v in self.outputs.iter().filter(|v| !v.check.ok()) {
+            let what = match &v.check {
+                OutputCheck::Missing => "missing".to_string(),
+                OutputCheck::Size { expected, found } => {
+                    format!("size {found} bytes, recorded {expected}")
+                }
+                OutputCheck::Sha256 { expected, found } => {
+                    format!("sha256 {found}, recorded {expected}")
+                }
+                OutputCheck::Ok | OutputCheck::NoOutput => continue,
+            };
+            let path = v.path.as_deref().unwrap_or("-");
+            lines.push(format!(
+                "FAILED {}/{path} ({} of {}): {what}",
+                self.out, v.dataset, v.source
+            ));
+        }
+        lines.push(format!(
+            "{}: {} records, {} outputs read back ({} bytes), {} failed",
+            self.out,
+            self.records,
+            self.outputs
+                .iter()
+                .filter(|v| v.check == OutputCheck::Ok)
+                .count(),
+            self.bytes_read,
+            self.failed
+        ));
+        lines.join("\n")
+    }
+
+    /// 1 when any output differs from its record.
+    pub fn exit_status(&self) -> ExitStatus {
+        match self.failed {
+            0 => ExitStatus::Ok,
+            _ => ExitStatus::DataErrors,
+        }
+    }
+}
+
+/// `eraflow verify --outputs OUT`: reads back every output a completion record of `out` (a local directory or
+/// an object-store prefix) names and checks its size and sha256 against the record — the full check a
+/// scheduled rerun proves from metadata instead (sizes, modification times, ETags). Outputs are hashed in
+/// parallel, streamed (never whole in memory).
+pub fn verify_outputs(out: &str) -> Result<OutputsReport, JobError> {
+    use rayon::prelude::*;
+    let (store, shown) = match Location::parse(out).map_err(|source| JobError::Location {
+        key: "outputs",
+        source,
+    })? {
+        Location::Local(p) => {
+            if !p.join(META_DIR).is_dir() {
+                return Err(JobError::Invalid {
+                    key: "outputs",
+                    message: format!(
+                        "{}: not an eraflow output (no {META_DIR} folder)",
+                        p.display()
+                    ),
+                });
+            }
+            let shown = p.display().to_string();
+            (OutputStore::Local(OutputDir::new(&p)), shown)
+        }
+        Location::Remote(u) if matches!(u.scheme(), Scheme::Http | Scheme::Https) => {
+            return Err(JobError::Invalid {
+                key: "outputs",
+                message: format!("{u}: outputs live in a local directory or an object store"),
+            });
+        }
+        Location::Remote(u) => {
+            let r = RemoteOutput::open(&u).map_err(StoreError::from)?;
+            (OutputStore::Remote(Box::new(r)), u.redacted())
+        }
+    };
+    let records = store.all_records()?;
+    let outputs = records
+        .par_iter()
+        .map(|r| {
+            Ok(OutputVerdict {
+                source: r.source.clone(),
+                dataset: r.dataset.clone(),
+                path: r.output.as_ref().map(|o| o.path.clone()),
+                check: store.check_output(r)?,
+            })
+        })
+        .collect::<Result<Vec<_>, StoreError>>()?;
+    let bytes_read = records
+        .iter()
+        .zip(&outputs)
+        .filter(|(_, v)| v.check == OutputCheck::Ok)
+        .filter_map(|(r, _)| r.output.as_ref().map(|o| o.bytes))
+        .sum();
+    Ok(OutputsReport {
+        out: shown,
+        records: records.len(),
+        failed: outputs.iter().filter(|v| !v.check.ok()).count(),
+        bytes_read,
+        outputs,
+    })
 }
 
 /// What `eraflow run` did, stage by stage.

@@ -20,8 +20,8 @@ pub mod stream;
 pub mod verify_cache;
 
 pub use commands::{
-    export, inspect, plan, prune, prune_check, run, state_root, synth, verify, Plan, PlannedFile,
-    PruneReport, RunOutcome, StateRootReport,
+    export, inspect, plan, prune, prune_check, run, state_root, synth, verify, verify_outputs,
+    OutputsReport, Plan, PlannedFile, PruneReport, RunOutcome, StateRootReport,
 };
 pub use job::{ExitStatus, Job, JobError};
 pub use read::{read, DatasetRead};

@@ -251,6 +251,89 @@ impl OutputStore {
     }
 }
 
+/// What re-reading one output against its completion record found (`eraflow verify --outputs`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum OutputCheck {
+    /// Its size and sha256 are the recorded ones.
+    Ok,
+    /// The record names no output (a dataset that takes no rows from that kind of archive).
+    NoOutput,
+    /// The record names an output that is not there.
+    Missing,
+    /// The output's size is not the recorded one.
+    Size {
+        /// Recorded.
+        expected: u64,
+        /// Found.
+        found: u64,
+    },
+    /// The output's bytes are not the recorded ones.
+    Sha256 {
+        /// Recorded.
+        expected: String,
+        /// Found.
+        found: String,
+    },
+}
+
+impl OutputCheck {
+    /// Whether the output is the one its record describes (or there is none to be).
+    pub fn ok(&self) -> bool {
+        matches!(self, OutputCheck::Ok | OutputCheck::NoOutput)
+    }
+}
+
+impl OutputStore {
+    /// Every completion record, sorted by source and dataset.
+    pub fn all_records(&self) -> Result<Vec<CompletionRecord>, StoreError> {
+        let mut v = match self {
+            OutputStore::Local(d) => d.records(),
+            OutputStore::Remote(r) => r.records(None)?.into_iter().map(|(r, _)| r).collect(),
+        };
+        v.sort_by(|a, b| (&a.source, &a.dataset).cmp(&(&b.source, &b.dataset)));
+        Ok(v)
+    }
+
+    /// Reads `r`'s output back whole (streamed through a buffer) and compares its size and sha256 with the
+    /// record's: the check no metadata can stand in for.
+    pub fn check_output(&self, r: &CompletionRecord) -> Result<OutputCheck, StoreError> {
+        let Some(o) = &r.output else {
+            return Ok(OutputCheck::NoOutput);
+        };
+        let found = match self {
+            OutputStore::Local(d) => {
+                let p = d.root().join(&o.path);
+                match std::fs::metadata(&p) {
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+                    Err(source) => return Err(StoreError::Local { path: p, source }),
+                    Ok(m) if m.len() != o.bytes => Some((m.len(), String::new())),
+                    Ok(m) => {
+                        let sha = manifest::file_sha256(&p).ok_or_else(|| StoreError::Local {
+                            path: p.clone(),
+                            source: io::Error::other("could not be read"),
+                        })?;
+                        Some((m.len(), sha))
+                    }
+                }
+            }
+            OutputStore::Remote(store) => store.hash_object(&o.path)?,
+        };
+        Ok(match found {
+            None => OutputCheck::Missing,
+            Some((bytes, _)) if bytes != o.bytes => OutputCheck::Size {
+                expected: o.bytes,
+                found: bytes,
+            },
+            Some((_, sha)) if sha != o.sha256 => OutputCheck::Sha256 {
+                expected: o.sha256.clone(),
+                found: sha,
+            },
+            Some(_) => OutputCheck::Ok,
+        })
+    }
+}
+
 /// What proves a published output unchanged later.
 #[derive(Debug, Clone, Default)]
 pub struct Published {

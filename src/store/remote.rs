@@ -521,6 +521,29 @@ impl RemoteOutput {
             .filter(|(r, _)| r.source == source && r.dataset == dataset))
     }
 
+    /// The size and sha256 of the object at `rel`, read as a stream (never whole in memory); `None` when there
+    /// is none. What `eraflow verify --outputs` proves an output by.
+    pub fn hash_object(&self, rel: &str) -> Result<Option<(u64, String)>, RemoteError> {
+        use futures_util::StreamExt;
+        use sha2::Digest;
+        let key = self.key(rel);
+        self.rt.block_on(async {
+            let r = match self.store.get(&key).await {
+                Ok(r) => r,
+                Err(object_store::Error::NotFound { .. }) => return Ok(None),
+                Err(e) => return Err(self.request(rel, e)),
+            };
+            let mut stream = r.into_stream();
+            let (mut sha, mut bytes) = (sha2::Sha256::new(), 0u64);
+            while let Some(chunk) = stream.next().await {
+                let chunk = chunk.map_err(|e| self.request(rel, e))?;
+                bytes += chunk.len() as u64;
+                sha.update(&chunk);
+            }
+            Ok(Some((bytes, hex::encode(sha.finalize()))))
+        })
+    }
+
     /// The record of (`source`, `dataset`): from this run's listing when `check` allows and it can tell,
     /// else read.
     pub fn listed_record(

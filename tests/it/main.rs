@@ -61,3 +61,4 @@ mod state_anchor;
 mod synth_era;
 mod synth_era1;
 mod truncated;
+mod verify_outputs;
