@@ -13,12 +13,12 @@ pub const PARQUET: &str = "floor: parquet encode of the same rows";
 pub const ERA_FLOOR: &str = "floor: sha256 of every block era verification hashes";
 pub const ERA_1: &str = "era verification (state root + blocks + payloads), 1 thread";
 pub const ERA_2: &str = "era verification (state root + blocks + payloads), 2 threads";
-pub const SET_LOCAL: &str = "export of 3 era1 files from local disk, 1 thread";
-pub const SET_HTTP: &str = "export of 3 era1 files from a loopback HTTP mirror, 1 thread";
+pub const SET_LOCAL: &str = "export of 8 era1 files from local disk, 1 thread";
+pub const SET_HTTP: &str = "export of 8 era1 files from a loopback HTTP mirror, 1 thread";
 pub const SET_SLOW_1: &str =
-    "export of 3 era1 files from a mirror at 20 MB/s per connection, 1 connection, 1 thread";
+    "export of 8 era1 files from a mirror at 20 MB/s per connection, 1 connection, 1 thread";
 pub const SET_SLOW_4: &str =
-    "export of 3 era1 files from a mirror at 20 MB/s per connection, 4 connections, 1 thread";
+    "export of 8 era1 files from a mirror at 20 MB/s per connection, 4 connections, 1 thread";
 pub const ERE_FLOOR: &str = "floor: keccak of every block ere verification hashes + snappy";
 pub const ERE_VERIFY: &str = "ere verification (receipts root with blooms rebuilt), 1 thread";
 pub const ERE_EXPORT_NO_SENDERS: &str = "export from ere without senders, 1 thread";

@@ -904,14 +904,16 @@ impl Remote {
         }
     }
 
-    /// The chunks after the first of a big file, up to the run's connection limit at once, each written at its
-    /// offset; the hash follows the written prefix as it grows (read back from the page cache).
+    /// The chunks of a big file, up to the run's connection limit at once (the first on `first`, the answer
+    /// already open), each written at its offset; the hash follows the written prefix as it grows (read back
+    /// from the page cache).
     async fn parallel(
         &self,
         f: &RemoteFile,
         size: u64,
         out: &mut Sequential<'_>,
         dl: &Downloads,
+        first: Body,
     ) -> Result<(), FetchError> {
         let cache = |source| FetchError::Cache {
             path: out.path.to_path_buf(),
@@ -919,23 +921,28 @@ impl Remote {
         };
         let path = out.path;
         let file = out.file.positioned().map_err(cache)?;
-        let chunks: Vec<Range<u64>> = (1..size.div_ceil(CHUNK_BYTES))
-            .map(|i| i * CHUNK_BYTES..((i + 1) * CHUNK_BYTES).min(size))
+        let mut first = Some(first);
+        let chunks: Vec<(Range<u64>, Option<Body>)> = (0..size.div_ceil(CHUNK_BYTES))
+            .map(|i| {
+                let r = i * CHUNK_BYTES..((i + 1) * CHUNK_BYTES).min(size);
+                (r, first.take())
+            })
             .collect();
-        let mut hashed = CHUNK_BYTES.min(size);
+        let mut hashed = 0;
         let mut done = std::collections::BTreeMap::new();
-        let mut parts = futures_util::stream::iter(chunks.into_iter().map(|r| async move {
-            let mut sink = |at: u64, b: &[u8]| {
-                write_at(file, b, at).map_err(|source| FetchError::Cache {
-                    path: path.to_path_buf(),
-                    source,
-                })
-            };
-            self.fetch_range(f, r.clone(), size, dl, None, &mut sink)
-                .await
-                .map(|()| r)
-        }))
-        .buffer_unordered(dl.limit);
+        let mut parts =
+            futures_util::stream::iter(chunks.into_iter().map(|(r, first)| async move {
+                let mut sink = |at: u64, b: &[u8]| {
+                    write_at(file, b, at).map_err(|source| FetchError::Cache {
+                        path: path.to_path_buf(),
+                        source,
+                    })
+                };
+                self.fetch_range(f, r.clone(), size, dl, first, &mut sink)
+                    .await
+                    .map(|()| r)
+            }))
+            .buffer_unordered(dl.limit);
         let mut buf = vec![0u8; 1 << 20];
         while let Some(r) = parts.next().await {
             // The first failure fails the file; dropping the stream ends the other ranges.
@@ -1043,13 +1050,15 @@ impl Remote {
                 by: "a ranged response",
             });
         }
+        if size >= PARALLEL_FROM && dl.limit > 1 {
+            // Every chunk at once, the first on the answer already open: waiting for it before asking for the
+            // others would make each big file cost two chunk times on a slow connection instead of one.
+            return self.parallel(f, size, out, dl, first).await;
+        }
         self.fetch_range(f, 0..first_end, size, dl, Some(first), &mut |_, b| {
             out.put(b)
         })
         .await?;
-        if size >= PARALLEL_FROM && dl.limit > 1 {
-            return self.parallel(f, size, out, dl).await;
-        }
         let mut at = first_end;
         while at < size {
             let end = (at + CHUNK_BYTES).min(size);
