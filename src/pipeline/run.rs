@@ -177,7 +177,7 @@ fn finish_into(
         source,
     })?;
     if let Some(u) = remote {
-        let store = RemoteOutput::open(u).map_err(StoreError::from)?;
+        let store = RemoteOutput::connect(u).map_err(StoreError::from)?;
         store.upload_report(&path).map_err(StoreError::from)?;
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
         let at =

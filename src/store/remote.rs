@@ -255,6 +255,9 @@ pub struct RemoteOutput {
     index: Mutex<Option<Arc<Index>>>,
     /// Whether this run wrote a completion record.
     wrote: AtomicBool,
+    /// `manifest.json` as [`RemoteOutput::open`] read it (`Some(None)`: there was none), taken by the first
+    /// listing instead of reading it again.
+    opened_manifest: Mutex<Option<Option<Manifest>>>,
 }
 
 /// An output prefix as listed once: its records' ETags, its other objects' sizes and ETags, its manifest.
@@ -316,8 +319,23 @@ impl std::fmt::Debug for RemoteOutput {
 const ATTEMPTS: usize = 50;
 
 impl RemoteOutput {
-    /// The store of `url`, configured from the environment.
+    /// The store of `url`, configured from the environment, read once before any work: a store that cannot be
+    /// used (no credentials, no bucket, refused) fails the job once with its cause, instead of every file
+    /// failing with it. That read is `manifest.json`, kept for the run's listing ([`RemoteOutput::index`]).
     pub fn open(url: &RemoteUrl) -> Result<RemoteOutput, RemoteError> {
+        let out = RemoteOutput::connect(url)?;
+        let manifest = out
+            .get(&format!("{}/manifest.json", super::output::META_DIR))?
+            .and_then(|(b, _)| serde_json::from_slice::<Manifest>(&b).ok());
+        *out.opened_manifest
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(manifest);
+        Ok(out)
+    }
+
+    /// The store of `url`, configured from the environment, without a request: for a store the job has
+    /// already used (its run report's upload).
+    pub fn connect(url: &RemoteUrl) -> Result<RemoteOutput, RemoteError> {
         let open = |source| RemoteError::Open {
             url: url.redacted(),
             source,
@@ -335,7 +353,7 @@ impl RemoteOutput {
             }
         };
         let rt = runtime()?;
-        let out = RemoteOutput {
+        Ok(RemoteOutput {
             url: url.clone(),
             store,
             prefix: url.path().trim_matches('/').to_string(),
@@ -343,11 +361,8 @@ impl RemoteOutput {
             imds,
             index: Mutex::new(None),
             wrote: AtomicBool::new(false),
-        };
-        // One read before any work: a store that cannot be used (no credentials, no bucket, refused) fails the
-        // job once with its cause, instead of every file failing with it.
-        out.get("_eraflow/manifest.json")?;
-        Ok(out)
+            opened_manifest: Mutex::new(None),
+        })
     }
 
     /// The output's URL, redacted.
@@ -616,9 +631,19 @@ impl RemoteOutput {
                 }
             }
         }
-        index.manifest = self
-            .get(&format!("{}/manifest.json", super::output::META_DIR))?
-            .and_then(|(b, _)| serde_json::from_slice::<Manifest>(&b).ok());
+        // Read at open, before the LIST, when it was: a record another writer adds in between is then listed
+        // but not summed up, so it is read (`Listed::Unknown`), never taken from a stale manifest.
+        let opened = self
+            .opened_manifest
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        index.manifest = match opened {
+            Some(m) => m,
+            None => self
+                .get(&format!("{}/manifest.json", super::output::META_DIR))?
+                .and_then(|(b, _)| serde_json::from_slice::<Manifest>(&b).ok()),
+        };
         index.current = index.manifest.as_ref().is_some_and(|m| {
             let summed: usize = m.sources.values().map(|e| e.record_etags.len()).sum();
             summed == index.records.len()

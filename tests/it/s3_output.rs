@@ -106,6 +106,9 @@ impl Moto {
 
     /// The object-store client of `bucket`, and a runtime to drive it.
     fn store(&self, bucket: &str) -> (object_store::aws::AmazonS3, tokio::runtime::Runtime) {
+        // The process's TLS provider, which eraflow installs before its own clients (src/store/tls.rs): a test
+        // run alone would otherwise build this client first, and reqwest refuses to without one.
+        eraflow::store::tls::install();
         let store = AmazonS3Builder::new()
             .with_endpoint(self.endpoint())
             .with_allow_http(true)
