@@ -317,7 +317,7 @@ impl OutputStore {
                     }
                 }
             }
-            OutputStore::Remote(store) => store.hash_object(&o.path)?,
+            OutputStore::Remote(store) => store.hash_object(&o.path)?.map(|h| (h.bytes, h.sha256)),
         };
         Ok(match found {
             None => OutputCheck::Missing,

@@ -304,6 +304,17 @@ impl Index {
     }
 }
 
+/// An object read back whole as a stream: [`RemoteOutput::hash_object`].
+#[derive(Debug, Clone)]
+pub struct HashedObject {
+    /// Its size.
+    pub bytes: u64,
+    /// Lower-case hex sha256 of its bytes.
+    pub sha256: String,
+    /// Its ETag, as the GET answered it.
+    pub etag: Option<String>,
+}
+
 /// An ETag without its quotes or weak marker: stores quote it in some answers and not in others.
 fn bare_etag(t: &str) -> &str {
     t.trim_start_matches("W/").trim_matches('"')
@@ -536,9 +547,9 @@ impl RemoteOutput {
             .filter(|(r, _)| r.source == source && r.dataset == dataset))
     }
 
-    /// The size and sha256 of the object at `rel`, read as a stream (never whole in memory); `None` when there
-    /// is none. What `eraflow verify --outputs` proves an output by.
-    pub fn hash_object(&self, rel: &str) -> Result<Option<(u64, String)>, RemoteError> {
+    /// The size, sha256 and ETag of the object at `rel`, read as a stream (never whole in memory); `None` when
+    /// there is none. What `--verify-outputs` and `eraflow verify --outputs` prove an output by.
+    pub fn hash_object(&self, rel: &str) -> Result<Option<HashedObject>, RemoteError> {
         use futures_util::StreamExt;
         use sha2::Digest;
         let key = self.key(rel);
@@ -548,6 +559,7 @@ impl RemoteOutput {
                 Err(object_store::Error::NotFound { .. }) => return Ok(None),
                 Err(e) => return Err(self.request(rel, e)),
             };
+            let etag = r.meta.e_tag.clone();
             let mut stream = r.into_stream();
             let (mut sha, mut bytes) = (sha2::Sha256::new(), 0u64);
             while let Some(chunk) = stream.next().await {
@@ -555,7 +567,11 @@ impl RemoteOutput {
                 bytes += chunk.len() as u64;
                 sha.update(&chunk);
             }
-            Ok(Some((bytes, hex::encode(sha.finalize()))))
+            Ok(Some(HashedObject {
+                bytes,
+                sha256: hex::encode(sha.finalize()),
+                etag,
+            }))
         })
     }
 
@@ -735,16 +751,15 @@ impl RemoteOutput {
                 }));
             }
         }
-        let Some((bytes, version)) = self.get(&o.path)? else {
+        // Streamed: an output is as big as its source's share of a dataset, never held whole.
+        let Some(found) = self.hash_object(&o.path)? else {
             return Ok(None);
         };
-        if bytes.len() as u64 != o.bytes
-            || hex::encode(crate::crypto::sha256::sha256(&bytes)) != o.sha256
-        {
+        if found.bytes != o.bytes || found.sha256 != o.sha256 {
             return Ok(None);
         }
         if o.etag.is_none() {
-            if let (Some(etag), Some(tag)) = (version.e_tag, tag) {
+            if let (Some(etag), Some(tag)) = (found.etag, tag) {
                 self.restamp(&r, etag, &tag);
             }
         }
