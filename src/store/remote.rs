@@ -332,7 +332,7 @@ const ATTEMPTS: usize = 50;
 impl RemoteOutput {
     /// The store of `url`, configured from the environment, read once before any work: a store that cannot be
     /// used (no credentials, no bucket, refused) fails the job once with its cause, instead of every file
-    /// failing with it. That read is `manifest.json`, kept for the run's listing ([`RemoteOutput::index`]).
+    /// failing with it. That read is `manifest.json`, kept for the run's listing of the prefix.
     pub fn open(url: &RemoteUrl) -> Result<RemoteOutput, RemoteError> {
         let out = RemoteOutput::connect(url)?;
         let manifest = out
