@@ -41,6 +41,7 @@ pub mod inputs;
 pub mod network;
 pub mod pipeline;
 pub mod prune;
+pub mod report;
 pub mod sink;
 pub mod store;
 pub mod synth;

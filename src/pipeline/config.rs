@@ -46,6 +46,9 @@ pub struct PipelineConfig {
     pub cache_max_bytes: u64,
     /// Keep fetched files after use.
     pub keep_cache: bool,
+    /// `eraflow run` writes the output's report page (`OUT/_eraflow/report.html`, [`crate::report`]) at the end
+    /// of every run.
+    pub report: bool,
     /// `[synth]`: create the inputs first.
     pub synth: Option<SynthStage>,
     /// `[verify]`: verify every input, and chains across files.
