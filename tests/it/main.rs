@@ -42,6 +42,7 @@ mod payload_hash;
 mod portal_blocks;
 mod prune_real;
 mod prune_synth;
+mod report;
 #[cfg(feature = "s3")]
 mod s3_output;
 mod schedule;
