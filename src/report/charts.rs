@@ -9,7 +9,7 @@
 use plotters::prelude::*;
 
 /// Width and height of a chart, in SVG user units (it scales to its container).
-pub const SIZE: (u32, u32) = (720, 280);
+pub const SIZE: (u32, u32) = (600, 300);
 
 /// Series colours (Okabe-Ito, readable for colour-blind readers and on both backgrounds).
 pub const PALETTE: [(u8, u8, u8); 6] = [
@@ -169,22 +169,31 @@ pub fn lines(
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         let mut chart = ChartBuilder::on(&root)
             .margin(12)
-            .x_label_area_size(34)
-            .y_label_area_size(64)
+            .margin_right(48)
+            .x_label_area_size(44)
+            .y_label_area_size(72)
             .build_cartesian_2d(x0..x1, 0.0..y_max)
             .map_err(|e| e.to_string())?;
-        let date = |v: &f64| super::utc_date(v.round() as i64);
-        let era = |v: &f64| format!("{:.0}", v);
+        // Days are whole: no label between two.
+        let date = |v: &f64| match (v - v.round()).abs() < 1e-9 {
+            true => super::utc_date(v.round() as i64),
+            false => String::new(),
+        };
+        let era = |v: &f64| match (v - v.round()).abs() < 1e-9 {
+            true => format!("{:.0}", v),
+            false => String::new(),
+        };
         let y_label = |v: &f64| si(*v);
         let mut mesh = chart.configure_mesh();
-        mesh.x_labels(6)
+        mesh.x_labels(5)
             .y_labels(5)
             .y_label_formatter(&y_label)
             .y_desc(y_desc)
             .axis_style(GREY)
             .bold_line_style(GREY.mix(0.3))
             .light_line_style(GREY.mix(0.12))
-            .label_style(("sans-serif", 13).into_font().color(&GREY));
+            .label_style(("sans-serif", 15).into_font().color(&GREY))
+            .axis_desc_style(("sans-serif", 15).into_font().color(&GREY));
         match x {
             XAxis::Days => mesh.x_label_formatter(&date).x_desc("UTC day"),
             XAxis::Eras => mesh.x_label_formatter(&era).x_desc("era"),
@@ -222,15 +231,16 @@ pub fn strip(
     rows: &[(String, Vec<(u64, u64, (u8, u8, u8))>)],
 ) -> Result<String, String> {
     let n = rows.len().max(1);
-    let height = 70 + 34 * n as u32;
+    let height = 80 + 34 * n as u32;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (SIZE.0, height)).into_drawing_area();
         let (x0, x1) = (lo as f64, hi as f64 + 1.0);
         let mut chart = ChartBuilder::on(&root)
             .margin(12)
-            .x_label_area_size(34)
-            .y_label_area_size(64)
+            .margin_right(24)
+            .x_label_area_size(44)
+            .y_label_area_size(72)
             .build_cartesian_2d(x0..x1, 0.0..n as f64)
             .map_err(|e| e.to_string())?;
         let names: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
@@ -242,7 +252,11 @@ pub fn strip(
                 String::new()
             }
         };
-        let x_label = |v: &f64| format!("{:.0}", v);
+        // Eras are whole: no label between two.
+        let x_label = |v: &f64| match (v - v.round()).abs() < 1e-9 {
+            true => format!("{:.0}", v),
+            false => String::new(),
+        };
         chart
             .configure_mesh()
             .disable_y_mesh()
@@ -254,7 +268,8 @@ pub fn strip(
             .axis_style(GREY)
             .bold_line_style(GREY.mix(0.3))
             .light_line_style(GREY.mix(0.12))
-            .label_style(("sans-serif", 13).into_font().color(&GREY))
+            .label_style(("sans-serif", 15).into_font().color(&GREY))
+            .axis_desc_style(("sans-serif", 15).into_font().color(&GREY))
             .draw()
             .map_err(|e| e.to_string())?;
         for (i, (_, runs)) in rows.iter().enumerate() {

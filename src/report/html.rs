@@ -90,7 +90,7 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:
 .card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:8px 14px;min-width:140px}
 .card b{display:block;font-size:1.3rem}
 .ok{color:var(--ok);font-weight:600}.failed,.interrupted{color:var(--bad);font-weight:600}.running{color:var(--warn);font-weight:600}
-.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(460px,1fr));gap:16px}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(520px,1fr));gap:16px}
 figure{margin:0;background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 12px}
 figure h4{margin:0 0 4px;font-size:1rem}
 figcaption{color:var(--muted);font-size:.9rem;margin-top:4px}
@@ -445,12 +445,12 @@ fn runs(h: &mut String, p: &PageInput<'_>) {
     }
     let _ = writeln!(
         h,
-        "<p class=\"muted\">The newest {} of {} run report{}, newest first.</p>",
+        "<p class=\"muted\">The newest {} of {} run report{}, newest first. Files count once per stage that read them (verify, export); rates are over the run's wall time.</p>",
         entries.len(),
         total,
         if *total == 1 { "" } else { "s" }
     );
-    h.push_str("<div class=\"scroll\"><table><thead><tr><th scope=\"col\">started (UTC)</th><th scope=\"col\">name</th><th scope=\"col\">status</th><th scope=\"col\" class=\"n\">duration</th><th scope=\"col\" class=\"n\">done</th><th scope=\"col\" class=\"n\">skipped</th><th scope=\"col\" class=\"n\">failed</th><th scope=\"col\" class=\"n\">blocks/s</th><th scope=\"col\" class=\"n\">transactions/s</th><th scope=\"col\" class=\"n\">peak memory</th></tr></thead><tbody>\n");
+    h.push_str("<div class=\"scroll\"><table><thead><tr><th scope=\"col\">started (UTC)</th><th scope=\"col\">name</th><th scope=\"col\">status</th><th scope=\"col\" class=\"n\">duration</th><th scope=\"col\" class=\"n\">files done</th><th scope=\"col\" class=\"n\">skipped</th><th scope=\"col\" class=\"n\">failed</th><th scope=\"col\" class=\"n\">blocks/s</th><th scope=\"col\" class=\"n\">transactions/s</th><th scope=\"col\" class=\"n\">peak memory</th></tr></thead><tbody>\n");
     for e in entries {
         match &e.run {
             Ok(r) => {

@@ -43,6 +43,7 @@ mod portal_blocks;
 mod prune_real;
 mod prune_synth;
 mod report;
+mod report_browser;
 #[cfg(feature = "s3")]
 mod s3_output;
 mod schedule;
