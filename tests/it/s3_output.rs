@@ -332,3 +332,75 @@ fn concurrent_writers_into_one_s3_prefix_lose_nothing() {
         assert!(a == b, "{p:?} differs from a single run's");
     }
 }
+
+/// The part of a report page between two markers.
+fn between<'a>(page: &'a str, from: &str, to: &str) -> &'a str {
+    let a = page.find(from).unwrap_or_else(|| panic!("no {from}"));
+    let b = page[a..].find(to).unwrap_or_else(|| panic!("no {to}")) + a;
+    &page[a..b]
+}
+
+#[test]
+fn the_report_of_an_s3_output_is_the_report_of_the_same_local_output() {
+    let Some(moto) = Moto::start() else { return };
+    moto.bucket("eraflow-report");
+    let src = tempfile::tempdir().unwrap();
+    let inputs = inputs(src.path());
+    let local = tempfile::tempdir().unwrap();
+    ok(&export(None, local.path().to_str().unwrap(), &inputs));
+    ok(&export(Some(&moto), "s3://eraflow-report/p", &inputs));
+
+    // The default place: the page is uploaded beside the outputs.
+    let mut c = eraflow();
+    moto.env(&mut c);
+    let r = c
+        .args(["report", "s3://eraflow-report/p"])
+        .output()
+        .unwrap();
+    ok(&r);
+    assert_eq!(
+        String::from_utf8_lossy(&r.stdout).trim(),
+        "s3://eraflow-report/p/_eraflow/report.html"
+    );
+    let objects = moto.objects("eraflow-report", "p");
+    let page = objects
+        .iter()
+        .find(|(p, _)| p == Path::new("_eraflow/report.html"))
+        .map(|(_, b)| String::from_utf8(b.clone()).unwrap())
+        .expect("the page is uploaded");
+    // --html: a local file.
+    let html = local.path().join("s3.html");
+    let mut c = eraflow();
+    moto.env(&mut c);
+    ok(&c
+        .args(["report", "s3://eraflow-report/p", "--html"])
+        .arg(&html)
+        .output()
+        .unwrap());
+    assert_eq!(std::fs::read_to_string(&html).unwrap(), page);
+
+    let local_page = local.path().join("local.html");
+    ok(&eraflow()
+        .arg("report")
+        .arg(local.path())
+        .arg("--html")
+        .arg(&local_page)
+        .output()
+        .unwrap());
+    let local_page = std::fs::read_to_string(&local_page).unwrap();
+    crate::report::assert_sensible(&page);
+    assert!(page.contains("<code>s3://eraflow-report/p</code>"));
+    // Coverage, the charts and the datasets (sums, sizes, row groups read from the objects) are the local
+    // output's; the runs differ (their times).
+    for (from, to) in [
+        ("<section id=\"coverage\">", "<section id=\"runs\">"),
+        ("<section id=\"chain\">", "</main>"),
+    ] {
+        assert_eq!(between(&page, from, to), between(&local_page, from, to));
+    }
+    assert!(page.contains("Withdrawals per day") && page.contains("The newest 1 of 1 run report,"));
+    assert_eq!(
+        page.matches("<svg").count(),
+        local_page.matches("<svg").count()
+    );
+}
