@@ -192,8 +192,8 @@ pub fn lines(
             .axis_style(GREY)
             .bold_line_style(GREY.mix(0.3))
             .light_line_style(GREY.mix(0.12))
-            .label_style(("sans-serif", 15).into_font().color(&GREY))
-            .axis_desc_style(("sans-serif", 15).into_font().color(&GREY));
+            .label_style(("sans-serif", 18).into_font().color(&GREY))
+            .axis_desc_style(("sans-serif", 18).into_font().color(&GREY));
         match x {
             XAxis::Days => mesh.x_label_formatter(&date).x_desc("UTC day"),
             XAxis::Eras => mesh.x_label_formatter(&era).x_desc("era"),

@@ -39,6 +39,20 @@ pub fn esc(s: &str) -> String {
     o
 }
 
+/// Escaped text with `` `name` `` spans as `<code>name</code>`.
+fn code(s: &str) -> String {
+    let mut o = String::new();
+    for (i, part) in esc(s).split('`').enumerate() {
+        match i % 2 {
+            1 => {
+                let _ = write!(o, "<code>{part}</code>");
+            }
+            _ => o.push_str(part),
+        }
+    }
+    o
+}
+
 /// A count with thousands separated: `1,234,567`.
 pub fn thousands(n: u128) -> String {
     let s = n.to_string();
@@ -592,7 +606,7 @@ fn figure(h: &mut String, f: Figure<'_>) {
         let items: Vec<(&str, (u8, u8, u8))> = f.series.iter().map(|s| (s.name, s.color)).collect();
         legend(h, &items);
     }
-    let _ = writeln!(h, "<figcaption>{}</figcaption></figure>", esc(&f.caption));
+    let _ = writeln!(h, "<figcaption>{}</figcaption></figure>", code(&f.caption));
 }
 
 fn chain(h: &mut String, p: &PageInput<'_>) {

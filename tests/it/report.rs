@@ -394,10 +394,13 @@ fn one_network_and_one_dataset() {
     // Gas from blocks; no transactions, withdrawals, blobs or validators: notes, not empty charts.
     assert!(page.contains("Gas used per day"));
     assert!(
-        page.contains("No data: no `transactions` files for synthnet"),
+        page.contains("No data: no <code>transactions</code> files for synthnet"),
         "{page}"
     );
-    assert!(page.contains("No data: no `validators` files"), "{page}");
+    assert!(
+        page.contains("No data: no <code>validators</code> files"),
+        "{page}"
+    );
     assert_eq!(
         page.matches("<svg").count(),
         2,
