@@ -557,7 +557,7 @@ fn figure(h: &mut String, f: Figure<'_>) {
             " class=\"nodata\" role=\"note\"><h4 id=\"{}-h\">{}</h4><p>No data: {}</p></figure>",
             f.id,
             esc(f.title),
-            esc(&why)
+            code(&why)
         );
         return;
     }
