@@ -4,6 +4,10 @@
 #
 #   scripts/bench-report.sh [SOURCES] [TRANSACTIONS] [WORK_DIR]      (defaults: 100 sources, 10,000,000 rows)
 #
+# TXS_PER_BLOCK (default 150, mainnet's recent density) sets how many days a 100,000-row row group spans: at 150
+# most lie inside one day, so the report decodes `transaction_type` alone there (their `timestamp` statistics
+# say the day); at 1 every row group spans two weeks and both columns are decoded: the slow path.
+#
 # The synthetic output is written by DuckDB (python3 -m pip install duckdb): per source, a `transactions` file
 # (150 transactions per block, 12-second blocks, 100,000-row row groups, zstd, the columns an analyst has beside
 # the charted ones: hashes, addresses, values, input) and a `blocks` file, under the layout and names of an
@@ -17,7 +21,8 @@
 set -euo pipefail
 sources=${1:-100}
 rows=${2:-10000000}
-work=${3:-${TMPDIR:-/tmp}/eraflow-bench-report-$sources-$rows}
+txs_per_block=${TXS_PER_BLOCK:-150}
+work=${3:-${TMPDIR:-/tmp}/eraflow-bench-report-$sources-$rows-$txs_per_block}
 runs=${RUNS:-3}
 threads=${ERAFLOW_BENCH_THREADS:-$(nproc)}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,15 +34,14 @@ fi
 python3 -c 'import duckdb' 2>/dev/null || { echo "python3 with duckdb is needed (pip install duckdb)" >&2; exit 2; }
 out=$work/out
 echo "eraflow:  $bin"
-echo "output:   $out ($sources sources, $rows transactions, $threads threads)"
+echo "output:   $out ($sources sources, $rows transactions, $txs_per_block per block, $threads threads)"
 
 if [ ! -f "$out/_eraflow/manifest.json" ]; then
     rm -rf "$out" && mkdir -p "$out"
-    python3 - "$out" "$sources" "$rows" <<'PY'
+    python3 - "$out" "$sources" "$rows" "$txs_per_block" <<'PY'
 import duckdb, json, os, sys, time
-out, sources, rows = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+out, sources, rows, txs_per_block = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 per = rows // sources
-txs_per_block = 150
 blocks_per = max(1, (per + txs_per_block - 1) // txs_per_block)
 genesis = 1_600_000_000
 con = duckdb.connect()
