@@ -271,7 +271,7 @@ fn sum_row_group(
     let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(f, meta.clone())
         .with_projection(mask)
         .with_row_groups(vec![rg])
-        .with_batch_size(64 * 1024)
+        .with_batch_size((rows as usize).clamp(1, 1 << 17))
         .build()
         .map_err(|e| e.to_string())?;
     let mut sums = Sums::default();
@@ -361,10 +361,12 @@ fn fold_types(counts: &[u64; 256], into: &mut [u64; 6]) {
 }
 
 /// Sums of consecutive rows of one day, stored when the day changes: rows come in block order, so days change
-/// rarely and the map is touched once per run, not once per row.
+/// rarely and the map is touched once per run, not once per row (and a row costs two comparisons, no division).
 struct DayRun<'a> {
     sums: &'a mut Sums,
-    day: i64,
+    /// The current day's first and one-past-last second.
+    lo: u64,
+    hi: u64,
     acc: Day,
     types: [u64; 256],
 }
@@ -373,28 +375,34 @@ impl<'a> DayRun<'a> {
     fn new(sums: &'a mut Sums) -> Self {
         DayRun {
             sums,
-            day: i64::MIN,
+            lo: 1,
+            hi: 0,
             acc: Day::default(),
             types: [0; 256],
         }
     }
 
     /// The accumulator of the day of `timestamp`.
+    #[inline]
     fn at(&mut self, timestamp: u64) -> (&mut Day, &mut [u64; 256]) {
-        let d = (timestamp / DAY) as i64;
-        if d != self.day {
+        if timestamp < self.lo || timestamp >= self.hi {
             self.flush();
-            self.day = d;
+            self.lo = timestamp - timestamp % DAY;
+            self.hi = self.lo.saturating_add(DAY);
         }
         (&mut self.acc, &mut self.types)
     }
 
     fn flush(&mut self) {
-        if self.day != i64::MIN {
+        if self.lo < self.hi {
             let mut acc = std::mem::take(&mut self.acc);
             fold_types(&self.types, &mut acc.types);
             self.types = [0; 256];
-            self.sums.days.entry(self.day).or_default().add(&acc);
+            self.sums
+                .days
+                .entry((self.lo / DAY) as i64)
+                .or_default()
+                .add(&acc);
         }
     }
 }
@@ -434,34 +442,73 @@ fn transactions(b: &RecordBatch, sums: &mut Sums) -> Result<(), String> {
     Ok(())
 }
 
-fn blocks(b: &RecordBatch, sums: &mut Sums) -> Result<(), String> {
-    let ts = u64_values(column(b, "timestamp")?, "timestamp")?;
-    let gas = u64s(column(b, "gas_used")?, "gas_used")?;
-    // Absent from files written before the column existed: no blob gas.
-    let blob = match b.column_by_name("blob_gas_used") {
-        Some(a) => u64s(a, "blob_gas_used")?,
-        None => vec![None; ts.len()],
-    };
+/// Adds `f(day, row)` for every row of `ts`, the rows' `u64` column `col` given as a plain slice when it has no
+/// nulls (the common case) and as options otherwise.
+fn each_row(
+    ts: &[u64],
+    col: Option<&ArrayRef>,
+    name: &str,
+    sums: &mut Sums,
+    f: impl Fn(&mut Day, Option<u64>),
+) -> Result<(), String> {
     let mut run = DayRun::new(sums);
-    for ((&t, g), bg) in ts.iter().zip(gas).zip(blob) {
-        let (e, _) = run.at(t);
-        e.blocks += 1;
-        e.gas_used += u128::from(g.unwrap_or(0));
-        e.blob_gas_used += u128::from(bg.unwrap_or(0));
+    match col {
+        Some(a) if a.null_count() == 0 && a.data_type() == &DataType::UInt64 => {
+            for (&t, &v) in ts.iter().zip(u64_values(a, name)?) {
+                f(run.at(t).0, Some(v));
+            }
+        }
+        Some(a) if a.null_count() < a.len() => {
+            for (&t, v) in ts.iter().zip(u64s(a, name)?) {
+                f(run.at(t).0, v);
+            }
+        }
+        // Absent, or all null: no values.
+        _ => {
+            for &t in ts {
+                f(run.at(t).0, None);
+            }
+        }
     }
     Ok(())
 }
 
+fn blocks(b: &RecordBatch, sums: &mut Sums) -> Result<(), String> {
+    let ts = u64_values(column(b, "timestamp")?, "timestamp")?;
+    each_row(
+        ts,
+        Some(column(b, "gas_used")?),
+        "gas_used",
+        sums,
+        |e, g| {
+            e.blocks += 1;
+            e.gas_used += u128::from(g.unwrap_or(0));
+        },
+    )?;
+    // Absent from files written before the column existed, null before Cancun: no blob gas.
+    each_row(
+        ts,
+        b.column_by_name("blob_gas_used"),
+        "blob_gas_used",
+        sums,
+        |e, g| {
+            e.blob_gas_used += u128::from(g.unwrap_or(0));
+        },
+    )
+}
+
 fn withdrawals(b: &RecordBatch, sums: &mut Sums) -> Result<(), String> {
     let ts = u64_values(column(b, "timestamp")?, "timestamp")?;
-    let amount = u64s(column(b, "amount_gwei")?, "amount_gwei")?;
-    let mut run = DayRun::new(sums);
-    for (&t, a) in ts.iter().zip(amount) {
-        let (e, _) = run.at(t);
-        e.withdrawals += 1;
-        e.withdrawn_gwei += u128::from(a.unwrap_or(0));
-    }
-    Ok(())
+    each_row(
+        ts,
+        Some(column(b, "amount_gwei")?),
+        "amount_gwei",
+        sums,
+        |e, a| {
+            e.withdrawals += 1;
+            e.withdrawn_gwei += u128::from(a.unwrap_or(0));
+        },
+    )
 }
 
 fn validators(b: &RecordBatch, sums: &mut Sums) -> Result<(), String> {
