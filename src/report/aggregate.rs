@@ -170,7 +170,7 @@ pub fn aggregate(out: &Output, manifest: Option<&Manifest>) -> Result<Chain, Rep
         }
     }
     tasks.sort_by(|a, b| (a.dataset, a.network, a.rel).cmp(&(b.dataset, b.network, b.rel)));
-    let results: Vec<(usize, Result<(u64, Option<Sums>), String>)> = tasks
+    let results: Vec<(usize, TaskResult)> = tasks
         .par_iter()
         .enumerate()
         .map(|(i, t)| (i, read_task(out, t)))
@@ -205,8 +205,11 @@ pub fn aggregate(out: &Output, manifest: Option<&Manifest>) -> Result<Chain, Rep
     Ok(chain)
 }
 
+/// What reading one file gave: its row groups and, for a charted dataset, its sums; or why it could not be read.
+type TaskResult = Result<(u64, Option<Sums>), String>;
+
 /// One file: its row groups, and its sums when its dataset is charted.
-fn read_task(out: &Output, t: &Task<'_>) -> Result<(u64, Option<Sums>), String> {
+fn read_task(out: &Output, t: &Task<'_>) -> TaskResult {
     let Some((_, columns)) = CHARTED.iter().find(|(d, _)| *d == t.dataset) else {
         let meta = out.footer(t.rel)?;
         return Ok((meta.num_row_groups() as u64, None));

@@ -21,6 +21,12 @@ pub const PALETTE: [(u8, u8, u8); 6] = [
     (213, 94, 0),
 ];
 
+/// A colour, (red, green, blue).
+pub type Rgb = (u8, u8, u8);
+
+/// Runs of eras of one colour: (first era, last era, colour).
+pub type EraRuns = Vec<(u64, u64, Rgb)>;
+
 /// Colour of present, missing and failed archives in a coverage strip.
 pub const PRESENT: (u8, u8, u8) = (0, 158, 115);
 /// A gap: an era between the first and last present one that the output does not hold.
@@ -228,7 +234,7 @@ pub fn strip(
     l: &Label<'_>,
     lo: u64,
     hi: u64,
-    rows: &[(String, Vec<(u64, u64, (u8, u8, u8))>)],
+    rows: &[(String, EraRuns)],
 ) -> Result<String, String> {
     let n = rows.len().max(1);
     let height = 80 + 34 * n as u32;

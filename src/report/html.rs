@@ -58,7 +58,7 @@ pub fn thousands(n: u128) -> String {
     let s = n.to_string();
     let mut o = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             o.push(',');
         }
         o.push(c);
@@ -284,11 +284,14 @@ fn legend(h: &mut String, items: &[(&str, (u8, u8, u8))]) {
     h.push_str("</ul>\n");
 }
 
+/// The eras of one archive kind of one network: present in the output, and failed in their last run.
+type PresentFailed = (BTreeSet<u64>, BTreeSet<u64>);
+
 fn coverage(h: &mut String, p: &PageInput<'_>) {
     h.push_str("<section id=\"coverage\">\n<h2>Coverage</h2>\n");
     let failed = failed_files(&p.runs.1);
     // (network, kind) -> eras present / failed.
-    type Eras = BTreeMap<(String, ArchiveKind), (BTreeSet<u64>, BTreeSet<u64>)>;
+    type Eras = BTreeMap<(String, ArchiveKind), PresentFailed>;
     let mut eras: Eras = BTreeMap::new();
     let sources: Vec<(&String, &SourceEntry)> = p
         .manifest
@@ -326,7 +329,7 @@ fn coverage(h: &mut String, p: &PageInput<'_>) {
             ),
         ];
         for (gi, (_, title, kinds)) in groups.iter().enumerate() {
-            let rows: Vec<(ArchiveKind, &(BTreeSet<u64>, BTreeSet<u64>))> = kinds
+            let rows: Vec<(ArchiveKind, &PresentFailed)> = kinds
                 .iter()
                 .filter_map(|k| eras.get(&(net.clone(), *k)).map(|v| (*k, v)))
                 .collect();
@@ -363,9 +366,9 @@ fn coverage(h: &mut String, p: &PageInput<'_>) {
                 title: &full_title,
                 desc: desc.trim_end(),
             };
-            let _ = write!(
+            let _ = writeln!(
                 h,
-                "<figure aria-labelledby=\"{id}-h\"><h4 id=\"{id}-h\">{}</h4>\n",
+                "<figure aria-labelledby=\"{id}-h\"><h4 id=\"{id}-h\">{}</h4>",
                 esc(title)
             );
             match charts::strip(&label, lo, hi, &strip_rows) {

@@ -11,8 +11,8 @@
 //! everything is sorted, and the only times shown are the run reports' own.
 //!
 //! Layers: `source` (reading an output, local or remote) <- `aggregate` (Parquet to per-day and per-era sums)
-//! <- `charts` (SVG) <- `html` (the page). [`build`] and [`write`] are the entry points; `eraflow run` calls
-//! [`write`] at the end of a run when the pipeline says `report = true`.
+//! <- `charts` (SVG) <- `html` (the page). [`build`] and [`write()`] are the entry points; `eraflow run` calls
+//! [`write()`] at the end of a run when the pipeline says `report = true`.
 
 pub mod aggregate;
 pub mod charts;
