@@ -481,3 +481,179 @@ fn the_command_writes_where_asked() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("no such output directory"), "{err}");
 }
+
+#[test]
+fn a_mainnet_sized_page_stays_small() {
+    use eraflow::report::aggregate::{Chain, DatasetStats, Day, Era, Sums};
+    use eraflow::report::runs::{FileView, RunEntry, RunView, StageView};
+    use eraflow::sink::manifest::{Manifest, SourceEntry};
+    // Mainnet: 1,896 era1 files, ~1,500 era files; ~3,800 days of blocks and transactions, ~1,000 days of
+    // withdrawals and blobs; validators per era; twenty runs of every file, a hundred failed each.
+    let mut m = Manifest::default();
+    let out = |d: &str, i: u64| OutputEntry {
+        dataset: d.into(),
+        path: format!(
+            "{d}/network=mainnet/mainnet__{d}__{:08}_to_{:08}.parquet",
+            i * 8192,
+            i * 8192 + 8191
+        ),
+        rows: 1_000_000,
+        bytes: 300_000_000,
+        sha256: "ab".repeat(32),
+    };
+    for i in 0..1896u64 {
+        let ds = ["blocks", "transactions", "logs", "uncles"];
+        m.sources.insert(
+            format!("mainnet-{i:05}-{:08x}.era1", i * 7919),
+            SourceEntry {
+                sha256: "cd".repeat(32),
+                accumulator_root: format!("0x{}", "ef".repeat(32)),
+                network: "mainnet".into(),
+                first_block: i * 8192,
+                last_block: i * 8192 + 8191,
+                datasets: ds.iter().map(|d| d.to_string()).collect(),
+                outputs: ds.iter().map(|d| out(d, i)).collect(),
+                kind: String::new(),
+                slots: None,
+                state_root: None,
+                canonical: Some(true),
+                canonical_by: [("accumulator".to_string(), 8192)].into_iter().collect(),
+            },
+        );
+    }
+    for e in 0..1500u64 {
+        let ds = [
+            "blocks",
+            "transactions",
+            "withdrawals",
+            "beacon_blocks",
+            "validators",
+        ];
+        m.sources.insert(
+            format!("mainnet-{e:05}-{:08x}.era", e * 104_729),
+            SourceEntry {
+                sha256: "cd".repeat(32),
+                accumulator_root: String::new(),
+                network: "mainnet".into(),
+                first_block: 15_537_394 + e * 8000,
+                last_block: 15_537_394 + e * 8000 + 7999,
+                datasets: ds.iter().map(|d| d.to_string()).collect(),
+                outputs: ds.iter().map(|d| out(d, 2000 + e)).collect(),
+                kind: "era".into(),
+                slots: Some(((e.max(1) - 1) * 8192, e * 8192 + 8191)),
+                state_root: Some(format!("0x{}", "12".repeat(32))),
+                canonical: None,
+                canonical_by: Default::default(),
+            },
+        );
+    }
+    let mut sums = Sums::default();
+    for d in 16_645..16_645 + 3800i64 {
+        let late = d > 16_645 + 2800;
+        sums.days.insert(
+            d,
+            Day {
+                blocks: 7000 + (d % 97) as u64,
+                gas_used: 100_000_000_000 + (d % 1013) as u128 * 1_000_000,
+                blob_gas_used: if late {
+                    3_000_000_000 + (d % 89) as u128
+                } else {
+                    0
+                },
+                transactions: 1_000_000 + (d % 1009) as u64 * 100,
+                types: [
+                    400_000,
+                    20_000,
+                    560_000,
+                    15_000 * u64::from(late),
+                    5_000 * u64::from(late),
+                    0,
+                ],
+                withdrawals: if late { 115_000 + (d % 83) as u64 } else { 0 },
+                withdrawn_gwei: if late { 3_000_000_000_000 } else { 0 },
+            },
+        );
+    }
+    for e in 0..1500u64 {
+        sums.eras.insert(
+            e,
+            Era {
+                validators: 20_000 + e * 700,
+                effective_balance_gwei: u128::from(20_000 + e * 700) * 32_000_000_000,
+            },
+        );
+    }
+    let mut chain = Chain::default();
+    chain.networks.insert("mainnet".into(), sums);
+    chain.charted.insert(
+        "mainnet".into(),
+        ["blocks", "transactions", "withdrawals", "validators"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+    );
+    for d in [
+        "blocks",
+        "transactions",
+        "logs",
+        "uncles",
+        "withdrawals",
+        "beacon_blocks",
+        "validators",
+    ] {
+        chain.datasets.insert(
+            (d.into(), "mainnet".into()),
+            DatasetStats {
+                rows: 2_000_000_000,
+                bytes: 500_000_000_000,
+                files: 3396,
+                row_groups: 40_000,
+            },
+        );
+    }
+    let files: Vec<FileView> = m
+        .sources
+        .keys()
+        .enumerate()
+        .map(|(i, f)| FileView {
+            file: format!("/data/archives/{f}"),
+            ok: i % 34 != 0,
+            errors: if i % 34 == 0 { vec![format!("/data/archives/{f}: at byte offset 123456: block 42: receipts root: expected 0x{}, found 0x{}", "ab".repeat(32), "cd".repeat(32))] } else { vec![] },
+            ..Default::default()
+        })
+        .collect();
+    let runs: Vec<RunEntry> = (0..20)
+        .map(|i| RunEntry {
+            name: format!("2026-11-{:02}T00:00:00Z-{i}.json", 30 - i),
+            run: Ok(RunView {
+                name: "mainnet".into(),
+                status: "failed".into(),
+                exit_code: 1,
+                started: format!("2026-11-{:02}T00:00:00Z", 30 - i),
+                finished: format!("2026-11-{:02}T06:00:00Z", 30 - i),
+                seconds: 21_600.0,
+                threads: 64,
+                stages: vec![StageView {
+                    stage: "export".into(),
+                    files: files.clone(),
+                    blocks: 24_000_000,
+                    transactions: 2_800_000_000,
+                    ..Default::default()
+                }],
+                peak_rss_bytes: Some(8 << 30),
+                ..Default::default()
+            }),
+        })
+        .collect();
+    let manifest = eraflow::report::source::ManifestRead::Read(m);
+    let page = eraflow::report::html::page(&eraflow::report::html::PageInput {
+        title: "s3://archive/mainnet".into(),
+        manifest: &manifest,
+        runs: &(365, runs),
+        chain: &chain,
+    });
+    assert_sensible(&page);
+    assert!(!page.contains("No data"), "every chart drawn");
+    assert!(page.len() <= 2 << 20, "{} bytes", page.len());
+    eprintln!("mainnet-sized page: {} bytes", page.len());
+}
