@@ -115,7 +115,7 @@ svg.chart text{fill:var(--fg)}
 .nodata p{margin:.6em 0;color:var(--muted)}
 table{border-collapse:collapse;width:100%;font-size:.9rem;margin:6px 0}
 th,td{text-align:left;padding:4px 8px;border-bottom:1px solid var(--line);vertical-align:top}
-td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+td.n,th.n,.sources td:nth-child(4),.sources td:nth-child(5),.sources td:nth-child(8),.sources th:nth-child(4),.sources th:nth-child(5),.sources th:nth-child(8){text-align:right;font-variant-numeric:tabular-nums}
 .scroll{overflow-x:auto}
 details{margin:6px 0}
 summary{cursor:pointer}
@@ -414,7 +414,7 @@ fn coverage(h: &mut String, p: &PageInput<'_>) {
         }
     }
     if !sources.is_empty() {
-        let _ = writeln!(h, "<details><summary>Sources ({}): kind, blocks, slots, canonical, datasets, sizes</summary>\n<div class=\"scroll\"><table><thead><tr><th scope=\"col\">source</th><th scope=\"col\">network</th><th scope=\"col\">kind</th><th scope=\"col\" class=\"n\">blocks</th><th scope=\"col\" class=\"n\">slots</th><th scope=\"col\">verified</th><th scope=\"col\">canonical</th><th scope=\"col\">datasets</th><th scope=\"col\" class=\"n\">bytes</th></tr></thead><tbody>", sources.len());
+        let _ = writeln!(h, "<details><summary>Sources ({}): kind, blocks, slots, canonical, datasets, sizes</summary>\n<p class=\"muted\">Every source listed was verified when exported (a file that fails verification is never exported).</p>\n<div class=\"scroll\"><table class=\"sources\"><thead><tr><th scope=\"col\">source</th><th scope=\"col\">network</th><th scope=\"col\">kind</th><th scope=\"col\">blocks</th><th scope=\"col\">slots</th><th scope=\"col\">canonical</th><th scope=\"col\">datasets</th><th scope=\"col\">bytes</th></tr></thead><tbody>", sources.len());
         for (name, s) in &sources {
             let (k, _) = era_of(name, s);
             let blocks = match (k, s.first_block, s.last_block) {
@@ -444,7 +444,7 @@ fn coverage(h: &mut String, p: &PageInput<'_>) {
             let size: u64 = s.outputs.iter().map(|o| o.bytes).sum();
             let _ = writeln!(
                 h,
-                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"ok\">yes</td><td>{}</td><td>{}</td><td class=\"n\">{}</td></tr>",
+                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 esc(name), esc(&s.network), kind_name(k), blocks, slots, esc(&canonical), esc(&s.datasets.join(", ")), bytes(size)
             );
         }
@@ -513,7 +513,7 @@ fn runs(h: &mut String, p: &PageInput<'_>) {
             bad.len(),
             if bad.len() == 1 { "" } else { "s" }
         );
-        for (stage, f) in bad.iter().take(50) {
+        for (stage, f) in bad.iter().take(20) {
             let _ = writeln!(
                 h,
                 "<div><b>{}</b> <code>{}</code></div>",
@@ -524,11 +524,11 @@ fn runs(h: &mut String, p: &PageInput<'_>) {
                 let _ = writeln!(h, "<pre class=\"err\">{}</pre>", esc(err));
             }
         }
-        if bad.len() > 50 {
+        if bad.len() > 20 {
             let _ = writeln!(
                 h,
                 "<p class=\"muted\">… and {} more in <code>_eraflow/runs/{}</code>.</p>",
-                bad.len() - 50,
+                bad.len() - 20,
                 esc(&e.name)
             );
         }

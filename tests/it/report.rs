@@ -655,5 +655,13 @@ fn a_mainnet_sized_page_stays_small() {
     assert_sensible(&page);
     assert!(!page.contains("No data"), "every chart drawn");
     assert!(page.len() <= 2 << 20, "{} bytes", page.len());
-    eprintln!("mainnet-sized page: {} bytes", page.len());
+    let part = |a: &str, b: &str| page.find(b).unwrap_or(page.len()) - page.find(a).unwrap_or(0);
+    eprintln!(
+        "mainnet-sized page: {} bytes: coverage {}, runs {}, chain {}, datasets {}",
+        page.len(),
+        part("<section id=\"coverage\">", "<section id=\"runs\">"),
+        part("<section id=\"runs\">", "<section id=\"chain\">"),
+        part("<section id=\"chain\">", "<section id=\"datasets\">"),
+        part("<section id=\"datasets\">", "</main>"),
+    );
 }
