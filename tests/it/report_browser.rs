@@ -1,6 +1,6 @@
 //! The report page in a real browser: the sample output's page (the README's main job, `pipelines/sample.toml`)
 //! rendered by headless Chromium loads without console messages, shows every chart's SVG with drawn shapes,
-//! and its screenshot is not blank.
+//! its screenshot is not blank, and it follows a dark colour scheme.
 //!
 //! Needs `chromium` (Debian's package; `.ci/run` installs it and sets ERAFLOW_REQUIRE_BROWSER=1, which turns its
 //! absence from a loud skip into a failure).
@@ -160,6 +160,29 @@ fn the_sample_report_renders_in_chromium() {
         "{other} of {} pixels differ from the background",
         pixels.len()
     );
+
+    // Dark mode: the same page under `prefers-color-scheme: dark` has a dark background (the light one, light).
+    let dark = dir.path().join("dark.png");
+    headless(
+        &browser,
+        &dir.path().join("p4"),
+        &page,
+        &[
+            "--window-size=1280,1600",
+            "--force-dark-mode",
+            &format!("--screenshot={}", dark.display()),
+        ],
+    );
+    let corner = |p: &Path| {
+        let mut r = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(p).unwrap()))
+            .read_info()
+            .unwrap();
+        let mut buf = vec![0; r.output_buffer_size().unwrap()];
+        r.next_frame(&mut buf).unwrap();
+        u32::from(buf[0]) + u32::from(buf[1]) + u32::from(buf[2])
+    };
+    assert!(corner(&png) > 600, "light background");
+    assert!(corner(&dark) < 150, "dark background");
 
     // The console check itself: a page that logs is caught.
     let noisy = dir.path().join("noisy.html");
