@@ -404,3 +404,36 @@ fn the_report_of_an_s3_output_is_the_report_of_the_same_local_output() {
         local_page.matches("<svg").count()
     );
 }
+
+#[test]
+fn report_true_in_a_run_into_s3_uploads_the_page() {
+    let Some(moto) = Moto::start() else { return };
+    moto.bucket("eraflow-paged");
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("paged.toml");
+    std::fs::write(
+        &p,
+        "name = \"paged\"\nnetwork = \"synthnet\"\ninputs = [\"archives\"]\nout = \"s3://eraflow-paged/o\"\nreport = true\n\n[synth]\nout = \"archives\"\nblocks = 100\n\n[export]\ndatasets = [\"blocks\", \"transactions\"]\n",
+    )
+    .unwrap();
+    let mut c = eraflow();
+    moto.env(&mut c);
+    let r = c.args(["-q", "run"]).arg(&p).output().unwrap();
+    ok(&r);
+    assert!(
+        String::from_utf8_lossy(&r.stderr)
+            .contains("report: s3://eraflow-paged/o/_eraflow/report.html"),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let objects = moto.objects("eraflow-paged", "o");
+    let page = objects
+        .iter()
+        .find(|(p, _)| p == Path::new("_eraflow/report.html"))
+        .map(|(_, b)| String::from_utf8(b.clone()).unwrap())
+        .expect("the page is uploaded");
+    crate::report::assert_sensible(&page);
+    assert!(
+        page.contains("The newest 1 of 1 run report,") && page.contains("Transactions per day")
+    );
+}
