@@ -153,8 +153,13 @@ pub fn aggregate(out: &Output, manifest: Option<&Manifest>) -> Result<Chain, Rep
         return Ok(chain);
     };
     let mut tasks = Vec::new();
+    // An output two sources name (an era1 and an ere file of the same blocks write the same file) counts once.
+    let mut seen = std::collections::BTreeSet::new();
     for s in m.sources.values() {
         for o in &s.outputs {
+            if !seen.insert(o.path.as_str()) {
+                continue;
+            }
             let st = chain
                 .datasets
                 .entry((o.dataset.clone(), s.network.clone()))
