@@ -645,8 +645,8 @@ fn a_mainnet_sized_page_stays_small() {
             }),
         })
         .collect();
-    let manifest = eraflow::report::source::ManifestRead::Read(m);
-    let page = eraflow::report::html::page(&eraflow::report::html::PageInput {
+    let manifest = report::source::ManifestRead::Read(m);
+    let page = report::html::page(&report::html::PageInput {
         title: "s3://archive/mainnet".into(),
         manifest: &manifest,
         runs: &(365, runs),
