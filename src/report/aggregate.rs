@@ -27,6 +27,9 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+/// Rows decoded at a time.
+const BATCH_ROWS: usize = 8192;
+
 /// Seconds in a UTC day.
 pub const DAY: u64 = 86_400;
 
@@ -279,7 +282,10 @@ fn sum_row_group(
     let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(f, meta.clone())
         .with_projection(mask)
         .with_row_groups(vec![rg])
-        .with_batch_size((rows as usize).clamp(1, 1 << 17))
+        // Small batches: their buffers (64 KiB a column) come back from the allocator warm, where a row group's
+        // worth (800 KiB) is a fresh mapping each time, page-faulted and zeroed (measured: 14x the minor faults,
+        // 7x the system time and 1.3x the wall time of 8192-row batches on 10 million rows).
+        .with_batch_size(BATCH_ROWS)
         .build()
         .map_err(|e| e.to_string())?;
     let mut sums = Sums::default();
