@@ -7,6 +7,7 @@
 //! (bytes)    (typed views, roots)     (checks)   (arrow)      (files)  (jobs)
 //!                crypto (keccak, sha256, the one signature algorithm) serves the middle layers
 //!                canonical (trusted anchors, Portal header proofs) sits beside verify, on the layers below it
+//!                report (the output's HTML page) reads what sink and store wrote; pipeline's `run` calls it
 //! ```
 //!
 //! The command line is a thin layer over [`pipeline`]: a typed [`pipeline::Job`] (layered from
@@ -41,6 +42,7 @@ pub mod inputs;
 pub mod network;
 pub mod pipeline;
 pub mod prune;
+pub mod report;
 pub mod sink;
 pub mod store;
 pub mod synth;

@@ -256,6 +256,11 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
                 Some(Err(e)) => note!("error: {}", eraflow::error::render(e)),
                 None => {}
             }
+            match &outcome.page {
+                Some(Ok(w)) => note!("report: {}", w.location),
+                Some(Err(e)) => note!("error: {}", eraflow::error::render(e)),
+                None => {}
+            }
             Ok(outcome.exit_status())
         }
         Command::Plan {
@@ -368,6 +373,20 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
                 }
             }
             Ok(ExitStatus::of_files(converted.iter().map(|c| &c.report)))
+        }
+        Command::Report { out, html, runs } => {
+            pipeline::job::set_threads(threads.unwrap_or(0))?;
+            let mut opts = eraflow::report::ReportOptions::default();
+            opts.runs = runs.unwrap_or(opts.runs);
+            let out = eraflow::report::location(&out)?;
+            let w = eraflow::report::write(&out, html.as_deref(), &opts)?;
+            stdout.line(&w.location);
+            note!(
+                "report: {} ({})",
+                w.location,
+                eraflow::report::html::bytes(w.bytes)
+            );
+            Ok(ExitStatus::Ok)
         }
         Command::Inspect { file, network } => {
             f.str("name", Some("inspect")).str("network", network);

@@ -293,6 +293,18 @@ pub enum Command {
         #[arg(required = true)]
         paths: Vec<String>,
     },
+    /// Write one self-contained HTML page of an output: coverage (eras per network and archive kind, gaps,
+    /// failed files, sources), the last runs, the chain as charts aggregated from its Parquet, and its datasets.
+    Report {
+        /// The output: a directory or an object-store URL (s3://bucket/prefix, gs://..., az://...).
+        out: String,
+        /// Where to write the page (default: OUT/_eraflow/report.html, uploaded for an object-store output).
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
+        /// How many of the newest run reports to show (default: 20).
+        #[arg(long, value_name = "N")]
+        runs: Option<usize>,
+    },
     /// Summarise one archive file: range, counts by record type, transaction kinds, roots, total difficulty.
     Inspect {
         file: PathBuf,

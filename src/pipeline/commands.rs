@@ -480,6 +480,9 @@ pub struct RunOutcome {
     pub report: Option<RunReport>,
     /// The prune stage, which runs last; its failure does not undo the other stages.
     pub prune: Option<Result<PruneReport, JobError>>,
+    /// The report page (`report = true`), written after the run report so that it shows this run; its failure
+    /// does not undo the stages either.
+    pub page: Option<Result<crate::report::Written, JobError>>,
 }
 
 impl RunOutcome {
@@ -493,8 +496,27 @@ impl RunOutcome {
             Some(Err(e)) => e.exit_status(),
             _ => ExitStatus::Ok,
         };
-        stages.max(prune)
+        let page = match &self.page {
+            Some(Err(e)) => e.exit_status(),
+            _ => ExitStatus::Ok,
+        };
+        stages.max(prune).max(page)
     }
+}
+
+/// The output's report page when the job asks for it (`report = true`): `OUT/_eraflow/report.html`, uploaded
+/// beside the outputs of an object-store output.
+fn write_page(job: &Job) -> Option<Result<crate::report::Written, JobError>> {
+    use crate::store::url::Location;
+    if !job.report {
+        return None;
+    }
+    let out = match (&job.remote_out, &job.out) {
+        (Some(u), _) => Location::Remote(u.clone()),
+        (None, Some(p)) => Location::Local(p.clone()),
+        (None, None) => return None,
+    };
+    Some(crate::report::write(&out, None, &Default::default()).map_err(JobError::from))
 }
 
 /// `eraflow run`: the job's stages in order — synth, verify, export, prune — under the output's run lock
@@ -560,6 +582,8 @@ pub fn run(job: &Job) -> Result<RunOutcome, JobError> {
                 job.out()?,
                 job.remote_out.as_ref(),
             );
+            // The page still shows the run that failed; the run's own error is the one returned.
+            let _ = write_page(job);
             return Err(e);
         }
     }
@@ -574,6 +598,7 @@ pub fn run(job: &Job) -> Result<RunOutcome, JobError> {
             finish_run(r, status, out, job.remote_out.as_ref())?;
         }
     }
+    outcome.page = write_page(job);
     Ok(outcome)
 }
 

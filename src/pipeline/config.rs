@@ -52,6 +52,9 @@ pub struct PipelineConfig {
     pub read_timeout: f64,
     /// `Name: value` headers sent with every request to an http(s) input (never printed).
     pub http_headers: Vec<String>,
+    /// `eraflow run` writes the output's report page (`OUT/_eraflow/report.html`, [`crate::report`]) at the end
+    /// of every run.
+    pub report: bool,
     /// `[synth]`: create the inputs first.
     pub synth: Option<SynthStage>,
     /// `[verify]`: verify every input, and chains across files.

@@ -50,6 +50,8 @@ pub struct Job {
     pub signer_backend: SignerBackend,
     /// How remote inputs are fetched.
     pub fetch: FetchOptions,
+    /// `run` writes the output's report page at the end ([`crate::report`]).
+    pub report: bool,
     /// Create the inputs first.
     pub synth: Option<SynthJob>,
     /// Verify every input.
@@ -224,6 +226,9 @@ pub enum JobError {
     /// The output's run lock is held by another run (and the job said not to wait) or cannot be taken.
     #[error(transparent)]
     Lock(#[from] super::runlock::LockError),
+    /// The report page could not be made or written.
+    #[error("report")]
+    Report(#[from] crate::report::ReportError),
     /// `eraflow bench` could not measure.
     #[error("bench")]
     Bench(#[from] crate::bench::BenchError),
@@ -578,6 +583,7 @@ impl Job {
                     .map(|h| h.parse().map_err(|m| invalid("http_headers", m)))
                     .collect::<Result<_, _>>()?,
             },
+            report: cfg.report,
             synth,
             verify,
             export,

@@ -890,6 +890,75 @@ impl RemoteOutput {
         self.update_manifest(None)
     }
 
+    /// The bytes of the object at `rel`, `None` when there is none (small objects: records, run reports).
+    pub fn read(&self, rel: &str) -> Result<Option<Vec<u8>>, RemoteError> {
+        Ok(self.get(rel)?.map(|(b, _)| b))
+    }
+
+    /// The names of the objects directly under the folder `rel` (not recursive), sorted.
+    pub fn list_names(&self, rel: &str) -> Result<Vec<String>, RemoteError> {
+        let dir = self.key(rel);
+        let l = self
+            .rt
+            .block_on(self.store.list_with_delimiter(Some(&dir)))
+            .map_err(|e| self.request(rel, e))?;
+        let mut names: Vec<String> = l
+            .objects
+            .iter()
+            .filter_map(|o| o.location.filename().map(str::to_string))
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+
+    /// The size in bytes of the object at `rel`.
+    pub fn size(&self, rel: &str) -> Result<u64, RemoteError> {
+        let key = self.key(rel);
+        self.rt
+            .block_on(self.store.head(&key))
+            .map(|m| m.size)
+            .map_err(|e| self.request(rel, e))
+    }
+
+    /// The bytes `range` of the object at `rel` (a Parquet footer).
+    pub fn read_range(
+        &self,
+        rel: &str,
+        range: std::ops::Range<u64>,
+    ) -> Result<Vec<u8>, RemoteError> {
+        let key = self.key(rel);
+        self.rt
+            .block_on(self.store.get_range(&key, range))
+            .map(Vec::from)
+            .map_err(|e| self.request(rel, e))
+    }
+
+    /// Streams the object at `rel` into the local file `local` (created or truncated), never holding more than
+    /// one response chunk in memory: how `eraflow report` reads a remote Parquet output.
+    pub fn download(&self, rel: &str, local: &Path) -> Result<(), RemoteError> {
+        use futures_util::StreamExt;
+        use std::io::Write;
+        let io = |source| RemoteError::Local {
+            path: local.to_path_buf(),
+            source,
+        };
+        let key = self.key(rel);
+        let mut f = std::io::BufWriter::new(std::fs::File::create(local).map_err(io)?);
+        self.rt.block_on(async {
+            let r = self
+                .store
+                .get(&key)
+                .await
+                .map_err(|e| self.request(rel, e))?;
+            let mut body = r.into_stream();
+            while let Some(part) = body.next().await {
+                let part = part.map_err(|e| self.request(rel, e))?;
+                f.write_all(&part).map_err(io)?;
+            }
+            f.flush().map_err(io)
+        })
+    }
+
     /// Uploads a run report saved locally to `_eraflow/runs/<its file name>`.
     pub fn upload_report(&self, local: &Path) -> Result<(), RemoteError> {
         let name = local

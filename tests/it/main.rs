@@ -47,6 +47,8 @@ mod portal_blocks;
 mod prune_real;
 mod prune_synth;
 mod remote_commands;
+mod report;
+mod report_browser;
 #[cfg(feature = "s3")]
 mod s3_output;
 mod schedule;

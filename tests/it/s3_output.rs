@@ -535,3 +535,108 @@ fn a_no_op_rerun_into_s3_costs_metadata_requests_only() {
         "{during:#?}"
     );
 }
+
+/// The part of a report page between two markers.
+fn between<'a>(page: &'a str, from: &str, to: &str) -> &'a str {
+    let a = page.find(from).unwrap_or_else(|| panic!("no {from}"));
+    let b = page[a..].find(to).unwrap_or_else(|| panic!("no {to}")) + a;
+    &page[a..b]
+}
+
+#[test]
+fn the_report_of_an_s3_output_is_the_report_of_the_same_local_output() {
+    let Some(moto) = Moto::start() else { return };
+    moto.bucket("eraflow-report");
+    let src = tempfile::tempdir().unwrap();
+    let inputs = inputs(src.path());
+    let local = tempfile::tempdir().unwrap();
+    ok(&export(None, local.path().to_str().unwrap(), &inputs));
+    ok(&export(Some(&moto), "s3://eraflow-report/p", &inputs));
+
+    // The default place: the page is uploaded beside the outputs.
+    let mut c = eraflow();
+    moto.env(&mut c);
+    let r = c
+        .args(["report", "s3://eraflow-report/p"])
+        .output()
+        .unwrap();
+    ok(&r);
+    assert_eq!(
+        String::from_utf8_lossy(&r.stdout).trim(),
+        "s3://eraflow-report/p/_eraflow/report.html"
+    );
+    let objects = moto.objects("eraflow-report", "p");
+    let page = objects
+        .iter()
+        .find(|(p, _)| p == Path::new("_eraflow/report.html"))
+        .map(|(_, b)| String::from_utf8(b.clone()).unwrap())
+        .expect("the page is uploaded");
+    // --html: a local file.
+    let html = local.path().join("s3.html");
+    let mut c = eraflow();
+    moto.env(&mut c);
+    ok(&c
+        .args(["report", "s3://eraflow-report/p", "--html"])
+        .arg(&html)
+        .output()
+        .unwrap());
+    assert_eq!(std::fs::read_to_string(&html).unwrap(), page);
+
+    let local_page = local.path().join("local.html");
+    ok(&eraflow()
+        .arg("report")
+        .arg(local.path())
+        .arg("--html")
+        .arg(&local_page)
+        .output()
+        .unwrap());
+    let local_page = std::fs::read_to_string(&local_page).unwrap();
+    crate::report::assert_sensible(&page);
+    assert!(page.contains("<code>s3://eraflow-report/p</code>"));
+    // Coverage, the charts and the datasets (sums, sizes, row groups read from the objects) are the local
+    // output's; the runs differ (their times).
+    for (from, to) in [
+        ("<section id=\"coverage\">", "<section id=\"runs\">"),
+        ("<section id=\"chain\">", "</main>"),
+    ] {
+        assert_eq!(between(&page, from, to), between(&local_page, from, to));
+    }
+    assert!(page.contains("Withdrawals per day") && page.contains("The newest 1 of 1 run report,"));
+    assert_eq!(
+        page.matches("<svg").count(),
+        local_page.matches("<svg").count()
+    );
+}
+
+#[test]
+fn report_true_in_a_run_into_s3_uploads_the_page() {
+    let Some(moto) = Moto::start() else { return };
+    moto.bucket("eraflow-paged");
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("paged.toml");
+    std::fs::write(
+        &p,
+        "name = \"paged\"\nnetwork = \"synthnet\"\ninputs = [\"archives\"]\nout = \"s3://eraflow-paged/o\"\nreport = true\n\n[synth]\nout = \"archives\"\nblocks = 100\n\n[export]\ndatasets = [\"blocks\", \"transactions\"]\n",
+    )
+    .unwrap();
+    let mut c = eraflow();
+    moto.env(&mut c);
+    let r = c.args(["-q", "run"]).arg(&p).output().unwrap();
+    ok(&r);
+    assert!(
+        String::from_utf8_lossy(&r.stderr)
+            .contains("report: s3://eraflow-paged/o/_eraflow/report.html"),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let objects = moto.objects("eraflow-paged", "o");
+    let page = objects
+        .iter()
+        .find(|(p, _)| p == Path::new("_eraflow/report.html"))
+        .map(|(_, b)| String::from_utf8(b.clone()).unwrap())
+        .expect("the page is uploaded");
+    crate::report::assert_sensible(&page);
+    assert!(
+        page.contains("The newest 1 of 1 run report,") && page.contains("Transactions per day")
+    );
+}
