@@ -519,13 +519,24 @@ impl RunReport {
     }
 }
 
-/// `t` as RFC 3339 UTC with whole seconds, `2026-12-01T13:09:21Z` (the proleptic Gregorian calendar, from
-/// days since 1970 by Howard Hinnant's `civil_from_days`).
+/// `t` as RFC 3339 UTC with whole seconds, `2026-12-01T13:09:21Z`.
 pub fn rfc3339(t: std::time::SystemTime) -> String {
     let secs = t
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs()) as i64;
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// (year, month, day) of a day number (days since 1970-01-01, UTC), in the proleptic Gregorian calendar: Howard
+/// Hinnant's `civil_from_days`. No date crate for one conversion.
+pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -534,13 +545,7 @@ pub fn rfc3339(t: std::time::SystemTime) -> String {
     let mp = (5 * doy + 2) / 153;
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 #[cfg(test)]
