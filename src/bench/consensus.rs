@@ -14,19 +14,17 @@
 
 use super::measure::{best, Timing};
 use super::report::BenchArchive;
-use super::{decode_err, names, BenchError, BenchOptions};
+use super::{decode_err, export_datasets_stage, names, BenchError, BenchOptions};
 use crate::consensus::registry::Registry;
 use crate::consensus::{BeaconState, Fork, Spec};
 use crate::datasets::{self, Dataset, ExportContext};
 use crate::formats::era::EraFile;
 use crate::network::Network;
-use crate::pipeline::export::{export, ExportOptions};
-use crate::pipeline::report::Progress;
 use crate::sink::parquet::{FileLayout, ParquetOptions, ParquetSink};
 use crate::synth::era::{write_once, EraSynthOptions};
 use crate::verify::era::VerifiedState;
 use arrow_array::RecordBatch;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Validators per chunk, as export streams them.
 const CHUNK: usize = 1 << 15;
@@ -54,35 +52,6 @@ fn era_datasets(with_operations: bool) -> Vec<&'static dyn Dataset> {
         .filter(|d| d.sources().contains(&crate::formats::ArchiveKind::Era) && !d.reads_state())
         .filter(|d| with_operations || base.contains(&d.name()))
         .collect()
-}
-
-fn export_closure(
-    input: PathBuf,
-    out: PathBuf,
-    datasets: Vec<&'static dyn Dataset>,
-) -> impl Fn() -> Result<(), String> + Sync + Send {
-    let opts = ExportOptions {
-        out,
-        datasets,
-        senders: false,
-        signer_backend: Default::default(),
-        signer: None,
-        network: None,
-        overwrite: true,
-        clean_stale: false,
-        verify_outputs: false,
-        input_hashes: None,
-        parquet: ParquetOptions::default(),
-    };
-    move || {
-        let o = export(std::slice::from_ref(&input), &opts, &Progress::hidden())
-            .map_err(|e| crate::error::render(&e))?;
-        match o.first() {
-            Some(o) if o.ok => Ok(()),
-            Some(o) => Err(format!("{:?}", o.errors)),
-            None => Err("no outcome".into()),
-        }
-    }
 }
 
 fn size(p: &Path) -> Result<u64, BenchError> {
@@ -120,10 +89,11 @@ pub(super) fn measure(
         };
         for with in [false, true] {
             let name = names::era_export_operations(fork.name(), with);
-            let f = export_closure(
-                input.clone(),
+            let f = export_datasets_stage(
+                &input,
                 dir.join(format!("out-ops-{fork}-{with}")),
                 era_datasets(with),
+                None,
             );
             add(&name, &archive, 1, best(one, runs, &name, f)?);
         }
@@ -254,7 +224,7 @@ pub(super) fn measure(
     // The whole export of the big state's file with `validators`: verification (the state root) included, and
     // the memory it needs.
     let name = names::VALIDATORS_EXPORT;
-    let f = export_closure(input.clone(), dir.join("out-validators"), vec![dataset]);
+    let f = export_datasets_stage(&input, dir.join("out-validators"), vec![dataset], None);
     add(name, &state_archive, 1, best(one, runs, name, f)?);
     archives.push(state_archive);
     Ok((archives, facts))

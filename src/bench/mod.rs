@@ -772,9 +772,20 @@ fn export_stage(
     signer: Option<&'static Signer>,
     name: &str,
 ) -> impl Fn() -> Result<(), String> + Sync + Send {
+    export_datasets_stage(input, dir.join(name), datasets::ALL.to_vec(), signer)
+}
+
+/// A stage exporting `input` with `datasets` into `out` (overwriting), recovering senders with `signer` when
+/// given: it fails unless the file verified and its outputs were written.
+pub(super) fn export_datasets_stage(
+    input: &Path,
+    out: PathBuf,
+    datasets: Vec<&'static dyn datasets::Dataset>,
+    signer: Option<&'static Signer>,
+) -> impl Fn() -> Result<(), String> + Sync + Send {
     let opts = ExportOptions {
-        out: dir.join(name),
-        datasets: datasets::ALL.to_vec(),
+        out,
+        datasets,
         senders: signer.is_some(),
         signer_backend: SignerBackend::default(),
         signer,

@@ -139,21 +139,7 @@ impl Moto {
     /// Every object under `prefix/` of `bucket` as (key relative to the prefix, bytes [`crate::util::normalized`]),
     /// sorted.
     pub fn objects(&self, bucket: &str, prefix: &str) -> Vec<(PathBuf, Vec<u8>)> {
-        // The process's TLS provider, which eraflow installs before its own clients (src/store/tls.rs).
-        eraflow::store::tls::install();
-        let store = AmazonS3Builder::new()
-            .with_endpoint(self.endpoint())
-            .with_allow_http(true)
-            .with_bucket_name(bucket)
-            .with_access_key_id("testing")
-            .with_secret_access_key("testing")
-            .with_region("us-east-1")
-            .build()
-            .unwrap();
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
+        let (store, rt) = self.store(bucket);
         rt.block_on(async {
             let mut out = Vec::new();
             let mut dirs = vec![object_store::path::Path::from(prefix)];
@@ -639,4 +625,50 @@ fn report_true_in_a_run_into_s3_uploads_the_page() {
     assert!(
         page.contains("The newest 1 of 1 run report,") && page.contains("Transactions per day")
     );
+}
+
+/// `eraflow verify --outputs` of an object-store output: every object read back; one replaced by other bytes of
+/// the same size is caught by its hash.
+#[test]
+fn verify_outputs_reads_an_object_store_output_back() {
+    use crate::verify_outputs::{inputs, verdicts, verify_outputs_by};
+    let Some(moto) = Moto::start() else { return };
+    moto.bucket("eraflow-verify");
+    let work = tempfile::tempdir().unwrap();
+    let inputs = inputs(&work.path().join("in"));
+    let url = "s3://eraflow-verify/daily";
+    ok(&export(Some(&moto), url, &inputs));
+    let verify = || {
+        let mut c = eraflow();
+        moto.env(&mut c);
+        verify_outputs_by(c, url, true)
+    };
+    let r = verify();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let v = verdicts(&r);
+    assert!(v.iter().all(|x| x.1 == "ok" || x.1 == "no_output"), "{v:?}");
+    let first = v.iter().find(|x| x.1 == "ok").unwrap().0.clone();
+
+    // The same object replaced by other bytes of the same size: caught by its hash.
+    let objects = moto.objects("eraflow-verify", "daily");
+    let (_, bytes) = objects
+        .iter()
+        .find(|(p, _)| p == Path::new(&first))
+        .unwrap();
+    let mut bad = bytes.clone();
+    bad[0] ^= 0x01;
+    let local = work.path().join("tampered").join(&first);
+    std::fs::create_dir_all(local.parent().unwrap()).unwrap();
+    std::fs::write(&local, &bad).unwrap();
+    let dir = Path::new(&first).parent().unwrap().to_str().unwrap();
+    moto.put_files("eraflow-verify", &format!("daily/{dir}"), &[local]);
+    let r = verify();
+    assert_eq!(
+        r.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let v = verdicts(&r);
+    assert_eq!(v.iter().find(|x| x.0 == first).unwrap().1, "sha256");
 }

@@ -5,20 +5,18 @@
 
 use crate::util::eraflow;
 use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::process::{Command, Output};
 
-fn inputs(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn inputs(dir: &Path) -> Vec<PathBuf> {
     let net = eraflow::network::Network::by_name("synthnet").unwrap();
     let mut o = eraflow::synth::era1::SynthOptions::new(net);
     (o.files, o.blocks, o.txs_per_block) = (2, 64, 2);
     eraflow::synth::era1::write(dir, &o).unwrap()
 }
 
-fn verify_outputs(out: &str, json: bool, moto: Option<&crate::s3_output::Moto>) -> Output {
-    let mut c = eraflow();
-    if let Some(m) = moto {
-        m.env(&mut c);
-    }
+/// `eraflow verify --outputs OUT [--json]`, run by `c` (an `eraflow` command, with an object store's environment
+/// when OUT is one).
+pub(crate) fn verify_outputs_by(mut c: Command, out: &str, json: bool) -> Output {
     c.args(["verify", "--outputs", out]);
     if json {
         c.arg("--json");
@@ -26,8 +24,12 @@ fn verify_outputs(out: &str, json: bool, moto: Option<&crate::s3_output::Moto>) 
     c.output().unwrap()
 }
 
+fn verify_outputs(out: &str, json: bool) -> Output {
+    verify_outputs_by(eraflow(), out, json)
+}
+
 /// (path, status, the whole line) per JSON line.
-fn verdicts(r: &Output) -> Vec<(String, String, serde_json::Value)> {
+pub(crate) fn verdicts(r: &Output) -> Vec<(String, String, serde_json::Value)> {
     String::from_utf8_lossy(&r.stdout)
         .lines()
         .map(|l| {
@@ -42,12 +44,8 @@ fn verdicts(r: &Output) -> Vec<(String, String, serde_json::Value)> {
         .collect()
 }
 
-fn export(out: &str, inputs: &[PathBuf], moto: Option<&crate::s3_output::Moto>) {
-    let mut c = eraflow();
-    if let Some(m) = moto {
-        m.env(&mut c);
-    }
-    let r = c
+fn export(out: &str, inputs: &[PathBuf]) {
+    let r = eraflow()
         .args(["--threads", "1", "export", "--no-senders", "--out", out])
         .args(inputs)
         .output()
@@ -73,10 +71,10 @@ fn every_output_is_read_back_and_what_differs_is_named() {
     let inputs = inputs(&work.path().join("in"));
     let out = work.path().join("out");
     let out_s = out.to_str().unwrap();
-    export(out_s, &inputs, None);
+    export(out_s, &inputs);
     let records = crate::util::files_in(&out.join("_eraflow/sources")).len();
 
-    let r = verify_outputs(out_s, true, None);
+    let r = verify_outputs(out_s, true);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let v = verdicts(&r);
     assert_eq!(v.len(), records);
@@ -107,7 +105,7 @@ fn every_output_is_read_back_and_what_differs_is_named() {
     rewrite_keeping_mtime(&out.join(cut), &short[..short.len() - 1]);
     std::fs::remove_file(out.join(gone)).unwrap();
 
-    let r = verify_outputs(out_s, true, None);
+    let r = verify_outputs(out_s, true);
     assert_eq!(
         r.status.code(),
         Some(1),
@@ -126,7 +124,7 @@ fn every_output_is_read_back_and_what_differs_is_named() {
     assert_eq!(v.iter().filter(|x| x.1 == "ok").count(), outputs.len() - 3);
 
     // The human summary names each, and the count.
-    let r = verify_outputs(out_s, false, None);
+    let r = verify_outputs(out_s, false);
     assert_eq!(r.status.code(), Some(1));
     let text = String::from_utf8_lossy(&r.stdout);
     for p in [flipped, cut, gone] {
@@ -136,48 +134,7 @@ fn every_output_is_read_back_and_what_differs_is_named() {
     assert!(text.contains("3 failed"), "{text}");
 
     // Not an output: a usage error, before anything is read.
-    let r = verify_outputs(work.path().join("in").to_str().unwrap(), true, None);
+    let r = verify_outputs(work.path().join("in").to_str().unwrap(), true);
     assert_eq!(r.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&r.stderr).contains("not an eraflow output"));
-}
-
-#[cfg(feature = "s3")]
-#[test]
-fn an_object_store_output_is_read_back_too() {
-    let Some(moto) = crate::s3_output::Moto::start() else {
-        return;
-    };
-    moto.bucket("eraflow-verify");
-    let work = tempfile::tempdir().unwrap();
-    let inputs = inputs(&work.path().join("in"));
-    let url = "s3://eraflow-verify/daily";
-    export(url, &inputs, Some(&moto));
-    let r = verify_outputs(url, true, Some(&moto));
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    let v = verdicts(&r);
-    assert!(v.iter().all(|x| x.1 == "ok" || x.1 == "no_output"), "{v:?}");
-    let first = v.iter().find(|x| x.1 == "ok").unwrap().0.clone();
-
-    // The same object replaced by other bytes of the same size: caught by its hash.
-    let objects = moto.objects("eraflow-verify", "daily");
-    let (_, bytes) = objects
-        .iter()
-        .find(|(p, _)| p == Path::new(&first))
-        .unwrap();
-    let mut bad = bytes.clone();
-    bad[0] ^= 0x01;
-    let local = work.path().join("tampered").join(&first);
-    std::fs::create_dir_all(local.parent().unwrap()).unwrap();
-    std::fs::write(&local, &bad).unwrap();
-    let dir = Path::new(&first).parent().unwrap().to_str().unwrap();
-    moto.put_files("eraflow-verify", &format!("daily/{dir}"), &[local]);
-    let r = verify_outputs(url, true, Some(&moto));
-    assert_eq!(
-        r.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&r.stderr)
-    );
-    let v = verdicts(&r);
-    assert_eq!(v.iter().find(|x| x.0 == first).unwrap().1, "sha256");
 }
