@@ -777,23 +777,8 @@ impl Remote {
                 let mut body = match first.take() {
                     Some(b) => b,
                     None => {
-                        match guard(
-                            self.open_range(f, at..range.end, size, dl),
-                            Some(self.read_timeout),
-                            &stop,
-                        )
-                        .await
-                        {
-                            Ok(b) => b?,
-                            Err(Cut::Stopped) => {
-                                return Err(Attempt::Fatal(FetchError::Stopped {
-                                    url: f.url.clone(),
-                                }))
-                            }
-                            Err(Cut::TimedOut(s)) => {
-                                return Err(Attempt::Retry(Box::new(Stalled(s))))
-                            }
-                        }
+                        self.timed(f, self.open_range(f, at..range.end, size, dl), &stop)
+                            .await?
                     }
                 };
                 self.drain(f, &mut body, &mut at, range.end, dl, sink).await
@@ -830,6 +815,20 @@ impl Remote {
         Ok(())
     }
 
+    /// `open` (one request for `f`) within the read timeout, until `stop`: a stall is retried, a stop is final.
+    async fn timed(
+        &self,
+        f: &RemoteFile,
+        open: impl Future<Output = Result<Body, Attempt>>,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Body, Attempt> {
+        match guard(open, Some(self.read_timeout), stop).await {
+            Ok(b) => b,
+            Err(Cut::Stopped) => Err(Attempt::Fatal(FetchError::Stopped { url: f.url.clone() })),
+            Err(Cut::TimedOut(s)) => Err(Attempt::Retry(Box::new(Stalled(s)))),
+        }
+    }
+
     /// The whole file from a server that ignores ranges: one plain GET, bounded by the declared size, hashed
     /// as it arrives; a failed attempt starts again from the first byte.
     async fn plain(
@@ -855,21 +854,7 @@ impl Remote {
             let r: Result<(), Attempt> = async {
                 let mut body = match first.take() {
                     Some(b) => b,
-                    None => {
-                        match guard(self.open_body(f, None, dl), Some(self.read_timeout), &stop)
-                            .await
-                        {
-                            Ok(b) => b?,
-                            Err(Cut::Stopped) => {
-                                return Err(Attempt::Fatal(FetchError::Stopped {
-                                    url: f.url.clone(),
-                                }))
-                            }
-                            Err(Cut::TimedOut(s)) => {
-                                return Err(Attempt::Retry(Box::new(Stalled(s))))
-                            }
-                        }
-                    }
+                    None => self.timed(f, self.open_body(f, None, dl), &stop).await?,
                 };
                 if let Some(found) = body.total.filter(|&t| t != size) {
                     return Err(Attempt::Fatal(FetchError::SizeChanged {
