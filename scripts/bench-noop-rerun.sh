@@ -5,12 +5,14 @@
 # S3-compatible store makes, counted in the server's request log. Figures go into docs/performance.md.
 #
 # Usage: scripts/bench-noop-rerun.sh [BIN] [WORK_DIR]   (default target/release/eraflow, a temporary folder)
-# Environment: FILES (archives per set, default 4), BIG_TXS (transactions per block of the big set, default 24).
+# Environment: FILES (archives per set, default 4), BIG_BLOCKS and BIG_TXS (blocks per file and transactions per
+# block of the big set, default 8192 and 24; the test suite runs the script at a tiny size).
 set -euo pipefail
 BIN=$(realpath "${1:-target/release/eraflow}")
 WORK=${2:-$(mktemp -d)}
 FILES=${FILES:-4}
 BIG_TXS=${BIG_TXS:-24}
+BIG_BLOCKS=${BIG_BLOCKS:-8192}
 mkdir -p "$WORK"
 echo "eraflow: $BIN; work: $WORK; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -39,7 +41,7 @@ best_cpu() {
 for set in small big; do
   case $set in
     small) blocks=256; txs=2 ;;
-    big) blocks=8192; txs=$BIG_TXS ;;
+    big) blocks=$BIG_BLOCKS; txs=$BIG_TXS ;;
   esac
   in="$WORK/$set/in"
   out="$WORK/$set/out"

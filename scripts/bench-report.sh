@@ -121,11 +121,11 @@ best=""
 for r in $(seq 0 "$runs"); do
     t0=$(date +%s.%N)
     "$bin" -q --threads "$threads" report "$out" --html "$work/report.html" >/dev/null
-    t=$(echo "$(date +%s.%N) - $t0" | bc)
+    t=$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { printf "%.6f", a - b }')
     if [ "$r" -gt 0 ]; then
-        if [ -z "$best" ] || [ "$(echo "$t < $best" | bc)" = 1 ]; then best=$t; fi
+        if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$t; fi
     fi
 done
 printf 'duckdb:   %.3f s (the same aggregations, best of %s)\n' "$duck" "$runs"
 printf 'eraflow:  %.3f s (report, page written: %s bytes)\n' "$best" "$(stat -c %s "$work/report.html")"
-printf 'ratio:    %.2fx DuckDB (goal: <= 1.2x)\n' "$(echo "$best / $duck" | bc -l)"
+printf 'ratio:    %.2fx DuckDB (goal: <= 1.2x)\n' "$(awk -v a="$best" -v b="$duck" 'BEGIN { print a / b }')"

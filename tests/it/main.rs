@@ -52,6 +52,7 @@ mod report_browser;
 #[cfg(feature = "s3")]
 mod s3_output;
 mod schedule;
+mod scripts;
 mod shard;
 mod shared_output;
 mod signer_backends;

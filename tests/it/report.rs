@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
-fn duckdb_available() -> bool {
+pub(crate) fn duckdb_available() -> bool {
     let ok = Command::new("python3")
         .args(["-c", "import duckdb"])
         .status()
