@@ -550,28 +550,48 @@ impl RemoteOutput {
     /// The size, sha256 and ETag of the object at `rel`, read as a stream (never whole in memory); `None` when
     /// there is none. What `--verify-outputs` and `eraflow verify --outputs` prove an output by.
     pub fn hash_object(&self, rel: &str) -> Result<Option<HashedObject>, RemoteError> {
-        use futures_util::StreamExt;
         use sha2::Digest;
+        let (mut sha, mut bytes) = (sha2::Sha256::new(), 0u64);
+        let etag = match self.stream_object(rel, |chunk| {
+            bytes += chunk.len() as u64;
+            sha.update(chunk);
+            Ok(())
+        }) {
+            Ok(etag) => etag,
+            Err(RemoteError::Request {
+                source: object_store::Error::NotFound { .. },
+                ..
+            }) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        Ok(Some(HashedObject {
+            bytes,
+            sha256: hex::encode(sha.finalize()),
+            etag,
+        }))
+    }
+
+    /// Reads the object at `rel` as it arrives, one response chunk at a time into `chunk` (never whole in
+    /// memory); returns its ETag as the GET answered it.
+    fn stream_object(
+        &self,
+        rel: &str,
+        mut chunk: impl FnMut(&[u8]) -> Result<(), RemoteError>,
+    ) -> Result<Option<String>, RemoteError> {
+        use futures_util::StreamExt;
         let key = self.key(rel);
         self.rt.block_on(async {
-            let r = match self.store.get(&key).await {
-                Ok(r) => r,
-                Err(object_store::Error::NotFound { .. }) => return Ok(None),
-                Err(e) => return Err(self.request(rel, e)),
-            };
+            let r = self
+                .store
+                .get(&key)
+                .await
+                .map_err(|e| self.request(rel, e))?;
             let etag = r.meta.e_tag.clone();
-            let mut stream = r.into_stream();
-            let (mut sha, mut bytes) = (sha2::Sha256::new(), 0u64);
-            while let Some(chunk) = stream.next().await {
-                let chunk = chunk.map_err(|e| self.request(rel, e))?;
-                bytes += chunk.len() as u64;
-                sha.update(&chunk);
+            let mut body = r.into_stream();
+            while let Some(part) = body.next().await {
+                chunk(&part.map_err(|e| self.request(rel, e))?)?;
             }
-            Ok(Some(HashedObject {
-                bytes,
-                sha256: hex::encode(sha.finalize()),
-                etag,
-            }))
+            Ok(etag)
         })
     }
 
@@ -936,27 +956,14 @@ impl RemoteOutput {
     /// Streams the object at `rel` into the local file `local` (created or truncated), never holding more than
     /// one response chunk in memory: how `eraflow report` reads a remote Parquet output.
     pub fn download(&self, rel: &str, local: &Path) -> Result<(), RemoteError> {
-        use futures_util::StreamExt;
         use std::io::Write;
         let io = |source| RemoteError::Local {
             path: local.to_path_buf(),
             source,
         };
-        let key = self.key(rel);
         let mut f = std::io::BufWriter::new(std::fs::File::create(local).map_err(io)?);
-        self.rt.block_on(async {
-            let r = self
-                .store
-                .get(&key)
-                .await
-                .map_err(|e| self.request(rel, e))?;
-            let mut body = r.into_stream();
-            while let Some(part) = body.next().await {
-                let part = part.map_err(|e| self.request(rel, e))?;
-                f.write_all(&part).map_err(io)?;
-            }
-            f.flush().map_err(io)
-        })
+        self.stream_object(rel, |part| f.write_all(part).map_err(io))?;
+        f.flush().map_err(io)
     }
 
     /// Uploads a run report saved locally to `_eraflow/runs/<its file name>`.
