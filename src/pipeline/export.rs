@@ -395,19 +395,22 @@ impl<'a> Exporter<'a> {
     /// Verifies and exports one file (or skips it when its records prove every dataset complete, or when
     /// another input of the run gives its blocks' rows).
     pub fn file(&self, path: &Path, progress: &Progress) -> FileOutcome {
-        let source = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if let Some(other) = self.plan.same_blocks_as(&source) {
-            return self.same_blocks(path.display().to_string(), other);
-        }
-        export_one(path, self, progress, self.hashes.as_ref())
+        self.file_with(path, progress, self.hashes.as_ref())
     }
 
     /// [`Exporter::file`] for a remote file fetched into the cache: its hash is not kept (the copy leaves the
     /// cache; a rerun proves the source by its published sha256 or name, without fetching it).
     pub fn fetched_file(&self, path: &Path, progress: &Progress) -> FileOutcome {
+        self.file_with(path, progress, None)
+    }
+
+    /// [`Exporter::file`] with the input hashes kept in `hashes` (none: hash the file).
+    fn file_with(
+        &self,
+        path: &Path,
+        progress: &Progress,
+        hashes: Option<&HashCache>,
+    ) -> FileOutcome {
         let source = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -415,7 +418,7 @@ impl<'a> Exporter<'a> {
         if let Some(other) = self.plan.same_blocks_as(&source) {
             return self.same_blocks(path.display().to_string(), other);
         }
-        export_one(path, self, progress, None)
+        export_one(path, self, progress, hashes)
     }
 
     /// The outcome of an input left out because `other` holds the same blocks and is exported instead.
