@@ -6,9 +6,9 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use eraflow::crypto::signer::{self, SignatureAlgorithm};
 use eraflow::datasets;
+use eraflow::export::progress::Progress;
+use eraflow::export::{export, ExportOptions};
 use eraflow::network::Network;
-use eraflow::pipeline::export::{export, ExportOptions};
-use eraflow::pipeline::report::Progress;
 use eraflow::sink::parquet::ParquetOptions;
 use eraflow::verify::execution::{verify_file, VerifyOptions};
 use std::hint::black_box;

@@ -1,6 +1,9 @@
 //! Rendering errors once, at the edge. Error types keep their cause as a `#[source]` and say only their own
 //! part in `Display` (`path`, `what was being done`); [`render`] joins the chain with `: `, so each layer's
 //! prefix appears exactly once whoever prints it (the command line, a run report, the Python package).
+//!
+//! [`ExitStatus`] is the one definition of how a command ended, as the process exit code scripts rely on; it
+//! sits here, below every layer, so each layer can say what its own failures mean.
 
 use std::error::Error;
 
@@ -20,6 +23,38 @@ pub fn render(e: &(dyn Error + 'static)) -> String {
         next = s.source();
     }
     out
+}
+
+/// How a command ended, as a process exit code: the one definition scripts and schedulers rely on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum ExitStatus {
+    /// 0: everything verified, the job succeeded.
+    #[default]
+    Ok,
+    /// 1: a check failed or data was bad (the other files were still done).
+    DataErrors,
+    /// 2: usage or I/O error.
+    Usage,
+    /// 128 + the signal (143 SIGTERM, 130 SIGINT): stopped between files; a rerun does the rest.
+    Interrupted(u8),
+}
+
+impl ExitStatus {
+    /// The process exit code.
+    pub fn code(self) -> u8 {
+        match self {
+            ExitStatus::Ok => 0,
+            ExitStatus::DataErrors => 1,
+            ExitStatus::Usage => 2,
+            ExitStatus::Interrupted(signal) => 128u8.saturating_add(signal),
+        }
+    }
+}
+
+impl From<ExitStatus> for u8 {
+    fn from(s: ExitStatus) -> u8 {
+        s.code()
+    }
 }
 
 #[cfg(test)]

@@ -30,12 +30,13 @@
 pub mod bench;
 pub mod canonical;
 pub mod consensus;
+pub mod convert;
 pub mod crypto;
 pub mod datasets;
 pub mod error;
 pub mod execution;
+pub mod export;
 pub mod formats;
-pub mod fsutil;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod inputs;
@@ -46,4 +47,5 @@ pub mod report;
 pub mod sink;
 pub mod store;
 pub mod synth;
+pub mod util;
 pub mod verify;

@@ -3,7 +3,7 @@
 //! Presets live in `configs/networks/*.toml` and are embedded into the binary at build time, so eraflow runs
 //! anywhere without its source tree; `Network::from_file` loads a custom one (a private network).
 
-use crate::consensus::Preset;
+use crate::consensus::preset::Preset;
 use serde::Deserialize;
 use std::path::Path;
 

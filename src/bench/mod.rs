@@ -16,11 +16,11 @@ use crate::crypto::keccak::{self, keccak256};
 use crate::crypto::sha256;
 use crate::crypto::signer::{SignatureAlgorithm, Signer, SignerBackend};
 use crate::datasets;
+use crate::export::progress::Progress;
+use crate::export::{export, ExportOptions};
 use crate::formats::e2store::{E2StoreReader, RecordType};
 use crate::formats::snappy::FramedDecoder;
 use crate::network::Network;
-use crate::pipeline::export::{export, ExportOptions};
-use crate::pipeline::report::Progress;
 use crate::sink::parquet::ParquetOptions;
 use crate::synth::era1::SynthError;
 use crate::verify::execution::VerifyOptions;
@@ -844,7 +844,7 @@ fn ere_of(
         return Ok(p);
     }
     let _ = std::fs::remove_dir_all(dir);
-    let opts = crate::pipeline::convert::ConvertOptions {
+    let opts = crate::convert::ConvertOptions {
         to: crate::formats::ArchiveKind::Ere,
         out: dir.to_path_buf(),
         profile: Some(profile),
@@ -852,7 +852,7 @@ fn ere_of(
         era_files: Vec::new(),
         accumulator,
     };
-    let c = crate::pipeline::convert::convert(&[era1.to_path_buf()], &opts).remove(0);
+    let c = crate::convert::convert(&[era1.to_path_buf()], &opts).remove(0);
     c.output.ok_or_else(|| BenchError::Stage {
         stage: "converting the bench's era1 file to ere".into(),
         detail: format!("{:?}", c.report.errors),

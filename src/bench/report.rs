@@ -448,7 +448,7 @@ pub fn print(r: &BenchReport) {
             );
         }
     }
-    if let Some(rss) = crate::pipeline::report::peak_rss_bytes() {
+    if let Some(rss) = crate::util::memory::peak_rss_bytes() {
         println!(
             "peak RSS of this process: {:.1} MiB",
             rss as f64 / (1 << 20) as f64

@@ -41,220 +41,25 @@ pub enum Command {
     /// Verify archives: era1 and ere (every block's hashes, roots, receipts, total difficulty, index, accumulator,
     /// and whether they are the canonical chain: the EIP-7643 accumulator, ere Portal proofs) and era (state root
     /// and history, every block root against the state, parent chain, payload block hashes).
-    Verify {
-        /// Print one JSON object per file instead of a human summary.
-        #[arg(long)]
-        json: bool,
-        /// Network preset name or preset .toml (default: from each file name).
-        #[arg(long)]
-        network: Option<String>,
-        /// Also compute each file's sha256.
-        #[arg(long)]
-        checksum: bool,
-        /// Also recover every transaction's sender (the costliest check; off by default).
-        #[arg(long)]
-        senders: bool,
-        /// Signature algorithm for --senders: secp256k1 or secp256r1 (default: the network's).
-        #[arg(long)]
-        signature_algorithm: Option<String>,
-        /// Compare era states with trusted roots: a file of `<slot> <state root>` lines, or a beacon node's
-        /// URL (http://host:5052), asked for the state root at each era file's state slot.
-        #[arg(long, value_name = "FILE|URL")]
-        trusted_states: Option<String>,
-        /// A beacon state's historical_summaries for ere proofs of Capella and later blocks: an era file (its
-        /// state's), or PATH@SLOT of their SSZ. Default: the latest state among the era files verified.
-        #[arg(long, value_name = "ERA_FILE|PATH@SLOT")]
-        historical_summaries: Option<String>,
-        /// The network's own pre-merge accumulator (the SSZ of a frozen HistoricalHashesAccumulator), for a
-        /// network without an embedded one (mainnet's is): era roots and type-0 proofs are checked against it.
-        #[arg(long, value_name = "FILE")]
-        accumulator: Option<String>,
-        /// After the files, sum up which eras are proven canonical, not proven (and why), wrong, or missing (of
-        /// the network's pre-merge accumulator).
-        #[arg(long)]
-        canonical: bool,
-        /// Only shard K of N of the inputs (e.g. 0/4): a file's shard is its era modulo N (other names: a hash
-        /// of the file name), so N processes with K = 0..N-1 take every file exactly once.
-        #[arg(long, value_name = "K/N")]
-        shard: Option<String>,
-        /// Instead of archives: read back every output an export's completion records name in OUT (a local
-        /// directory or an s3/gs/az prefix) and check its size and sha256 against the record (what a rerun
-        /// proves from sizes, times and ETags alone); exit 1 when one differs or is gone.
-        #[arg(long, value_name = "OUT", conflicts_with_all = ["paths", "canonical"])]
-        outputs: Option<String>,
-        #[command(flatten)]
-        fetch: FetchArgs,
-        /// Files, directories, glob patterns, http(s) mirrors or files, s3/gs/az prefixes.
-        #[arg(required_unless_present = "outputs")]
-        paths: Vec<String>,
-    },
+    Verify(VerifyArgs),
     /// Write deterministic synthetic archives: era1 (real signatures, logs, every pre-merge transaction kind), ere
     /// (the same blocks with slim receipts, in any era: past the merge with transaction types 0-4, withdrawals,
     /// blobs) or era (beacon blocks of any fork chained into their state, payloads with transactions of types 0-4).
-    Synth {
-        /// Output directory.
-        #[arg(long)]
-        out: PathBuf,
-        /// Archive kind: era1 (default), ere or era.
-        #[arg(long)]
-        kind: Option<String>,
-        /// ere files only: noproofs (default) or noproofs-noreceipts.
-        #[arg(long)]
-        profile: Option<String>,
-        /// Network preset name or preset .toml (default: synthnet).
-        #[arg(long)]
-        network: Option<String>,
-        /// First era (era files: default the first era wholly in --fork, else 1; era1 and ere: 0; on synthnet, ere
-        /// era 122 crosses the merge and the later forks).
-        #[arg(long)]
-        era: Option<u64>,
-        /// Era files only: pick the first era whose blocks and state are all of this fork.
-        #[arg(long)]
-        fork: Option<String>,
-        /// Number of consecutive files (default 1).
-        #[arg(long)]
-        files: Option<u64>,
-        /// Blocks per file (at most 8192; default 8192 for era1, 64 for era: the other slots stay empty).
-        #[arg(long)]
-        blocks: Option<u64>,
-        /// Era files only: validators in each state (default 256).
-        #[arg(long)]
-        validators: Option<u64>,
-        /// Transactions per block (era: per execution payload; default 4).
-        #[arg(long)]
-        txs_per_block: Option<u64>,
-        /// Seed: the same seed gives byte-identical files (default 1).
-        #[arg(long)]
-        seed: Option<u64>,
-    },
+    Synth(SynthArgs),
     /// Verify era1 and era files and export them to Parquet datasets (blocks, transactions, logs, uncles from
     /// era1; blocks, transactions, withdrawals, beacon_blocks, the block operations and, opt-in, validators from
     /// era).
-    Export {
-        /// Output directory, or object-store prefix (s3://bucket/prefix, gs://…, az://…, file://…).
-        #[arg(long)]
-        out: PathBuf,
-        /// Comma-separated datasets (default: configs/default.toml's `[export] datasets`, every dataset but the
-        /// opt-in `validators`).
-        #[arg(long, value_delimiter = ',')]
-        datasets: Option<Vec<String>>,
-        /// Leave from_address null and never touch the signature algorithm.
-        #[arg(long)]
-        no_senders: bool,
-        /// Network preset name or preset .toml (default: from each file name).
-        #[arg(long)]
-        network: Option<String>,
-        /// Redo outputs even if the manifest proves them complete.
-        #[arg(long)]
-        overwrite: bool,
-        /// Prove complete sources by their contents: hash every input and read back and hash every output
-        /// (default: from metadata, the inputs' kept hashes and the outputs' size and time or ETag).
-        #[arg(long)]
-        verify_outputs: bool,
-        /// Remove Parquet files no completion record lists (left by a narrower rerun or an option change);
-        /// without it they are named in the run report.
-        #[arg(long)]
-        clean_stale: bool,
-        /// Parquet compression: zstd (default), snappy, lz4, gzip, none.
-        #[arg(long)]
-        compression: Option<String>,
-        /// Compression level (zstd 1-22, default 3; gzip 0-9).
-        #[arg(long)]
-        compression_level: Option<i64>,
-        /// Rows per row group (default 100000).
-        #[arg(long)]
-        row_group_size: Option<u64>,
-        /// Only shard K of N of the inputs (e.g. 0/4): a file's shard is its era modulo N (other names: a hash
-        /// of the file name), so N processes with K = 0..N-1 take every file exactly once.
-        #[arg(long, value_name = "K/N")]
-        shard: Option<String>,
-        #[command(flatten)]
-        fetch: FetchArgs,
-        /// Print the run report as JSON on stdout instead of the summary.
-        #[arg(long)]
-        json: bool,
-        /// Files, directories, glob patterns, http(s) mirrors or files, s3/gs/az prefixes.
-        #[arg(required = true)]
-        paths: Vec<String>,
-    },
+    Export(ExportArgs),
     /// Run a pipeline file (the entry point for scheduled jobs): synth, verify, export, prune stages as configured.
-    Run {
-        /// The pipeline TOML (see pipelines/).
-        pipeline: PathBuf,
-        /// Override a key, e.g. --set out=/data/out --set export.compression=snappy (repeatable).
-        #[arg(long = "set", value_name = "KEY=VALUE")]
-        sets: Vec<String>,
-        /// Only these of the pipeline's stages, comma-separated (synth, verify, export, prune).
-        #[arg(long, value_delimiter = ',')]
-        stages: Option<Vec<String>>,
-        /// Exit 2 at once ("in use") when another run holds the output's run lock, instead of waiting.
-        #[arg(long)]
-        no_wait: bool,
-        /// Take no run lock: the caller holds it (the Ray driver's tasks).
-        #[arg(long, conflicts_with = "no_wait")]
-        no_lock: bool,
-        /// Print the run report as JSON on stdout instead of the summary.
-        #[arg(long)]
-        json: bool,
-        /// Only shard K of N of the inputs (e.g. 0/4): a file's shard is its era modulo N (other names: a hash
-        /// of the file name), so N processes with K = 0..N-1 take every file exactly once.
-        #[arg(long, value_name = "K/N")]
-        shard: Option<String>,
-    },
+    Run(RunArgs),
     /// List a pipeline's input files (after its synth stage, if any) with their shard keys: what a
     /// distributed driver splits into tasks.
-    Plan {
-        /// The pipeline TOML.
-        pipeline: PathBuf,
-        /// Override a key (repeatable), as for `run`.
-        #[arg(long = "set", value_name = "KEY=VALUE")]
-        sets: Vec<String>,
-        /// Only shard K of N.
-        #[arg(long, value_name = "K/N")]
-        shard: Option<String>,
-        /// Print JSON (name, out, shard, stages, files) instead of one file per line.
-        #[arg(long)]
-        json: bool,
-    },
+    Plan(PlanArgs),
     /// Measure decode, verify, senders (both secp256k1 backends) and export throughput on a synthetic era1
     /// file, and era verification on a synthetic era file, beside their floors; print ratios.
-    Bench {
-        /// Blocks in the synthetic era1 file (and, at most 8192, in the era file).
-        #[arg(long, default_value_t = 8192)]
-        blocks: u64,
-        /// Transactions per block (era: per execution payload).
-        #[arg(long, default_value_t = 4)]
-        txs_per_block: u32,
-        /// Validators in the synthetic era file's state.
-        #[arg(long, default_value_t = 16384)]
-        validators: usize,
-        /// Repetitions (the best is kept).
-        #[arg(long, default_value_t = 3)]
-        runs: usize,
-        /// Work directory (default: a temporary one).
-        #[arg(long)]
-        dir: Option<PathBuf>,
-        /// Print JSON instead of a table.
-        #[arg(long)]
-        json: bool,
-        /// Only the consensus datasets' lines: the operation datasets' cost on era exports, and `validators`
-        /// from a big state beside its floor.
-        #[arg(long)]
-        consensus: bool,
-        /// Validators in the big state of the `validators` lines.
-        #[arg(long, default_value_t = 1_000_000)]
-        state_validators: usize,
-    },
+    Bench(BenchArgs),
     /// Print the hash_tree_root of a BeaconState: an era file's state, or a raw `.ssz` / `.ssz_snappy` state.
-    StateRoot {
-        file: PathBuf,
-        /// Fork (phase0 .. fulu); default: inferred from the state's slot and the network's fork epochs.
-        #[arg(long)]
-        fork: Option<String>,
-        /// Network for fork inference (default: from an era file's name, else mainnet).
-        #[arg(long)]
-        network: Option<String>,
-    },
+    StateRoot(StateRootArgs),
     /// Build a prune manifest (verified block/transaction hash lists a node uses to drop pre-merge history),
     /// or check one: `eraflow prune --out DIR PATH...`, `eraflow prune check DIR`.
     #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
@@ -266,52 +71,12 @@ pub enum Command {
     },
     /// Rewrite verified execution archives in the other layout: era1 to ere (slim receipts, total difficulty,
     /// accumulator root; the noproofs profile), or pre-merge ere back to era1. Prints each file written.
-    Convert {
-        /// The layout to write: ere or era1.
-        #[arg(long)]
-        to: String,
-        /// Output directory.
-        #[arg(long)]
-        out: PathBuf,
-        /// ere output: default (with Portal header proofs; the default on mainnet, whose pre-merge accumulator
-        /// is embedded, and when adding proofs to an ere file), noproofs (the default elsewhere), noreceipts or
-        /// noproofs-noreceipts.
-        #[arg(long)]
-        profile: Option<String>,
-        /// Network preset name or preset .toml (default: from each file name).
-        #[arg(long)]
-        network: Option<String>,
-        /// Era files (files, directories or glob patterns; repeatable) holding the beacon blocks of post-merge
-        /// blocks and the states ending their periods: the source of their header proofs (types 1 to 3).
-        #[arg(long = "era-files", value_name = "PATH")]
-        era_files: Vec<String>,
-        /// The network's own pre-merge accumulator (the SSZ of a frozen HistoricalHashesAccumulator), for a
-        /// network without an embedded one: type-0 proofs are built against it.
-        #[arg(long, value_name = "FILE")]
-        accumulator: Option<PathBuf>,
-        /// Files, directories or glob patterns.
-        #[arg(required = true)]
-        paths: Vec<String>,
-    },
+    Convert(ConvertArgs),
     /// Write one self-contained HTML page of an output: coverage (eras per network and archive kind, gaps,
     /// failed files, sources), the last runs, the chain as charts aggregated from its Parquet, and its datasets.
-    Report {
-        /// The output: a directory or an object-store URL (s3://bucket/prefix, gs://..., az://...).
-        out: String,
-        /// Where to write the page (default: OUT/_eraflow/report.html, uploaded for an object-store output).
-        #[arg(long, value_name = "FILE")]
-        html: Option<PathBuf>,
-        /// How many of the newest run reports to show (default: 20).
-        #[arg(long, value_name = "N")]
-        runs: Option<usize>,
-    },
+    Report(ReportArgs),
     /// Summarise one archive file: range, counts by record type, transaction kinds, roots, total difficulty.
-    Inspect {
-        file: PathBuf,
-        /// Network preset name or preset .toml (default: from the file name).
-        #[arg(long)]
-        network: Option<String>,
-    },
+    Inspect(InspectArgs),
 }
 
 /// `eraflow prune check DIR`.
@@ -383,4 +148,279 @@ pub struct FetchArgs {
     /// to other users in the process list: prefer `http_headers` with ${VAR} in a pipeline file).
     #[arg(long = "http-header", value_name = "NAME: VALUE")]
     pub http_headers: Vec<String>,
+}
+
+// The arguments of `eraflow verify` (its help text is the variant's).
+#[derive(clap::Args)]
+pub struct VerifyArgs {
+    /// Print one JSON object per file instead of a human summary.
+    #[arg(long)]
+    pub json: bool,
+    /// Network preset name or preset .toml (default: from each file name).
+    #[arg(long)]
+    pub network: Option<String>,
+    /// Also compute each file's sha256.
+    #[arg(long)]
+    pub checksum: bool,
+    /// Also recover every transaction's sender (the costliest check; off by default).
+    #[arg(long)]
+    pub senders: bool,
+    /// Signature algorithm for --senders: secp256k1 or secp256r1 (default: the network's).
+    #[arg(long)]
+    pub signature_algorithm: Option<String>,
+    /// Compare era states with trusted roots: a file of `<slot> <state root>` lines, or a beacon node's
+    /// URL (http://host:5052), asked for the state root at each era file's state slot.
+    #[arg(long, value_name = "FILE|URL")]
+    pub trusted_states: Option<String>,
+    /// A beacon state's historical_summaries for ere proofs of Capella and later blocks: an era file (its
+    /// state's), or PATH@SLOT of their SSZ. Default: the latest state among the era files verified.
+    #[arg(long, value_name = "ERA_FILE|PATH@SLOT")]
+    pub historical_summaries: Option<String>,
+    /// The network's own pre-merge accumulator (the SSZ of a frozen HistoricalHashesAccumulator), for a
+    /// network without an embedded one (mainnet's is): era roots and type-0 proofs are checked against it.
+    #[arg(long, value_name = "FILE")]
+    pub accumulator: Option<String>,
+    /// After the files, sum up which eras are proven canonical, not proven (and why), wrong, or missing (of
+    /// the network's pre-merge accumulator).
+    #[arg(long)]
+    pub canonical: bool,
+    /// Only shard K of N of the inputs (e.g. 0/4): a file's shard is its era modulo N (other names: a hash
+    /// of the file name), so N processes with K = 0..N-1 take every file exactly once.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Instead of archives: read back every output an export's completion records name in OUT (a local
+    /// directory or an s3/gs/az prefix) and check its size and sha256 against the record (what a rerun
+    /// proves from sizes, times and ETags alone); exit 1 when one differs or is gone.
+    #[arg(long, value_name = "OUT", conflicts_with_all = ["paths", "canonical"])]
+    pub outputs: Option<String>,
+    #[command(flatten)]
+    pub fetch: FetchArgs,
+    /// Files, directories, glob patterns, http(s) mirrors or files, s3/gs/az prefixes.
+    #[arg(required_unless_present = "outputs")]
+    pub paths: Vec<String>,
+}
+
+// The arguments of `eraflow synth` (its help text is the variant's).
+#[derive(clap::Args)]
+pub struct SynthArgs {
+    /// Output directory.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Archive kind: era1 (default), ere or era.
+    #[arg(long)]
+    pub kind: Option<String>,
+    /// ere files only: noproofs (default) or noproofs-noreceipts.
+    #[arg(long)]
+    pub profile: Option<String>,
+    /// Network preset name or preset .toml (default: synthnet).
+    #[arg(long)]
+    pub network: Option<String>,
+    /// First era (era files: default the first era wholly in --fork, else 1; era1 and ere: 0; on synthnet, ere
+    /// era 122 crosses the merge and the later forks).
+    #[arg(long)]
+    pub era: Option<u64>,
+    /// Era files only: pick the first era whose blocks and state are all of this fork.
+    #[arg(long)]
+    pub fork: Option<String>,
+    /// Number of consecutive files (default 1).
+    #[arg(long)]
+    pub files: Option<u64>,
+    /// Blocks per file (at most 8192; default 8192 for era1, 64 for era: the other slots stay empty).
+    #[arg(long)]
+    pub blocks: Option<u64>,
+    /// Era files only: validators in each state (default 256).
+    #[arg(long)]
+    pub validators: Option<u64>,
+    /// Transactions per block (era: per execution payload; default 4).
+    #[arg(long)]
+    pub txs_per_block: Option<u64>,
+    /// Seed: the same seed gives byte-identical files (default 1).
+    #[arg(long)]
+    pub seed: Option<u64>,
+}
+
+// The arguments of `eraflow export` (its help text is the variant's).
+#[derive(clap::Args)]
+pub struct ExportArgs {
+    /// Output directory, or object-store prefix (s3://bucket/prefix, gs://…, az://…, file://…).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Comma-separated datasets (default: configs/default.toml's `[export] datasets`, every dataset but the
+    /// opt-in `validators`).
+    #[arg(long, value_delimiter = ',')]
+    pub datasets: Option<Vec<String>>,
+    /// Leave from_address null and never touch the signature algorithm.
+    #[arg(long)]
+    pub no_senders: bool,
+    /// Network preset name or preset .toml (default: from each file name).
+    #[arg(long)]
+    pub network: Option<String>,
+    /// Redo outputs even if the manifest proves them complete.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Prove complete sources by their contents: hash every input and read back and hash every output
+    /// (default: from metadata, the inputs' kept hashes and the outputs' size and time or ETag).
+    #[arg(long)]
+    pub verify_outputs: bool,
+    /// Remove Parquet files no completion record lists (left by a narrower rerun or an option change);
+    /// without it they are named in the run report.
+    #[arg(long)]
+    pub clean_stale: bool,
+    /// Parquet compression: zstd (default), snappy, lz4, gzip, none.
+    #[arg(long)]
+    pub compression: Option<String>,
+    /// Compression level (zstd 1-22, default 3; gzip 0-9).
+    #[arg(long)]
+    pub compression_level: Option<i64>,
+    /// Rows per row group (default 100000).
+    #[arg(long)]
+    pub row_group_size: Option<u64>,
+    /// Only shard K of N of the inputs (e.g. 0/4): a file's shard is its era modulo N (other names: a hash
+    /// of the file name), so N processes with K = 0..N-1 take every file exactly once.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    #[command(flatten)]
+    pub fetch: FetchArgs,
+    /// Print the run report as JSON on stdout instead of the summary.
+    #[arg(long)]
+    pub json: bool,
+    /// Files, directories, glob patterns, http(s) mirrors or files, s3/gs/az prefixes.
+    #[arg(required = true)]
+    pub paths: Vec<String>,
+}
+
+// The arguments of `eraflow run` (its help text is the variant's).
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// The pipeline TOML (see pipelines/).
+    pub pipeline: PathBuf,
+    /// Override a key, e.g. --set out=/data/out --set export.compression=snappy (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+    /// Only these of the pipeline's stages, comma-separated (synth, verify, export, prune).
+    #[arg(long, value_delimiter = ',')]
+    pub stages: Option<Vec<String>>,
+    /// Exit 2 at once ("in use") when another run holds the output's run lock, instead of waiting.
+    #[arg(long)]
+    pub no_wait: bool,
+    /// Take no run lock: the caller holds it (the Ray driver's tasks).
+    #[arg(long, conflicts_with = "no_wait")]
+    pub no_lock: bool,
+    /// Print the run report as JSON on stdout instead of the summary.
+    #[arg(long)]
+    pub json: bool,
+    /// Only shard K of N of the inputs (e.g. 0/4): a file's shard is its era modulo N (other names: a hash
+    /// of the file name), so N processes with K = 0..N-1 take every file exactly once.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+}
+
+// The arguments of `eraflow plan` (its help text is the variant's).
+#[derive(clap::Args)]
+pub struct PlanArgs {
+    /// The pipeline TOML.
+    pub pipeline: PathBuf,
+    /// Override a key (repeatable), as for `run`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+    /// Only shard K of N.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Print JSON (name, out, shard, stages, files) instead of one file per line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+// The arguments of `eraflow bench` (its help text is the variant's).
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    /// Blocks in the synthetic era1 file (and, at most 8192, in the era file).
+    #[arg(long, default_value_t = 8192)]
+    pub blocks: u64,
+    /// Transactions per block (era: per execution payload).
+    #[arg(long, default_value_t = 4)]
+    pub txs_per_block: u32,
+    /// Validators in the synthetic era file's state.
+    #[arg(long, default_value_t = 16384)]
+    pub validators: usize,
+    /// Repetitions (the best is kept).
+    #[arg(long, default_value_t = 3)]
+    pub runs: usize,
+    /// Work directory (default: a temporary one).
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Only the consensus datasets' lines: the operation datasets' cost on era exports, and `validators`
+    /// from a big state beside its floor.
+    #[arg(long)]
+    pub consensus: bool,
+    /// Validators in the big state of the `validators` lines.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub state_validators: usize,
+}
+
+// The arguments of `eraflow state-root` (its help text is the variant's).
+#[derive(clap::Args)]
+pub struct StateRootArgs {
+    pub file: PathBuf,
+    /// Fork (phase0 .. fulu); default: inferred from the state's slot and the network's fork epochs.
+    #[arg(long)]
+    pub fork: Option<String>,
+    /// Network for fork inference (default: from an era file's name, else mainnet).
+    #[arg(long)]
+    pub network: Option<String>,
+}
+
+// The arguments of `eraflow convert` (its help text is the variant's).
+#[derive(clap::Args)]
+pub struct ConvertArgs {
+    /// The layout to write: ere or era1.
+    #[arg(long)]
+    pub to: String,
+    /// Output directory.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// ere output: default (with Portal header proofs; the default on mainnet, whose pre-merge accumulator
+    /// is embedded, and when adding proofs to an ere file), noproofs (the default elsewhere), noreceipts or
+    /// noproofs-noreceipts.
+    #[arg(long)]
+    pub profile: Option<String>,
+    /// Network preset name or preset .toml (default: from each file name).
+    #[arg(long)]
+    pub network: Option<String>,
+    /// Era files (files, directories or glob patterns; repeatable) holding the beacon blocks of post-merge
+    /// blocks and the states ending their periods: the source of their header proofs (types 1 to 3).
+    #[arg(long = "era-files", value_name = "PATH")]
+    pub era_files: Vec<String>,
+    /// The network's own pre-merge accumulator (the SSZ of a frozen HistoricalHashesAccumulator), for a
+    /// network without an embedded one: type-0 proofs are built against it.
+    #[arg(long, value_name = "FILE")]
+    pub accumulator: Option<PathBuf>,
+    /// Files, directories or glob patterns.
+    #[arg(required = true)]
+    pub paths: Vec<String>,
+}
+
+// The arguments of `eraflow report` (its help text is the variant's).
+#[derive(clap::Args)]
+pub struct ReportArgs {
+    /// The output: a directory or an object-store URL (s3://bucket/prefix, gs://..., az://...).
+    pub out: String,
+    /// Where to write the page (default: OUT/_eraflow/report.html, uploaded for an object-store output).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// How many of the newest run reports to show (default: 20).
+    #[arg(long, value_name = "N")]
+    pub runs: Option<usize>,
+}
+
+// The arguments of `eraflow inspect` (its help text is the variant's).
+#[derive(clap::Args)]
+pub struct InspectArgs {
+    pub file: PathBuf,
+    /// Network preset name or preset .toml (default: from the file name).
+    #[arg(long)]
+    pub network: Option<String>,
 }

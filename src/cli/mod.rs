@@ -1,7 +1,9 @@
-//! The binary's own modules (not part of the library): clap arguments, the flags-to-job layer, and standard
-//! output without panics.
+//! The binary's own modules (not part of the library): clap arguments, one function per command, the
+//! flags-to-job layer, and standard output without panics.
 
-pub mod args;
-pub mod flags;
+// `output` first: its `note!` macro is textually scoped, so the modules after it can use it.
 #[macro_use]
 pub mod output;
+pub mod args;
+pub mod commands;
+pub mod flags;

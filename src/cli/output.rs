@@ -87,7 +87,7 @@ impl Output {
 /// bars); `RUST_LOG` overrides the level. Each line is written whole between progress-bar redraws.
 pub fn init_logs(quiet: bool, format: super::args::LogFormat) {
     use tracing_subscriber::EnvFilter;
-    eraflow::pipeline::report::show_progress_bars(!quiet);
+    eraflow::export::progress::show_progress_bars(!quiet);
     let level = if quiet { "warn" } else { "info" };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level));
     let fmt = tracing_subscriber::fmt()
@@ -117,7 +117,7 @@ impl Drop for LogLine {
     fn drop(&mut self) {
         if !self.0.is_empty() {
             // Best effort, like every stderr message (see the module's comment).
-            eraflow::pipeline::report::suspend_bars(|| {
+            eraflow::export::progress::suspend_bars(|| {
                 let _ = io::stderr().write_all(&self.0);
             });
         }

@@ -11,7 +11,7 @@
 //! - <https://github.com/ethereum/consensus-specs/blob/master/specs/deneb/beacon-chain.md#beaconblockbody>
 
 use super::fork::Fork;
-use super::preset::Spec;
+use super::spec::Spec;
 use super::ssz::{read_u64, SszError, View};
 
 /// A validated `SignedBeaconBlock`.

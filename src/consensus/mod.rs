@@ -24,6 +24,7 @@ pub mod merkle;
 pub mod operations;
 pub mod preset;
 pub mod registry;
+pub mod spec;
 pub mod ssz;
 pub mod state;
 pub mod synth;
@@ -32,7 +33,8 @@ pub mod validators;
 
 pub use block::{BeaconBlock, BeaconBlockBody, ExecutionPayload, SignedBeaconBlock, Withdrawal};
 pub use fork::{Fork, UnknownFork, ALL_FORKS};
-pub use preset::{Preset, Spec};
+pub use preset::Preset;
+pub use spec::Spec;
 pub use ssz::{ErrorKind, SszError};
 pub use state::BeaconState;
 

@@ -10,7 +10,7 @@
 //! - <https://github.com/ethereum/consensus-specs/blob/master/specs/capella/beacon-chain.md#historicalsummary>
 
 use super::fork::Fork;
-use super::preset::Spec;
+use super::spec::Spec;
 use super::ssz::{SszError, View};
 use super::types::SLOTS_PER_HISTORICAL_ROOT;
 

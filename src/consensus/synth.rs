@@ -9,7 +9,7 @@
 //! written into the state's `block_roots` (spec: `state.block_roots[slot % SLOTS_PER_HISTORICAL_ROOT]`), with
 //! the state at slot `n + 1`, so a verifier can check the blocks against the state.
 
-use super::preset::Spec;
+use super::spec::Spec;
 use super::ssz::{self, Container, SszError, Ty};
 use super::types::SLOTS_PER_HISTORICAL_ROOT;
 

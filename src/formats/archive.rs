@@ -150,6 +150,28 @@ impl EreProfile {
     }
 }
 
+impl FromStr for EreProfile {
+    type Err = String;
+
+    /// A profile by name: `default` (header proofs and receipts), `noproofs`, `noreceipts` or
+    /// `noproofs-noreceipts`; the error says which names there are.
+    fn from_str(name: &str) -> Result<EreProfile, String> {
+        let profile = |no_proofs, no_receipts| EreProfile {
+            no_proofs,
+            no_receipts,
+        };
+        match name {
+            "default" => Ok(profile(false, false)),
+            "noproofs" => Ok(profile(true, false)),
+            "noreceipts" => Ok(profile(false, true)),
+            "noproofs-noreceipts" => Ok(profile(true, true)),
+            other => Err(format!(
+                "'{other}': default (with header proofs), noproofs, noreceipts or noproofs-noreceipts"
+            )),
+        }
+    }
+}
+
 impl fmt::Display for EreProfile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

@@ -266,7 +266,7 @@ impl EraFile {
 /// Writes one era file atomically: blocks (snappy-framed SSZ) in slot order, then the state, the block slot
 /// index (absent in era 0) and the state slot index. The file exists under its final name only once complete.
 pub struct EraWriter {
-    out: crate::fsutil::AtomicFile,
+    out: crate::util::fs::AtomicFile,
     dir: PathBuf,
     network: String,
     era: u64,
@@ -284,7 +284,7 @@ impl EraWriter {
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let partial = dir.join(format!(".{network}.{}.{n}.era.partial", std::process::id()));
-        let mut out = crate::fsutil::AtomicFile::create(&partial)?;
+        let mut out = crate::util::fs::AtomicFile::create(&partial)?;
         let mut scratch = Vec::new();
         super::e2store::write_record(&mut scratch, RecordType::VERSION, &[]);
         out.write_all(&scratch)?;

@@ -312,9 +312,9 @@ impl Era1File {
 }
 
 /// Writes an era1 file: block tuples in order, then the accumulator and index. The file appears under its
-/// canonical name only when complete (see `fsutil::AtomicFile`).
+/// canonical name only when complete (see `util::fs::AtomicFile`).
 pub struct Era1Writer {
-    out: crate::fsutil::AtomicFile,
+    out: crate::util::fs::AtomicFile,
     dir: PathBuf,
     network: String,
     start: Option<u64>,
@@ -335,7 +335,7 @@ impl Era1Writer {
             ".{network}.{}.{n}.era1.partial",
             std::process::id()
         ));
-        let mut out = crate::fsutil::AtomicFile::create(&partial)?;
+        let mut out = crate::util::fs::AtomicFile::create(&partial)?;
         let mut scratch = Vec::new();
         super::e2store::write_record(&mut scratch, RecordType::VERSION, &[]);
         out.write_all(&scratch)?;

@@ -665,7 +665,7 @@ impl EreWriter {
         let start = self
             .start
             .ok_or_else(|| std::io::Error::other("ere writer: no blocks"))?;
-        let mut out = crate::fsutil::AtomicFile::create(&self.partial)?;
+        let mut out = crate::util::fs::AtomicFile::create(&self.partial)?;
         let mut pos = 0u64;
         self.scratch.clear();
         write_record(&mut self.scratch, RecordType::VERSION, &[]);

@@ -1,14 +1,13 @@
 //! One library call per command. The command line, the Python package and a Ray worker all call these with a
 //! [`Job`] and get a typed report back; rendering it (text, JSON) is the caller's business.
 
-use super::job::{
-    init_signer, set_threads, ExitStatus, Job, JobError, SynthArchives, SynthJob, VerifyJob,
-};
+use super::job::{set_threads, Job, JobError, SynthArchives, SynthJob, VerifyJob};
 use super::report::RunReport;
 use super::run::{begin_report, finish_run, Stage};
 use super::runlock::RunLock;
 use super::stream::{run_inputs, Inputs};
 use crate::consensus::{self, Fork, Kind};
+use crate::error::ExitStatus;
 use crate::formats::{ArchiveKind, ArchiveName, FormatError, FormatErrorKind};
 use crate::network::Network;
 use crate::prune::check::CheckSummary;
@@ -17,6 +16,7 @@ use crate::store::output::{OutputCheck, OutputDir, OutputStore, StoreError, META
 use crate::store::remote::RemoteOutput;
 use crate::store::url::{Location, Scheme};
 use crate::synth::Synthesized;
+use crate::verify::init_signer;
 use crate::verify::report::FileReport;
 use crate::verify::VerifyOptions;
 use std::path::{Path, PathBuf};
@@ -130,7 +130,7 @@ fn with_trusted_states(v: &VerifyJob, files: &[PathBuf]) -> Result<VerifyOptions
 fn with_anchors(v: &VerifyJob, files: &[PathBuf]) -> Result<VerifyOptions, JobError> {
     let mut opts = with_trusted_states(v, files)?;
     if let Some(path) = &v.accumulator {
-        opts.accumulator = Some(super::convert::accumulator(Path::new(path))?);
+        opts.accumulator = Some(super::job::accumulator(Path::new(path))?);
     }
     let Some(spec) = &v.historical_summaries else {
         return Ok(opts);
@@ -520,7 +520,7 @@ fn write_page(job: &Job) -> Option<Result<crate::report::Written, JobError>> {
 }
 
 /// `eraflow run`: the job's stages in order — synth, verify, export, prune — under the output's run lock
-/// ([`super::runlock`]), stopping between files when a signal asks ([`super::interrupt`]). The run report
+/// ([`super::runlock`]), stopping between files when a signal asks ([`crate::util::interrupt`]). The run report
 /// (`OUT/_eraflow/runs/<started>-<pid>.json`) records every stage and the run's exit code.
 pub fn run(job: &Job) -> Result<RunOutcome, JobError> {
     set_threads(job.threads)?;
@@ -587,10 +587,10 @@ pub fn run(job: &Job) -> Result<RunOutcome, JobError> {
             return Err(e);
         }
     }
-    if job.prune.is_some() && super::interrupt::requested().is_none() {
+    if job.prune.is_some() && crate::util::interrupt::requested().is_none() {
         outcome.prune = Some(prune(job));
     }
-    report.signal = super::interrupt::requested();
+    report.signal = crate::util::interrupt::requested();
     if let Some(out) = &job.out {
         outcome.report = Some(report);
         let status = outcome.exit_status();

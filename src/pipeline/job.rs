@@ -4,9 +4,10 @@
 //! signature algorithm. Everything after this point is typed.
 
 use super::config::{self, ConfigError, Layers, PipelineConfig};
-use super::export::ExportOptions;
-use crate::crypto::signer::{self, SignatureAlgorithm, SignerBackend, SignerError};
-use crate::formats::{ArchiveKind, ArchiveName};
+use crate::crypto::signer::{SignatureAlgorithm, SignerBackend, SignerError};
+use crate::error::ExitStatus;
+use crate::export::ExportOptions;
+use crate::formats::{ArchiveKind, EreProfile};
 use crate::network::{Network, NetworkError};
 use crate::prune::{OutputFormat, PruneOptions};
 use crate::sink::parquet::{ParquetOptions, SinkError};
@@ -184,7 +185,7 @@ pub enum JobError {
     Synth(#[from] SynthError),
     /// The export could not start.
     #[error("export")]
-    Export(#[from] super::export::ExportError),
+    Export(#[from] crate::export::ExportError),
     /// No prune manifest was written.
     #[error(transparent)]
     Prune(#[from] crate::prune::PruneError),
@@ -229,9 +230,6 @@ pub enum JobError {
     /// The report page could not be made or written.
     #[error("report")]
     Report(#[from] crate::report::ReportError),
-    /// `eraflow bench` could not measure.
-    #[error("bench")]
-    Bench(#[from] crate::bench::BenchError),
     /// The worker pool cannot be built.
     #[error("threads = {threads}")]
     Threads {
@@ -241,62 +239,6 @@ pub enum JobError {
         #[source]
         source: rayon::ThreadPoolBuildError,
     },
-}
-
-/// How a command ended, as a process exit code: the one definition scripts and schedulers rely on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
-pub enum ExitStatus {
-    /// 0: everything verified, the job succeeded.
-    #[default]
-    Ok,
-    /// 1: a check failed or data was bad (the other files were still done).
-    DataErrors,
-    /// 2: usage or I/O error.
-    Usage,
-    /// 128 + the signal (143 SIGTERM, 130 SIGINT): stopped between files; a rerun does the rest.
-    Interrupted(u8),
-}
-
-impl ExitStatus {
-    /// The process exit code.
-    pub fn code(self) -> u8 {
-        match self {
-            ExitStatus::Ok => 0,
-            ExitStatus::DataErrors => 1,
-            ExitStatus::Usage => 2,
-            ExitStatus::Interrupted(signal) => 128u8.saturating_add(signal),
-        }
-    }
-}
-
-impl ExitStatus {
-    /// The status of one verified file: 0 verified, 1 a check failed, 2 it could not be read.
-    pub fn of_file(r: &crate::verify::report::FileReport) -> ExitStatus {
-        if r.io_failed() {
-            ExitStatus::Usage
-        } else if !r.ok {
-            ExitStatus::DataErrors
-        } else {
-            ExitStatus::Ok
-        }
-    }
-
-    /// The worst status of `files` (0 for none).
-    pub fn of_files<'a>(
-        files: impl IntoIterator<Item = &'a crate::verify::report::FileReport>,
-    ) -> ExitStatus {
-        files
-            .into_iter()
-            .map(ExitStatus::of_file)
-            .max()
-            .unwrap_or_default()
-    }
-}
-
-impl From<ExitStatus> for u8 {
-    fn from(s: ExitStatus) -> u8 {
-        s.code()
-    }
 }
 
 impl JobError {
@@ -312,7 +254,8 @@ impl JobError {
             // A listing a signal stopped: the run was interrupted, not refused.
             JobError::Fetch(crate::store::fetch::FetchError::Stopped { .. }) => {
                 ExitStatus::Interrupted(
-                    super::interrupt::requested().unwrap_or(super::interrupt::SIGTERM) as u8,
+                    crate::util::interrupt::requested().unwrap_or(crate::util::interrupt::SIGTERM)
+                        as u8,
                 )
             }
             JobError::PruneCheck(_)
@@ -323,6 +266,49 @@ impl JobError {
             _ => ExitStatus::Usage,
         }
     }
+}
+
+/// The era files among `paths` (files, directories or globs; directories may hold other archives too): a usage
+/// error when there are none.
+pub fn era_files(paths: &[String]) -> Result<Vec<PathBuf>, JobError> {
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    let invalid = |message: String| JobError::Invalid {
+        key: "--era-files",
+        message,
+    };
+    let era: Vec<PathBuf> = crate::inputs::expand(paths)
+        .map_err(|e| invalid(e.to_string()))?
+        .into_iter()
+        .filter(|p| ArchiveKind::of(p) == Some(ArchiveKind::Era))
+        .collect();
+    if era.is_empty() {
+        return Err(invalid(format!("no .era files in {}", paths.join(" "))));
+    }
+    Ok(era)
+}
+
+/// A network's own accumulator from the SSZ of a frozen `HistoricalHashesAccumulator` at `path`.
+pub fn accumulator(path: &Path) -> Result<std::sync::Arc<crate::canonical::EpochRoots>, JobError> {
+    let bytes = std::fs::read(path).map_err(|source| JobError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    crate::canonical::EpochRoots::from_ssz(&bytes)
+        .map(std::sync::Arc::new)
+        .map_err(|e| JobError::Invalid {
+            key: "accumulator",
+            message: format!("{}: {e}", path.display()),
+        })
+}
+
+/// An ere profile by name (see [`EreProfile`]'s `FromStr`), as the option `key` gave it.
+pub fn parse_profile(name: &str) -> Result<EreProfile, JobError> {
+    name.parse().map_err(|message| JobError::Invalid {
+        key: "profile",
+        message,
+    })
 }
 
 /// A location that must be a local path: `file://` URLs become their path; an object-store URL is refused,
@@ -432,7 +418,7 @@ impl Job {
                         let profile = s
                             .profile
                             .as_deref()
-                            .map(super::convert::parse_profile)
+                            .map(parse_profile)
                             .transpose()
                             .map_err(|e| match e {
                                 JobError::Invalid { message, .. } => {
@@ -441,7 +427,7 @@ impl Job {
                                 e => e,
                             })?
                             // Synthetic ere files carry no proofs (synth::ere says why).
-                            .unwrap_or(crate::formats::EreProfile {
+                            .unwrap_or(EreProfile {
                                 no_proofs: true,
                                 no_receipts: false,
                             });
@@ -497,8 +483,8 @@ impl Job {
                 // Kept beside the verification cache: in a local output, else in this machine's cache folder
                 // (a remote output's local folder is only staging; devices and inodes are this machine's).
                 let input_hashes = match &remote_out {
-                    None => out.join(super::hash_cache::DIR),
-                    Some(_) => cache_dir.join(super::hash_cache::CACHE_DIR),
+                    None => out.join(crate::export::hash_cache::DIR),
+                    Some(_) => cache_dir.join(crate::export::hash_cache::CACHE_DIR),
                 };
                 Ok(ExportOptions {
                     out,
@@ -699,27 +685,4 @@ pub fn set_threads(threads: usize) -> Result<(), JobError> {
         Err(_) if rayon::current_num_threads() == threads => Ok(()),
         Err(source) => Err(JobError::Threads { threads, source }),
     }
-}
-
-/// Chooses the process's one signature algorithm — `explicit`, else the network's, else the first file
-/// whose name names a known network, else secp256k1 — and initialises it, on secp256k1 with `backend`, before
-/// any worker starts.
-pub fn init_signer(
-    explicit: Option<SignatureAlgorithm>,
-    backend: SignerBackend,
-    network: Option<&Network>,
-    files: &[PathBuf],
-) -> Result<&'static signer::Signer, SignerError> {
-    let from_network = |n: &Network| SignatureAlgorithm::from_name(&n.signature_algorithm);
-    let algorithm = match (explicit, network) {
-        (Some(a), _) => a,
-        (None, Some(n)) => from_network(n)?,
-        (None, None) => files
-            .iter()
-            .find_map(|p| Network::by_name(&ArchiveName::of_path(p)?.network).ok())
-            .map(|n| from_network(&n))
-            .transpose()?
-            .unwrap_or_default(),
-    };
-    signer::init_with(algorithm, backend)
 }

@@ -2,11 +2,12 @@
 //! wants (the Python package's `eraflow.read`). The file is verified in the same pass, exactly as `export`
 //! verifies it, and nothing is returned unless the whole file verified.
 
-use super::export::{network_of, EraChunk, ExportVisitor};
-use super::job::{init_signer, JobError};
+use super::job::JobError;
 use crate::datasets::{Dataset, ExportContext};
+use crate::export::{network_of, EraChunk, ExportVisitor};
 use crate::formats::{Archive, ArchiveKind};
 use crate::network::Network;
+use crate::verify::init_signer;
 use crate::verify::report::FileReport;
 use crate::verify::VerifyOptions;
 use arrow_array::RecordBatch;

@@ -1,12 +1,14 @@
 //! Running stages over a set of input files, with progress, a summary and the JSON run report.
 
-use super::export::{self, ExportOptions};
 use super::job::JobError;
-use super::report::{peak_rss_bytes, rfc3339, FileOutcome, Progress, RunReport, StageReport};
+use super::report::{RunReport, StageReport};
+use crate::export::progress::{FileOutcome, Progress};
+use crate::export::{self, ExportOptions};
 use crate::formats::Archive;
 use crate::store::output::StoreError;
 use crate::store::remote::RemoteOutput;
 use crate::store::url::RemoteUrl;
+use crate::util::{memory::peak_rss_bytes, time::rfc3339};
 use crate::verify::{verify_archives_until, VerifyOptions};
 use std::path::{Path, PathBuf};
 
@@ -49,7 +51,7 @@ pub fn begin_report(name: &str, shard: Option<String>, files: &[PathBuf]) -> Run
 
 /// Runs `stages` over `files` into `report`. Files that fail are in the report (its
 /// [`RunReport::exit_status`] says so); an error means a stage could not run at all. A stop asked for by a
-/// signal ([`super::interrupt`]) is checked before each stage and each file: the run then ends with what is
+/// signal ([`crate::util::interrupt`]) is checked before each stage and each file: the run then ends with what is
 /// done and `report.signal` set. With `remote`, exports are published to that object-store prefix (the
 /// export options' `out` is their local staging directory); [`finish_run`] then uploads the report.
 pub fn run_stages(
@@ -73,14 +75,14 @@ pub fn run_stages_with(
     let t0 = std::time::Instant::now();
     let blocks = total_blocks(files);
     for stage in stages {
-        if super::interrupt::requested().is_some() {
+        if crate::util::interrupt::requested().is_some() {
             break;
         }
         let mut stale = None;
         let (name, outcomes) = match stage {
             Stage::Verify(opts, cache) => {
                 let progress = Progress::new("verify", files.len(), blocks);
-                let stop = || super::interrupt::requested().is_some();
+                let stop = || crate::util::interrupt::requested().is_some();
                 let reports = match cache {
                     Some(out) => {
                         let cache = super::verify_cache::VerifyCache::new(out, opts);
@@ -119,7 +121,7 @@ pub fn run_stages_with(
         }
         report.stages.push(stage);
     }
-    report.signal = super::interrupt::requested();
+    report.signal = crate::util::interrupt::requested();
     report.seconds = t0.elapsed().as_secs_f64();
     report.peak_rss_bytes = peak_rss_bytes();
     report.ok = report.signal.is_none() && report.stages.iter().all(|s| s.failed_files == 0);
@@ -146,7 +148,7 @@ pub(crate) fn outcome_of(r: crate::verify::report::FileReport) -> FileOutcome {
 /// is removed.
 pub fn finish_run(
     report: &mut RunReport,
-    status: super::job::ExitStatus,
+    status: crate::error::ExitStatus,
     out: &Path,
     remote: Option<&RemoteUrl>,
 ) -> Result<PathBuf, JobError> {
@@ -168,7 +170,7 @@ pub fn discard_staging(out: &Path, remote: Option<&RemoteUrl>) {
 
 fn finish_into(
     report: &mut RunReport,
-    status: super::job::ExitStatus,
+    status: crate::error::ExitStatus,
     out: &Path,
     remote: Option<&RemoteUrl>,
 ) -> Result<PathBuf, JobError> {

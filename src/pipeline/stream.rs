@@ -8,15 +8,17 @@
 //! whose completion records prove every dataset complete are skipped without fetching them (an export-only
 //! job without `--overwrite`; a verify stage must read every file).
 
-use super::export::{ExportOptions, Exporter};
 use super::job::{Job, JobError};
-use super::report::{peak_rss_bytes, FileOutcome, OutcomeError, Progress, RunReport, StageReport};
+use super::report::{RunReport, StageReport};
 use super::run::{outcome_of, run_stages_with, Stage};
 use super::shard::Shard;
+use crate::export::progress::{FileOutcome, OutcomeError, Progress};
+use crate::export::{ExportOptions, Exporter};
 use crate::formats::Archive;
 use crate::store::cache::{CacheOptions, Prefetcher};
 use crate::store::fetch::{Downloads, FetchSettings, Remote, RemoteFile};
 use crate::store::url::{Location, RemoteUrl};
+use crate::util::memory::peak_rss_bytes;
 use crate::verify::{link_streamed, verify_one};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -40,7 +42,7 @@ impl Inputs {
     }
 
     /// [`Inputs::list`] for inputs given as strings (paths, directories, globs, URLs), a shard, and how
-    /// remote locations are read. A signal ([`super::interrupt`]) stops a listing under way.
+    /// remote locations are read. A signal ([`crate::util::interrupt`]) stops a listing under way.
     pub fn of(
         given: &[String],
         shard: Option<Shard>,
@@ -76,7 +78,7 @@ impl Inputs {
         for u in remote_urls {
             let store = Remote::open(&u, settings).map_err(JobError::Fetch)?;
             let i = inputs.remotes.len();
-            let stop = || super::interrupt::requested().is_some();
+            let stop = || crate::util::interrupt::requested().is_some();
             for f in store.list(&stop).map_err(JobError::Fetch)? {
                 if shard.is_some_and(|s| !s.contains(Path::new(&f.name))) {
                     continue;
@@ -129,7 +131,7 @@ pub fn export_inputs(
 ) -> Result<Vec<FileOutcome>, JobError> {
     let inputs = Inputs::of(inputs, None, &FetchSettings::default())?;
     if inputs.all_local() {
-        return Ok(super::export::export(
+        return Ok(crate::export::export(
             &inputs.local,
             opts,
             &Progress::hidden(),
@@ -190,14 +192,14 @@ pub fn prune_inputs(
         move |source| JobError::Io { path, source }
     };
     std::fs::create_dir_all(&cache.dir).map_err(io(&cache.dir))?;
-    crate::fsutil::remove_dead_temporaries(&cache.dir);
+    crate::util::fs::remove_dead_temporaries(&cache.dir);
     // Named as a temporary of this process: removed by a later run if this one is killed.
     let dir = cache
         .dir
         .join(format!(".skeletons.{}-0.tmp", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(io(&dir))?;
     let result = (|| {
-        let dl = Downloads::new(1, vec![super::interrupt::flag()]);
+        let dl = Downloads::new(1, vec![crate::util::interrupt::flag()]);
         let mut paths = inputs.local.clone();
         let mut skeletons = std::collections::HashMap::new();
         for (i, f) in inputs.remote {
@@ -237,12 +239,16 @@ impl crate::prune::InputSource for FetchedInputs {
             .iter()
             .filter_map(|p| self.skeletons.get(p).cloned())
             .collect();
-        let prefetch =
-            Prefetcher::start(remotes, queue, &self.cache, Some(super::interrupt::flag()))
-                .map_err(|source| crate::prune::PruneError::Io {
-                    path: self.cache.dir.display().to_string(),
-                    source,
-                })?;
+        let prefetch = Prefetcher::start(
+            remotes,
+            queue,
+            &self.cache,
+            Some(crate::util::interrupt::flag()),
+        )
+        .map_err(|source| crate::prune::PruneError::Io {
+            path: self.cache.dir.display().to_string(),
+            source,
+        })?;
         self.prefetch = Some(prefetch);
         Ok(())
     }
@@ -338,7 +344,7 @@ impl<'a> Streamed<'a> {
     }
 
     fn stop_requested() -> bool {
-        super::interrupt::requested().is_some()
+        crate::util::interrupt::requested().is_some()
     }
 
     /// Every stage over one local file (or one fetched into the cache, then named by `url`).
@@ -423,7 +429,7 @@ impl<'a> Streamed<'a> {
         }
         if !queue.is_empty() && !Self::stop_requested() {
             // A signal stops the downloads at once, not only between files.
-            let interrupt = Some(super::interrupt::flag());
+            let interrupt = Some(crate::util::interrupt::flag());
             let mut prefetch =
                 Prefetcher::start(inputs.remotes, queue, cache, interrupt).map_err(|source| {
                     JobError::Io {
@@ -493,7 +499,7 @@ impl<'a> Streamed<'a> {
                 .stages
                 .push(StageReport::new(name, seconds, outcomes));
         }
-        report.signal = super::interrupt::requested();
+        report.signal = crate::util::interrupt::requested();
         report.seconds = t0.elapsed().as_secs_f64();
         report.peak_rss_bytes = peak_rss_bytes();
         report.ok = report.signal.is_none() && report.stages.iter().all(|s| s.failed_files == 0);

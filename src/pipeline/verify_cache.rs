@@ -5,12 +5,12 @@
 //! kept entry of this version and these checks; anything else (a changed file, another version, other checks,
 //! an unreadable entry) is verified again. Only passing reports are kept: a failed file is always redone.
 //!
-//! A file's sha256 comes from the kept hashes of local inputs ([`super::hash_cache`], `OUT/_eraflow/hashes`):
+//! A file's sha256 comes from the kept hashes of local inputs ([`crate::export::hash_cache`], `OUT/_eraflow/hashes`):
 //! an input unchanged since it was hashed (same device, inode, size and times) is not read at all; any other
 //! is hashed, and its hash kept once its bytes verified.
 
-use super::hash_cache::{HashCache, Stamp};
-use crate::fsutil;
+use crate::export::hash_cache::{HashCache, Stamp};
+use crate::util::fs as fsutil;
 use crate::verify::report::{EraLinks, FileReport};
 use crate::verify::{ReportCache, VerifyOptions};
 use serde::{Deserialize, Serialize};
@@ -55,7 +55,7 @@ impl VerifyCache {
             key: hex::encode(&key[..4]),
             checks,
             hashes: Mutex::new(HashMap::new()),
-            kept: HashCache::new(&out.join(super::hash_cache::DIR)),
+            kept: HashCache::new(&out.join(crate::export::hash_cache::DIR)),
         }
     }
 

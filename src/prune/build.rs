@@ -149,7 +149,7 @@ fn remove_dead_leftovers(parent: &Path, base: &str) {
                 .and_then(|pid| pid.parse::<u32>().ok())
         });
         if let Some(pid) = pid {
-            if !crate::fsutil::process_alive(pid) && e.file_type().is_ok_and(|t| t.is_dir()) {
+            if !crate::util::fs::process_alive(pid) && e.file_type().is_ok_and(|t| t.is_dir()) {
                 tracing::info!(dir = %e.path().display(), "removing a dead prune's leftovers");
                 remove_dir(&e.path());
             }

@@ -8,6 +8,22 @@
 
 use plotters::prelude::*;
 
+/// Text made safe for HTML and SVG text and attribute values (the page and its charts).
+pub fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
 /// Width and height of a chart, in SVG user units (it scales to its container).
 pub const SIZE: (u32, u32) = (600, 300);
 
@@ -102,8 +118,8 @@ fn accessible(svg: String, l: &Label<'_>) -> String {
     );
     format!(
         "{open}><title id=\"{id}-title\">{}</title><desc id=\"{id}-desc\">{}</desc>{}",
-        super::html::esc(l.title),
-        super::html::esc(l.desc),
+        esc(l.title),
+        esc(l.desc),
         &rest[1..],
         id = l.id
     )
@@ -182,7 +198,7 @@ pub fn lines(
             .map_err(|e| e.to_string())?;
         // Days are whole: no label between two.
         let date = |v: &f64| match (v - v.round()).abs() < 1e-9 {
-            true => super::utc_date(v.round() as i64),
+            true => crate::util::time::utc_date(v.round() as i64),
             false => String::new(),
         };
         let era = |v: &f64| match (v - v.round()).abs() < 1e-9 {

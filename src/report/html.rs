@@ -3,7 +3,7 @@
 //! alternative and a caption; a chart without data is replaced by a note saying so.
 
 use super::aggregate::{Chain, Sums, TYPE_NAMES};
-use super::charts::{self, Label, Series, XAxis, FAILED, GAP, PALETTE, PRESENT};
+use super::charts::{self, esc, Label, Series, XAxis, FAILED, GAP, PALETTE, PRESENT};
 use super::runs::{failed_files, RunEntry};
 use super::source::ManifestRead;
 use crate::formats::{ArchiveKind, ArchiveName};
@@ -21,22 +21,6 @@ pub struct PageInput<'a> {
     pub runs: &'a (usize, Vec<RunEntry>),
     /// The aggregates of its Parquet.
     pub chain: &'a Chain,
-}
-
-/// Text made safe for HTML text and attribute values.
-pub fn esc(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&#39;"),
-            c => o.push(c),
-        }
-    }
-    o
 }
 
 /// Escaped text with `` `name` `` spans as `<code>name</code>`.
@@ -578,7 +562,7 @@ fn figure(h: &mut String, f: Figure<'_>) {
             .fold((0.0, f64::MIN), |a, p| if p.1 > a.1 { p } else { a });
         let total: f64 = s.points.iter().map(|p| p.1).sum();
         let at = |x: f64| match f.x {
-            XAxis::Days => super::utc_date(x as i64),
+            XAxis::Days => crate::util::time::utc_date(x as i64),
             XAxis::Eras => format!("era {x:.0}"),
         };
         let _ = write!(

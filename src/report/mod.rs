@@ -110,7 +110,7 @@ pub fn write(
     let bytes = page.len() as u64;
     match (html, out) {
         (Some(p), _) => {
-            crate::fsutil::write_atomic(p, page.as_bytes()).map_err(io(p))?;
+            crate::util::fs::write_atomic(p, page.as_bytes()).map_err(io(p))?;
             Ok(Written {
                 location: p.display().to_string(),
                 bytes,
@@ -118,7 +118,7 @@ pub fn write(
         }
         (None, Location::Local(dir)) => {
             let p = dir.join(REPORT_REL);
-            crate::fsutil::write_atomic(&p, page.as_bytes()).map_err(io(&p))?;
+            crate::util::fs::write_atomic(&p, page.as_bytes()).map_err(io(&p))?;
             Ok(Written {
                 location: p.display().to_string(),
                 bytes,
@@ -147,21 +147,5 @@ fn out_name(out: &Location) -> String {
     match out {
         Location::Local(p) => p.display().to_string(),
         Location::Remote(u) => u.redacted(),
-    }
-}
-
-/// `YYYY-MM-DD` of a day number (days since 1970-01-01, UTC).
-pub fn utc_date(day: i64) -> String {
-    let (y, m, d) = crate::pipeline::report::civil_from_days(day);
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn utc_dates() {
-        assert_eq!(super::utc_date(0), "1970-01-01");
-        assert_eq!(super::utc_date(11_016), "2000-02-29");
-        assert_eq!(super::utc_date(1_796_131_761 / 86_400), "2026-12-01");
     }
 }

@@ -7,7 +7,7 @@
 //! and sha256. One small record per (source, dataset) means writers never rewrite each other's entries, so
 //! concurrent exports into one output directory lose nothing (see [`crate::store::output`]).
 
-use crate::fsutil;
+use crate::util::fs as fsutil;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! Parquet output: one file per (source archive, dataset), written under a temporary name, row group by row
 //! group as chunks arrive, and renamed into place only when the source file verified.
 
-use crate::fsutil::AtomicFile;
+use crate::util::fs::AtomicFile;
 use arrow_array::RecordBatch;
 use arrow_schema::{DataType, SchemaRef};
 use parquet::arrow::ArrowWriter;

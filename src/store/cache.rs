@@ -168,7 +168,7 @@ impl Prefetcher {
         let dl = Arc::new(Downloads::new(downloads, flags));
         let (thread_budget, thread_slots, opts) = (budget.clone(), slots.clone(), opts.clone());
         // Downloads of processes that died mid-file left their temporaries here.
-        crate::fsutil::remove_dead_temporaries(&opts.dir);
+        crate::util::fs::remove_dead_temporaries(&opts.dir);
         let remotes = Arc::new(remotes);
         let thread = std::thread::Builder::new()
             .name("eraflow-prefetch".into())

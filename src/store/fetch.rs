@@ -28,7 +28,7 @@ use super::http::{HttpFailure, HttpHeader, HttpSource};
 use super::remote::RemoteError;
 use super::url::RemoteUrl;
 use crate::formats::ArchiveName;
-use crate::fsutil::AtomicFile;
+use crate::util::fs::AtomicFile;
 use futures_util::StreamExt;
 use object_store::path::Path as ObjPath;
 use object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreExt};

@@ -13,8 +13,8 @@
 //!   processes no longer running are removed, never a live writer's.
 
 use super::remote::{RemoteError, RemoteOutput};
-use crate::fsutil::{self, FileLock};
 use crate::sink::manifest::{self, CompletionRecord, Manifest};
+use crate::util::fs::{self as fsutil, FileLock};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -56,7 +56,7 @@ fn once(
         .iter()
         .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .collect();
-    crate::fsutil::write_atomic(
+    crate::util::fs::write_atomic(
         &marker,
         format!("{fingerprint}--\n{}\n", names.join("\n")).as_bytes(),
     )

@@ -16,11 +16,11 @@ pub mod render;
 pub mod report;
 mod sequence;
 
-use crate::crypto::signer::{self, Signer};
+use crate::crypto::signer::{self, SignatureAlgorithm, Signer, SignerBackend, SignerError};
 use crate::formats::{FormatError, FormatErrorKind};
 use crate::network::Network;
 use report::FileReport;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// How to verify.
 #[derive(Debug, Clone, Default)]
@@ -204,12 +204,12 @@ pub trait ReportCache: Sync {
 /// total difficulty, files of the same blocks compared) and era files (chained by boundary block root and
 /// execution head); then ere files are compared with the era files' payloads of the same blocks. Reports come
 /// execution files first, then era, each in input order.
-pub fn verify_archives(paths: &[std::path::PathBuf], opts: &VerifyOptions) -> Vec<FileReport> {
+pub fn verify_archives(paths: &[PathBuf], opts: &VerifyOptions) -> Vec<FileReport> {
     verify_archives_until(paths, opts, &|| false)
 }
 
 /// Splits archives into execution files (era1, ere) and era files.
-fn split_kinds(paths: &[std::path::PathBuf]) -> (Vec<std::path::PathBuf>, Vec<std::path::PathBuf>) {
+fn split_kinds(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
     use crate::formats::ArchiveKind;
     paths
         .iter()
@@ -230,7 +230,7 @@ fn link_kinds(mut execution: Vec<FileReport>, mut era: Vec<FileReport>) -> Vec<F
 /// [`verify_archives`], starting no file once `stop()` is true (a scheduled run asked to stop): the files
 /// already begun finish, the others have no report, and the checks across files cover the reported ones.
 pub fn verify_archives_until(
-    paths: &[std::path::PathBuf],
+    paths: &[PathBuf],
     opts: &VerifyOptions,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Vec<FileReport> {
@@ -249,7 +249,7 @@ pub fn verify_archives_until(
 fn with_era_summaries(
     opts: &VerifyOptions,
     era_reports: &[FileReport],
-    execution: &[std::path::PathBuf],
+    execution: &[PathBuf],
 ) -> VerifyOptions {
     let mut opts = opts.clone();
     let proofs = execution.iter().any(|p| {
@@ -282,24 +282,23 @@ fn with_era_summaries(
 /// [`verify_archives_until`], taking each file's own report from `cache` when it has one and keeping every
 /// new passing one there; the checks between files run over all the reports, as without a cache.
 pub fn verify_archives_cached(
-    paths: &[std::path::PathBuf],
+    paths: &[PathBuf],
     opts: &VerifyOptions,
     stop: &(dyn Fn() -> bool + Sync),
     cache: &dyn ReportCache,
 ) -> Vec<FileReport> {
     use rayon::prelude::*;
     let (execution, era) = split_kinds(paths);
-    let one = |p: &std::path::PathBuf,
-               verify: fn(&Path, &VerifyOptions) -> FileReport,
-               opts: &VerifyOptions| {
-        cache.get(p).unwrap_or_else(|| {
-            let r = verify(p, opts);
-            if r.ok {
-                cache.put(p, &r);
-            }
-            r
-        })
-    };
+    let one =
+        |p: &PathBuf, verify: fn(&Path, &VerifyOptions) -> FileReport, opts: &VerifyOptions| {
+            cache.get(p).unwrap_or_else(|| {
+                let r = verify(p, opts);
+                if r.ok {
+                    cache.put(p, &r);
+                }
+                r
+            })
+        };
     // Era files one at a time (each uses every thread), then execution files in parallel, as without a cache.
     let mut era_reports: Vec<FileReport> = era
         .iter()
@@ -370,6 +369,29 @@ pub fn link_streamed(
     links::cross_check_payloads(&mut execution_reports, &mut era_reports, |_, _| None);
     execution_reports.extend(era_reports);
     execution_reports
+}
+
+/// Chooses the process's one signature algorithm — `explicit`, else the network's, else the first file
+/// whose name names a known network, else secp256k1 — and initialises it, on secp256k1 with `backend`, before
+/// any worker starts.
+pub fn init_signer(
+    explicit: Option<SignatureAlgorithm>,
+    backend: SignerBackend,
+    network: Option<&Network>,
+    files: &[PathBuf],
+) -> Result<&'static Signer, SignerError> {
+    let from_network = |n: &Network| SignatureAlgorithm::from_name(&n.signature_algorithm);
+    let algorithm = match (explicit, network) {
+        (Some(a), _) => a,
+        (None, Some(n)) => from_network(n)?,
+        (None, None) => files
+            .iter()
+            .find_map(|p| Network::by_name(&crate::formats::ArchiveName::of_path(p)?.network).ok())
+            .map(|n| from_network(&n))
+            .transpose()?
+            .unwrap_or_default(),
+    };
+    signer::init_with(algorithm, backend)
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! What `eraflow verify` reports per file: the JSON shape of `verify --json` (one object per line) and the
 //! human summary. Field names are a stable interface for scripts.
 
+use crate::error::ExitStatus;
 use crate::formats::{FormatError, FormatErrorKind};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -218,6 +219,15 @@ pub struct EraLinks {
     pub first_slot_state_root: Option<[u8; 32]>,
 }
 
+/// The worst status of `files` (0 for none).
+pub fn exit_status<'a>(files: impl IntoIterator<Item = &'a FileReport>) -> ExitStatus {
+    files
+        .into_iter()
+        .map(FileReport::exit_status)
+        .max()
+        .unwrap_or_default()
+}
+
 /// Errors listed per file before the rest are only counted.
 pub const MAX_ERRORS: usize = 50;
 
@@ -238,6 +248,17 @@ impl FileReport {
         let mut report = FileReport::start(path, kind);
         report.error(error);
         report
+    }
+
+    /// The status of one verified file: 0 verified, 1 a check failed, 2 it could not be read.
+    pub fn exit_status(&self) -> ExitStatus {
+        if self.io_failed() {
+            ExitStatus::Usage
+        } else if !self.ok {
+            ExitStatus::DataErrors
+        } else {
+            ExitStatus::Ok
+        }
     }
 
     /// True when some error is an I/O failure (see [`ReportError::is_io`]) rather than a failed check.

@@ -4,9 +4,9 @@
 //! which turns their absence from a loud skip into a failure).
 
 use crate::util::export_opts;
+use eraflow::export::export;
+use eraflow::export::progress::Progress;
 use eraflow::network::Network;
-use eraflow::pipeline::export::export;
-use eraflow::pipeline::report::Progress;
 use std::process::Command;
 
 fn readers_available() -> bool {

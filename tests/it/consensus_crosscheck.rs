@@ -21,9 +21,9 @@ use eraflow::consensus::{
 };
 use eraflow::datasets::{self, Dataset, ExportContext};
 use eraflow::execution::transaction::TxView;
+use eraflow::export::export;
+use eraflow::export::progress::Progress;
 use eraflow::formats::ArchiveKind;
-use eraflow::pipeline::export::export;
-use eraflow::pipeline::report::Progress;
 use eraflow::synth::era::{write, EraSynthOptions};
 use eraflow::verify::era::{VerifiedBeaconBlock, VerifiedPayload, VerifiedState};
 use serde_json::{json, Map, Value};

@@ -155,8 +155,8 @@ fn every_command_in_the_readme_and_docs_parses_and_its_pipeline_loads() {
             }
         };
         let (file, sets) = match &cli.command {
-            args::Command::Run { pipeline, sets, .. }
-            | args::Command::Plan { pipeline, sets, .. } => (pipeline, sets),
+            args::Command::Run(a) => (&a.pipeline, &a.sets),
+            args::Command::Plan(a) => (&a.pipeline, &a.sets),
             _ => continue,
         };
         let Some(local) = pipeline_here(repo, &file.to_string_lossy()) else {

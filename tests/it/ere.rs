@@ -5,13 +5,13 @@
 
 use crate::testdata;
 use crate::util::{ere_from_era_payloads, export_opts, files_in, read_parquet};
+use eraflow::convert::{convert, ConvertOptions};
+use eraflow::export::export;
+use eraflow::export::progress::Progress;
 use eraflow::formats::e2store::{write_record, E2StoreReader, RecordType};
 use eraflow::formats::ere::EreFile;
 use eraflow::formats::{ArchiveName, EreProfile};
 use eraflow::network::Network;
-use eraflow::pipeline::convert::{convert, ConvertOptions};
-use eraflow::pipeline::export::export;
-use eraflow::pipeline::report::Progress;
 use eraflow::synth::era1::SynthOptions;
 use eraflow::synth::ere::EreSynthOptions;
 use eraflow::verify::report::FileReport;

@@ -14,6 +14,8 @@ use eraflow::canonical::{
     HistoricalSummaries, ProofType,
 };
 use eraflow::consensus::{self, BeaconBlock, BeaconState, Fork};
+use eraflow::convert::proofs::{prove_archive, EraFiles};
+use eraflow::convert::{convert, ConvertOptions, Converted};
 use eraflow::execution::header::HeaderView;
 use eraflow::formats::era::EraWriter;
 use eraflow::formats::ere::{EreBlock, EreFile, EreWriter};
@@ -21,8 +23,6 @@ use eraflow::formats::execution::decompress;
 use eraflow::formats::snappy::FramedDecoder;
 use eraflow::formats::{ArchiveName, EreProfile, ExecutionArchive};
 use eraflow::network::Network;
-use eraflow::pipeline::convert::{convert, ConvertOptions, Converted};
-use eraflow::pipeline::proofs::{prove_archive, EraFiles};
 use eraflow::synth::era::{EraSynthOptions, GENESIS_TIME};
 use eraflow::verify::{verify_archives, VerifyOptions};
 use std::collections::BTreeMap;
@@ -359,7 +359,7 @@ fn the_per_block_builder_gives_the_published_proofs() {
     let Some(dir) = testdata::dir("ere proofs: per-block builder") else {
         return;
     };
-    use eraflow::pipeline::proofs::{beacon_block_proof, Period};
+    use eraflow::convert::proofs::{beacon_block_proof, Period};
     let n = mainnet();
     let summaries =
         HistoricalSummaries::from_ssz(&n, SUMMARIES_SLOT, &summaries_bytes(&dir)).unwrap();

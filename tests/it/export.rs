@@ -5,9 +5,9 @@ use crate::testdata;
 use crate::util::{export_opts, files_in, read_parquet, snapshot};
 use arrow_array::types::{Float64Type, UInt32Type, UInt64Type, UInt8Type};
 use arrow_array::{cast::AsArray, Array, RecordBatch};
+use eraflow::export::export;
+use eraflow::export::progress::Progress;
 use eraflow::network::Network;
-use eraflow::pipeline::export::export;
-use eraflow::pipeline::report::Progress;
 use std::path::{Path, PathBuf};
 
 fn hex_col(b: &RecordBatch, name: &str, row: usize) -> Option<String> {

@@ -62,8 +62,9 @@ fn unknown_or_unsupported_out_is_a_usage_error_and_writes_nothing() {
 
 #[test]
 fn pipeline_locations_are_checked_before_any_work() {
+    use eraflow::error::ExitStatus;
     use eraflow::pipeline::config::Layers;
-    use eraflow::pipeline::{ExitStatus, Job, JobError};
+    use eraflow::pipeline::{Job, JobError};
     let load = |sets: &[String]| {
         let mut flags = toml::Table::new();
         flags.insert("name".into(), "t".into());

@@ -8,9 +8,10 @@
 use crate::util::{eraflow, export_opts};
 use arrow_array::{RecordBatch, UInt64Array};
 use arrow_schema::{DataType, Field, Schema};
+use eraflow::export::export;
+use eraflow::export::progress::{FileOutcome, OutcomeError, Progress};
 use eraflow::network::Network;
-use eraflow::pipeline::export::export;
-use eraflow::pipeline::report::{FileOutcome, OutcomeError, Progress, RunReport, StageReport};
+use eraflow::pipeline::report::{RunReport, StageReport};
 use eraflow::report::{self, aggregate, source::Output, ReportOptions};
 use eraflow::sink::manifest::{CompletionRecord, OutputEntry};
 use eraflow::store::output::OutputDir;

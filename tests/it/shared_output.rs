@@ -5,10 +5,10 @@
 use crate::util::{export_opts, files_in, snapshot};
 use eraflow::consensus::Fork;
 use eraflow::datasets;
+use eraflow::export::export;
+use eraflow::export::progress::{FileOutcome, Progress};
 use eraflow::formats::ArchiveKind;
 use eraflow::network::Network;
-use eraflow::pipeline::export::export;
-use eraflow::pipeline::report::{FileOutcome, Progress};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;

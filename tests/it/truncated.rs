@@ -3,7 +3,7 @@
 //! Other files of the run are unaffected, no temporary file is left behind, and the run report is written.
 
 use crate::util::{eraflow, synth_era1};
-use eraflow::pipeline::ExitStatus;
+use eraflow::error::ExitStatus;
 use eraflow::verify::execution::{verify_file_with, BlockVisitor, VerifiedBlock};
 use eraflow::verify::VerifyOptions;
 use std::path::{Path, PathBuf};
@@ -49,7 +49,7 @@ fn a_file_truncated_while_verified_fails_instead_of_killing_the_process() {
         "{:#?}",
         r.errors
     );
-    assert_eq!(ExitStatus::of_file(&r), ExitStatus::Usage);
+    assert_eq!(r.exit_status(), ExitStatus::Usage);
 }
 
 /// How many mappings of `file` the process `pid` holds.

@@ -2,9 +2,9 @@
 
 use arrow_array::RecordBatch;
 use eraflow::datasets;
+use eraflow::export::ExportOptions;
 use eraflow::formats::era::EraFile;
 use eraflow::formats::snappy::FramedDecoder;
-use eraflow::pipeline::export::ExportOptions;
 use eraflow::sink::parquet::ParquetOptions;
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,7 @@
 //! Serializing containers and lists from their parts (the inverse of reading; used by synthetic-data builders).
 
 use super::error::{len_err, ErrorKind, PathSeg, SszError};
-use super::read::split_container;
+use super::layout::split_container;
 use super::{Container, Ty};
 
 /// Serializes a container from its fields' serializations: fixed-size fields inline, variable-size ones

@@ -20,6 +20,7 @@
 
 mod encode;
 mod error;
+mod layout;
 mod read;
 mod root;
 #[cfg(test)]
@@ -27,7 +28,8 @@ mod tests;
 
 pub use encode::{encode_container, encode_variable_list, field_container, with_fields};
 pub use error::{ErrorKind, PathSeg, SszError};
-pub use read::{read_u64, split_container, View};
+pub use layout::{read_u64, split_container};
+pub use read::View;
 pub use root::{container_root, container_root_of_fields, hash_tree_root};
 
 /// An SSZ type, described statically so one generic walker validates and hashes every fork's containers.

@@ -2,7 +2,7 @@
 //! list lengths mixed in, big containers' fields in parallel.
 
 use super::error::{len_err, ErrorKind, PathSeg, SszError};
-use super::read::{split_container, split_variable};
+use super::layout::{split_container, split_variable};
 use super::{Container, Field, Ty};
 use crate::consensus::merkle::{self, Leaves, CHUNK};
 use std::ops::Range;

@@ -1,13 +1,14 @@
 //! `eraflow convert`: execution archives rewritten from one record layout into the other, from verified input
 //! only. era1 to ere keeps every block, turns receipts into slim ones, keeps the total difficulty and the
-//! accumulator root, and adds each block's Portal header proof (the default profile; see [`super::proofs`]):
+//! accumulator root, and adds each block's Portal header proof (the default profile; see [`proofs`]):
 //! the default on networks with an accumulator (mainnet), `noproofs` elsewhere. ere to ere adds the proofs a
 //! `noproofs` file lacks, post-merge ones from era files. ere to era1 rebuilds full receipts with their blooms,
 //! for pre-merge ere files with receipts and total difficulty. A converted file appears under its canonical name
 //! only once the input verified and the output is complete; proofs are built and checked before any block is
 //! written, and never for a block other than the one verified.
 
-use super::proofs::{prove_archive, ArchiveProofs, EraFiles, ProofError};
+pub mod proofs;
+
 use crate::canonical::HistoricalHashesAccumulator;
 use crate::execution::receipt;
 use crate::formats::era1::Era1Writer;
@@ -18,6 +19,7 @@ use crate::verify::execution::{verify_opened_with, BlockVisitor, VerifiedBlock};
 use crate::verify::report::{FileReport, ReportError};
 use crate::verify::VerifyOptions;
 use alloy_primitives::U256;
+use proofs::{prove_archive, ArchiveProofs, EraFiles, ProofError};
 use std::path::{Path, PathBuf};
 
 /// What to convert into.
@@ -152,64 +154,6 @@ impl Writer {
             Writer::Ere(w) => w.finish(),
             Writer::Era1(w) => w.finish(),
         }
-    }
-}
-
-/// The era files among `paths` (files, directories or globs; directories may hold other archives too): a usage
-/// error when there are none.
-pub fn era_files(paths: &[String]) -> Result<Vec<PathBuf>, super::JobError> {
-    if paths.is_empty() {
-        return Ok(Vec::new());
-    }
-    let invalid = |message: String| super::JobError::Invalid {
-        key: "--era-files",
-        message,
-    };
-    let era: Vec<PathBuf> = crate::inputs::expand(paths)
-        .map_err(|e| invalid(e.to_string()))?
-        .into_iter()
-        .filter(|p| ArchiveKind::of(p) == Some(ArchiveKind::Era))
-        .collect();
-    if era.is_empty() {
-        return Err(invalid(format!("no .era files in {}", paths.join(" "))));
-    }
-    Ok(era)
-}
-
-/// A network's own accumulator from the SSZ of a frozen `HistoricalHashesAccumulator` at `path`.
-pub fn accumulator(
-    path: &Path,
-) -> Result<std::sync::Arc<crate::canonical::EpochRoots>, super::JobError> {
-    let bytes = std::fs::read(path).map_err(|source| super::JobError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    crate::canonical::EpochRoots::from_ssz(&bytes)
-        .map(std::sync::Arc::new)
-        .map_err(|e| super::JobError::Invalid {
-            key: "accumulator",
-            message: format!("{}: {e}", path.display()),
-        })
-}
-
-/// An ere profile by name: `default` (header proofs and receipts), `noproofs`, `noreceipts` or
-/// `noproofs-noreceipts`.
-pub fn parse_profile(name: &str) -> Result<EreProfile, super::JobError> {
-    let profile = |no_proofs, no_receipts| EreProfile {
-        no_proofs,
-        no_receipts,
-    };
-    match name {
-        "default" => Ok(profile(false, false)),
-        "noproofs" => Ok(profile(true, false)),
-        "noreceipts" => Ok(profile(false, true)),
-        "noproofs-noreceipts" => Ok(profile(true, true)),
-        other => Err(super::JobError::Invalid {
-            key: "profile",
-            message: format!(
-                "'{other}': default (with header proofs), noproofs, noreceipts or noproofs-noreceipts"
-            ),
-        }),
     }
 }
 

@@ -1,338 +1,22 @@
-//! The export stage: verify each era1, ere or era file and, in the same decoding pass, build every selected dataset;
-//! a file's Parquet outputs appear only if the whole file verified. Files are processed one after another,
-//! each split across all threads, so memory is bounded by one window of block chunks whatever the number of
-//! files.
-//!
-//! Output names: an era1 file's are named by its execution block range, an era file's by its era number and
-//! slot range (pre-merge era files have no execution blocks, so a block range could not tell them apart); see
-//! [`crate::sink::names`].
+//! One source at a time: open the output store once, then per file verify, build every dataset, write its
+//! Parquet, commit the outputs and their completion records, and merge them into the manifest.
 
 use super::hash_cache::{HashCache, InputProof, Stamp};
-use super::report::{FileOutcome, OutcomeError, Progress, Proof};
-use crate::crypto::signer::{Signer, SignerBackend, SignerError};
-use crate::datasets::{Dataset, DatasetBuilder, DatasetError, ExportContext};
-use crate::formats::execution::BLOCKS_PER_ERA;
+use super::progress::{FileOutcome, OutcomeError, Progress, Proof};
+use super::{network_of, ExportError, ExportOptions, ExportVisitor, SourcePlan};
+use crate::datasets::{Dataset, DatasetBuilder, ExportContext};
 use crate::formats::{Archive, ArchiveKind};
 use crate::network::Network;
 use crate::sink::manifest::{self, CompletionRecord, OutputEntry};
 use crate::sink::names::{era_output_path, era_slot_range, output_path};
-use crate::sink::parquet::{FileLayout, ParquetOptions, ParquetSink, SinkError};
+use crate::sink::parquet::{FileLayout, ParquetSink};
 use crate::store::output::{Check, OutputDir, OutputProof, OutputStore, StoreError};
 use crate::store::remote::RemoteOutput;
 use crate::store::url::RemoteUrl;
-use crate::verify::era::{BeaconVisitor, VerifiedBeaconBlock, VerifiedState};
-use crate::verify::execution::{BlockVisitor, VerifiedBlock, VerifyOptions};
+use crate::verify::execution::VerifyOptions;
 use crate::verify::report::FileReport;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-
-/// What to export and how.
-#[derive(Clone)]
-pub struct ExportOptions {
-    /// Output directory.
-    pub out: PathBuf,
-    /// The datasets to write, in order.
-    pub datasets: Vec<&'static dyn Dataset>,
-    /// Recover senders (`from_address`); off leaves the column null and never touches the signer.
-    pub senders: bool,
-    /// The secp256k1 implementation [`export`] builds the process signer with, when it builds it.
-    pub signer_backend: SignerBackend,
-    /// The signer senders are recovered with; `None`: the process signer, initialised by [`export`]. Set only
-    /// to compare signers side by side in one process (`eraflow bench`); jobs leave it `None`.
-    pub signer: Option<&'static Signer>,
-    /// Network override; default from each file name.
-    pub network: Option<Network>,
-    /// Redo outputs even when the manifest proves them complete.
-    pub overwrite: bool,
-    /// Prove complete sources by their full contents: every input hashed (not taken from the kept hashes) and
-    /// every output read back and hashed (not proven by its size and modification time or ETag).
-    pub verify_outputs: bool,
-    /// Where the sha256 of local inputs is kept by file identity ([`super::hash_cache`]); `None`: every input
-    /// is hashed every run.
-    pub input_hashes: Option<PathBuf>,
-    /// After the export, remove the Parquet files under the dataset folders that no completion record lists
-    /// (local outputs); without it they are only named in the run report.
-    pub clean_stale: bool,
-    /// How the Parquet files are encoded.
-    pub parquet: ParquetOptions,
-}
-
-/// Why the export could not run at all (per-file failures are in the outcomes instead).
-#[derive(Debug, thiserror::Error)]
-pub enum ExportError {
-    /// The dataset list is empty.
-    #[error("no datasets selected")]
-    NoDatasets,
-    /// The output directory cannot be created.
-    #[error("{}", .path.display())]
-    Out {
-        /// The output directory.
-        path: PathBuf,
-        /// The cause.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The Parquet options are unusable.
-    #[error(transparent)]
-    Parquet(#[from] SinkError),
-    /// The signature algorithm cannot be set up for senders.
-    #[error("recovering senders")]
-    Signer(#[from] SignerError),
-    /// The output store could not be opened, or its manifest not rebuilt from the completion records.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
-impl ExportOptions {
-    /// A fingerprint of everything that changes a dataset's output bytes: a rerun with other options redoes
-    /// that dataset's files (and only the datasets it changes: adding a dataset leaves the others complete).
-    fn fingerprint(&self, dataset: &dyn Dataset) -> String {
-        format!(
-            "dataset={};senders={};compression={}:{};row_group={};schema={}",
-            dataset.name(),
-            self.senders,
-            self.parquet.compression.name(),
-            self.parquet.compression_level,
-            self.parquet.row_group_size,
-            crate::datasets::SCHEMA_VERSION
-        )
-    }
-}
-
-/// Which input gives which rows when inputs of one run hold the same blocks, decided from file names alone (so
-/// remote files not fetched yet are planned like local ones), the same way every run:
-///
-/// - execution files of one network and era of different kinds or profiles (an era1 and an ere file, or ere
-///   files of two profiles) hold the same blocks: only those of the first kind with receipts are exported, the
-///   others are not read ([`FileOutcome::same_blocks_as`]): ere (default profile, then `noproofs`), then era1,
-///   then ere without receipts;
-/// - when a network's ere files in the run reach past the merge, its era files give the beacon-chain datasets
-///   only: `blocks`, `transactions` and `withdrawals` of post-merge blocks come from the ere files, which carry
-///   receipts (and so `gas_used`, `success` and logs) that era files lack.
-#[derive(Debug, Default)]
-pub(crate) struct SourcePlan {
-    /// Execution inputs left out, by file name: the name of the input of the same blocks that is exported.
-    same_blocks: std::collections::HashMap<String, String>,
-    /// Networks whose era files give no execution rows in this run.
-    execution_from_ere: std::collections::BTreeSet<String>,
-}
-
-impl SourcePlan {
-    /// Plans `names` (paths or URLs; only their file names are read), each on `network` or the one its name names.
-    pub(crate) fn new(names: &[PathBuf], network: Option<&Network>) -> SourcePlan {
-        use crate::formats::ArchiveName;
-        let mut plan = SourcePlan::default();
-        let mut by_era: std::collections::BTreeMap<(String, u64), Vec<(u8, String)>> =
-            Default::default();
-        for p in names {
-            let Some(file) = p.file_name().and_then(|n| n.to_str()) else {
-                continue;
-            };
-            let Ok(name) = ArchiveName::parse(file) else {
-                continue;
-            };
-            let net_name = network.map_or(name.network.clone(), |n| n.name.clone());
-            let rank = match (name.kind, name.profile.no_receipts, name.profile.no_proofs) {
-                (ArchiveKind::Ere, false, false) => 0,
-                (ArchiveKind::Ere, false, true) => 1,
-                (ArchiveKind::Era1, _, _) => 2,
-                (ArchiveKind::Ere, true, _) => 3,
-                (ArchiveKind::Era, _, _) => continue,
-            };
-            if name.kind == ArchiveKind::Ere && !name.profile.no_receipts {
-                let first_pos = network
-                    .cloned()
-                    .or_else(|| Network::by_name(&name.network).ok())
-                    .map(|n| n.first_pos_block);
-                let last = name.era.saturating_mul(BLOCKS_PER_ERA) + BLOCKS_PER_ERA - 1;
-                if first_pos.is_some_and(|f| last >= f) {
-                    plan.execution_from_ere.insert(net_name.clone());
-                }
-            }
-            by_era
-                .entry((net_name, name.era))
-                .or_default()
-                .push((rank, file.to_string()));
-        }
-        // Files of the same kind and profile in one era are different chains (or a partial file beside a full
-        // one), exported as before; only other kinds and profiles of the era step aside for the best one.
-        for (_, mut files) in by_era {
-            files.sort();
-            let Some((best, kept)) = files.first().cloned() else {
-                continue;
-            };
-            for (rank, other) in files {
-                if rank != best {
-                    plan.same_blocks.insert(other, kept.clone());
-                }
-            }
-        }
-        plan
-    }
-
-    /// The input exported instead of `source`, when `source` holds blocks another input gives.
-    pub(crate) fn same_blocks_as(&self, source: &str) -> Option<&str> {
-        self.same_blocks.get(source).map(String::as_str)
-    }
-
-    /// Whether `dataset` takes rows from `source` (of `kind`, on `network`): not an execution dataset of an era
-    /// file when the run's ere files give that network's post-merge execution rows.
-    fn gives(&self, kind: ArchiveKind, network: &str, dataset: &dyn Dataset) -> bool {
-        dataset.sources().contains(&kind)
-            && !(kind == ArchiveKind::Era
-                && dataset.sources().contains(&ArchiveKind::Ere)
-                && self.execution_from_ere.contains(network))
-    }
-
-    /// What the plan adds to a dataset's fingerprint for `source`: an era file whose execution rows come from
-    /// ere files instead is complete without them, and redone (to drop them) when that changes.
-    fn fingerprint(
-        &self,
-        source: &str,
-        network: Option<&Network>,
-        dataset: &dyn Dataset,
-    ) -> String {
-        let Some(name) = crate::formats::ArchiveName::parse(source).ok() else {
-            return String::new();
-        };
-        let net = network.map_or(name.network.as_str(), |n| n.name.as_str());
-        if name.kind == ArchiveKind::Era && !self.gives(name.kind, net, dataset) {
-            ";execution_rows=ere".into()
-        } else {
-            String::new()
-        }
-    }
-}
-
-/// The visitor that fills one builder per dataset per chunk (era1 blocks, or era beacon blocks).
-pub(crate) struct ExportVisitor<'a> {
-    pub(crate) datasets: &'a [&'static dyn Dataset],
-    pub(crate) ctx: ExportContext,
-}
-
-impl BlockVisitor for ExportVisitor<'_> {
-    type Chunk = (u64, u64, Vec<Box<dyn DatasetBuilder>>);
-    fn start_chunk(&self, _: u64) -> Self::Chunk {
-        (
-            0,
-            0,
-            self.datasets.iter().map(|d| d.builder(self.ctx)).collect(),
-        )
-    }
-    fn visit(&self, chunk: &mut Self::Chunk, block: &VerifiedBlock<'_>) {
-        chunk.0 += 1;
-        chunk.1 += block.transactions.len() as u64;
-        for b in &mut chunk.2 {
-            b.add_block(block);
-        }
-    }
-}
-
-/// What one chunk of an era file's slots produced: beacon blocks, transactions, one builder per dataset, and
-/// the first dataset error (which discards the file's outputs).
-pub(crate) struct EraChunk {
-    pub(crate) blocks: u64,
-    pub(crate) transactions: u64,
-    pub(crate) builders: Vec<Box<dyn DatasetBuilder>>,
-    pub(crate) error: Option<DatasetError>,
-}
-
-impl BeaconVisitor for ExportVisitor<'_> {
-    type Chunk = EraChunk;
-    fn start_chunk(&self, _: u64) -> EraChunk {
-        EraChunk {
-            blocks: 0,
-            transactions: 0,
-            builders: self.datasets.iter().map(|d| d.builder(self.ctx)).collect(),
-            error: None,
-        }
-    }
-    fn visit(&self, chunk: &mut EraChunk, block: &VerifiedBeaconBlock<'_>) {
-        chunk.blocks += 1;
-        chunk.transactions += block
-            .execution
-            .as_ref()
-            .map_or(0, |x| x.transactions.len() as u64);
-        for b in &mut chunk.builders {
-            if let Err(e) = b.add_beacon_block(block) {
-                chunk.error.get_or_insert(e);
-            }
-        }
-    }
-    fn wants_state(&self) -> bool {
-        self.datasets.iter().any(|d| d.reads_state())
-    }
-    /// The registry in chunks of [`STATE_CHUNK`] validators, each written before the next is read, so a
-    /// 2-million-validator state never has its rows in memory at once.
-    fn visit_state(&self, state: &VerifiedState<'_>, emit: &mut dyn FnMut(EraChunk)) {
-        let n = state.registry.len();
-        for start in (0..n).step_by(STATE_CHUNK) {
-            let mut chunk = BeaconVisitor::start_chunk(self, state.slot);
-            for (b, d) in chunk.builders.iter_mut().zip(self.datasets) {
-                if !d.reads_state() {
-                    continue;
-                }
-                if let Err(e) = b.add_state(state, start..(start + STATE_CHUNK).min(n)) {
-                    chunk.error.get_or_insert(e);
-                }
-            }
-            emit(chunk);
-        }
-    }
-}
-
-/// Validators per chunk of a state dataset: ~3 MiB of builder memory, a few per row group.
-const STATE_CHUNK: usize = 1 << 15;
-
-/// Exports every file into the local directory `opts.out`; returns one outcome per file, in input order.
-pub fn export(
-    paths: &[PathBuf],
-    opts: &ExportOptions,
-    progress: &Progress,
-) -> Result<Vec<FileOutcome>, ExportError> {
-    export_to(paths, opts, None, progress)
-}
-
-/// Exports every file into `remote` when given (`opts.out` is then the local staging directory outputs are
-/// written to before they are uploaded), else into the local directory `opts.out`.
-pub fn export_to(
-    paths: &[PathBuf],
-    opts: &ExportOptions,
-    remote: Option<&RemoteUrl>,
-    progress: &Progress,
-) -> Result<Vec<FileOutcome>, ExportError> {
-    let exporter = Exporter::new(opts, remote, paths)?;
-    let mut outcomes = Vec::with_capacity(paths.len());
-    for path in paths {
-        if super::interrupt::requested().is_some() {
-            break; // a signal asked the run to stop: no new file
-        }
-        let outcome = exporter.file(path, progress);
-        progress.file_done(&outcome);
-        outcomes.push(outcome);
-    }
-    exporter.finish()?;
-    Ok(outcomes)
-}
-
-/// Parquet files of a local output that no completion record lists, found after an export that began at
-/// `started` (every dataset folder, not only the selected ones: a narrower rerun leaves the others' files), and
-/// whether they were removed (`clean_stale`). Files another writer is publishing now are never among them.
-pub fn stale_outputs(opts: &ExportOptions, started: std::time::SystemTime) -> (Vec<String>, bool) {
-    let dir = OutputDir::new(&opts.out);
-    let stale = dir.unlisted_outputs(crate::datasets::ALL.iter().map(|d| d.name()), started);
-    if !opts.clean_stale || stale.is_empty() {
-        return (stale, false);
-    }
-    let mut all = true;
-    for rel in &stale {
-        if let Err(e) = std::fs::remove_file(opts.out.join(rel)) {
-            tracing::warn!(file = %opts.out.join(rel).display(), error = %e, "could not remove a stale output");
-            all = false;
-        }
-    }
-    (stale, all)
-}
 
 /// An export under way: the output store opened once, then files exported one at a time as the caller has
 /// them (local files, or remote ones as they arrive in the cache), then the manifest rebuilt by
@@ -364,7 +48,7 @@ impl<'a> Exporter<'a> {
         })?;
         if opts.senders && opts.signer.is_none() {
             // One algorithm per process, chosen before any worker starts.
-            super::job::init_signer(None, opts.signer_backend, opts.network.as_ref(), names)?;
+            crate::verify::init_signer(None, opts.signer_backend, opts.network.as_ref(), names)?;
         }
         let store = match remote {
             None => {
@@ -524,15 +208,6 @@ impl<'a> Exporter<'a> {
         self.store.rebuild_manifest()?;
         Ok(())
     }
-}
-
-/// The network of a file: the explicit one, else the one its name names.
-pub(crate) fn network_of(path: &Path, explicit: Option<&Network>) -> Option<Network> {
-    if let Some(n) = explicit {
-        return Some(n.clone());
-    }
-    let name = crate::formats::ArchiveName::of_path(path)?;
-    Network::by_name(&name.network).ok()
 }
 
 fn export_one(

@@ -122,7 +122,7 @@ impl HashCache {
         };
         let kept = std::fs::create_dir_all(&self.dir).and_then(|()| {
             let text = serde_json::to_vec(&e).map_err(std::io::Error::other)?;
-            crate::fsutil::write_atomic(&self.entry_path(stamp), &text)
+            crate::util::fs::write_atomic(&self.entry_path(stamp), &text)
         });
         if let Err(e) = kept {
             tracing::warn!(file = %path.display(), error = %e, "could not keep the input's sha256");

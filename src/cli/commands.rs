@@ -1,0 +1,518 @@
+//! One function per subcommand: each layers its flags over the defaults into a [`Job`](eraflow::pipeline::Job),
+//! calls the library once and prints the typed report it gets back. `main.rs` only parses and dispatches here.
+
+use super::args::{
+    BenchArgs, ConvertArgs, ExportArgs, InspectArgs, PlanArgs, PruneArgs, ReportArgs, RunArgs,
+    StateRootArgs, SynthArgs, VerifyArgs,
+};
+use super::flags::Flags;
+use super::output::Output;
+use eraflow::error::ExitStatus;
+use eraflow::pipeline::{self, JobError};
+use std::path::Path;
+
+/// `eraflow verify --outputs OUT`: every output an export's records name, read back and hashed.
+fn verify_outputs(out: &str, json: bool, stdout: &mut Output) -> Result<ExitStatus, JobError> {
+    let r = pipeline::verify_outputs(out)?;
+    match json {
+        true => {
+            for v in &r.outputs {
+                stdout.line(serde_json::to_string(v).unwrap_or_default());
+            }
+        }
+        false => stdout.line(r.text()),
+    }
+    Ok(r.exit_status())
+}
+
+/// `eraflow verify`: archives, or (`--outputs`) an export's outputs.
+pub fn verify(
+    a: VerifyArgs,
+    mut f: Flags,
+    threads: Option<usize>,
+    stdout: &mut Output,
+) -> Result<ExitStatus, JobError> {
+    if let Some(out) = &a.outputs {
+        return verify_outputs(out, a.json, stdout);
+    }
+    let VerifyArgs {
+        json,
+        network,
+        checksum,
+        senders,
+        signature_algorithm,
+        trusted_states,
+        historical_summaries,
+        accumulator,
+        canonical,
+        shard,
+        outputs: _,
+        fetch,
+        paths,
+    } = a;
+    f.str("shard", shard);
+    fetch_flags(&mut f, fetch);
+    f.str("verify.trusted_states", trusted_states);
+    f.str("verify.historical_summaries", historical_summaries);
+    f.str("verify.accumulator", accumulator);
+    f.str("name", Some("verify"))
+        .str("network", network)
+        .list("inputs", &paths);
+    f.stage("verify").switch("verify.checksum", checksum, true);
+    f.switch("verify.senders", senders, true);
+    f.str("verify.signature_algorithm", signature_algorithm);
+    let reports = pipeline::verify(&f.job(threads, None, &[])?)?;
+    let failed = reports.iter().filter(|r| !r.ok).count();
+    for r in &reports {
+        match json {
+            true => stdout.line(serde_json::to_string(r).unwrap_or_default()),
+            false => stdout.line(eraflow::verify::render::verify_lines(r)),
+        }
+    }
+    if !json {
+        let n = reports.len();
+        stdout.line(format_args!(
+            "{n} files, {} verified, {failed} failed",
+            n - failed
+        ));
+    }
+    if canonical {
+        let summary = eraflow::verify::canonical::summarize(&reports);
+        match json {
+            true => stdout.line(
+                serde_json::to_string(&serde_json::json!({ "canonical": summary }))
+                    .unwrap_or_default(),
+            ),
+            false => stdout.line(eraflow::verify::render::canonical_text(&summary)),
+        }
+    }
+    Ok(eraflow::verify::report::exit_status(&reports))
+}
+
+/// `eraflow synth`: deterministic synthetic archives.
+pub fn synth(
+    a: SynthArgs,
+    mut f: Flags,
+    threads: Option<usize>,
+    stdout: &mut Output,
+) -> Result<ExitStatus, JobError> {
+    let SynthArgs {
+        out,
+        kind,
+        profile,
+        network,
+        era,
+        fork,
+        files,
+        blocks,
+        validators,
+        txs_per_block,
+        seed,
+    } = a;
+    f.str("name", Some("synth")).str("network", network);
+    f.path("synth.out", &out)
+        .str("synth.kind", kind)
+        .str("synth.profile", profile)
+        .int("synth.era", era);
+    f.str("synth.fork", fork)
+        .int("synth.files", files)
+        .int("synth.blocks", blocks);
+    f.int("synth.validators", validators)
+        .int("synth.txs_per_block", txs_per_block);
+    f.int("synth.seed", seed);
+    let job = f.job(threads, None, &[])?;
+    let synth = job
+        .synth
+        .as_ref()
+        .expect("the synth flags enable the stage");
+    for p in pipeline::synth(synth, false)?.paths {
+        stdout.line(p.display());
+    }
+    Ok(ExitStatus::Ok)
+}
+
+/// `eraflow export`: verify and export to Parquet.
+pub fn export(
+    a: ExportArgs,
+    mut f: Flags,
+    threads: Option<usize>,
+    stdout: &mut Output,
+) -> Result<ExitStatus, JobError> {
+    let ExportArgs {
+        out,
+        datasets,
+        no_senders,
+        network,
+        overwrite,
+        verify_outputs,
+        clean_stale,
+        compression,
+        compression_level,
+        row_group_size,
+        fetch,
+        shard,
+        json,
+        paths,
+    } = a;
+    f.str("shard", shard);
+    fetch_flags(&mut f, fetch);
+    f.str("name", Some("export"))
+        .str("network", network)
+        .list("inputs", &paths)
+        .path("out", &out);
+    f.stage("export")
+        .switch("export.senders", no_senders, false);
+    f.switch("export.overwrite", overwrite, true);
+    f.switch("export.verify_outputs", verify_outputs, true);
+    f.switch("export.clean_stale", clean_stale, true);
+    if let Some(d) = &datasets {
+        f.list("export.datasets", d);
+    }
+    f.str("export.compression", compression)
+        .int("export.compression_level", compression_level);
+    f.int("export.row_group_size", row_group_size);
+    let report = pipeline::export(&f.job(threads, None, &[])?)?;
+    match json {
+        true => stdout.line(serde_json::to_string(&report).unwrap_or_default()),
+        false => print_run_report(stdout, &report),
+    }
+    Ok(report.exit_status())
+}
+
+/// `eraflow run PIPELINE`: a pipeline file's stages.
+pub fn run(
+    a: RunArgs,
+    mut f: Flags,
+    threads: Option<usize>,
+    stdout: &mut Output,
+) -> Result<ExitStatus, JobError> {
+    let RunArgs {
+        pipeline: file,
+        sets,
+        stages,
+        no_wait,
+        no_lock,
+        json,
+        shard,
+    } = a;
+    f.str("shard", shard);
+    f.str("lock", no_wait.then_some("no-wait"))
+        .str("lock", no_lock.then_some("none"));
+    let mut job = f.job(threads, Some(&file), &sets)?;
+    if let Some(names) = &stages {
+        job.only_stages(names)?;
+    }
+    let outcome = pipeline::run(&job)?;
+    if json {
+        let r = outcome.report.as_ref();
+        stdout.line(r.map_or("{}".into(), |r| {
+            serde_json::to_string(r).unwrap_or_default()
+        }));
+        return Ok(outcome.exit_status());
+    }
+    if let Some(s) = &outcome.synthesized {
+        let dir = job.synth.as_ref().map_or(Path::new(""), |s| &s.out);
+        match s.made {
+            true => note!("synth: {} files made in {}", s.len(), dir.display()),
+            false => note!(
+                "synth: {} files in {} already made with these options; none made",
+                s.len(),
+                dir.display()
+            ),
+        }
+    }
+    if let Some(r) = &outcome.report {
+        print_run_report(stdout, r);
+    }
+    match &outcome.prune {
+        Some(Ok(p)) => print_prune(stdout, p, None),
+        Some(Err(e)) => note!("error: {}", eraflow::error::render(e)),
+        None => {}
+    }
+    match &outcome.page {
+        Some(Ok(w)) => note!("report: {}", w.location),
+        Some(Err(e)) => note!("error: {}", eraflow::error::render(e)),
+        None => {}
+    }
+    Ok(outcome.exit_status())
+}
+
+/// `eraflow plan PIPELINE`: the input files and their shard keys.
+pub fn plan(
+    a: PlanArgs,
+    mut f: Flags,
+    threads: Option<usize>,
+    stdout: &mut Output,
+) -> Result<ExitStatus, JobError> {
+    let PlanArgs {
+        pipeline: file,
+        sets,
+        shard,
+        json,
+    } = a;
+    f.str("shard", shard);
+    let p = pipeline::plan(&f.job(threads, Some(&file), &sets)?)?;
+    match json {
+        true => stdout.line(serde_json::to_string_pretty(&p).unwrap_or_default()),
+        false => p.files.iter().for_each(|f| stdout.line(f.path.display())),
+    }
+    Ok(ExitStatus::Ok)
+}
+
+/// `eraflow bench`: measured ratios, beside their floors.
+pub fn bench(
+    a: BenchArgs,
+    threads: Option<usize>,
+    stdout: &mut Output,
+) -> Result<ExitStatus, JobError> {
+    let BenchArgs {
+        blocks,
+        txs_per_block,
+        validators,
+        runs,
+        dir,
+        json,
+        consensus,
+        state_validators,
+    } = a;
+    let dir = dir.unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("eraflow-bench-{}", std::process::id()))
+    });
+    std::fs::create_dir_all(&dir).map_err(|source| JobError::Io {
+        path: dir.clone(),
+        source,
+    })?;
+    pipeline::job::set_threads(threads.unwrap_or(0))?;
+    let opts = eraflow::bench::BenchOptions {
+        blocks,
+        txs_per_block,
+        validators,
+        runs: runs.max(1),
+        state_validators,
+        only_consensus: consensus,
+    };
+    // A bench that cannot measure is a usage or I/O failure; it is not a job's error.
+    let report = match eraflow::bench::run(&dir, &opts) {
+        Ok(r) => r,
+        Err(e) => {
+            note!("error: bench: {}", eraflow::error::render(&e));
+            return Ok(ExitStatus::Usage);
+        }
+    };
+    if json {
+        stdout.line(serde_json::to_string_pretty(&report).unwrap_or_default())
+    } else {
+        eraflow::bench::print(&report)
+    }
+    Ok(ExitStatus::Ok)
+}
+
+/// `eraflow state-root`: a BeaconState's `hash_tree_root`.
+pub fn state_root(
+    a: StateRootArgs,
+    mut f: Flags,
+    threads: Option<usize>,
+    stdout: &mut Output,
+) -> Result<ExitStatus, JobError> {
+    let StateRootArgs {
+        file,
+        fork,
+        network,
+    } = a;
+    f.str("name", Some("state-root")).str("network", network);
+    let job = f.job(threads, None, &[])?;
+    pipeline::job::set_threads(job.threads)?;
+    let fork = fork
+        .map(|f| f.parse())
+        .transpose()
+        .map_err(|e| JobError::Invalid {
+            key: "--fork",
+            message: format!("{e}"),
+        })?;
+    let r = pipeline::state_root(&file, fork, job.network.as_ref())?;
+    stdout.line(format_args!("0x{}", hex::encode(r.root)));
+    note!(
+        "{}: {:?} state at slot {}, {} validators, {} bytes; read {:.3}s, hash_tree_root {:.3}s on {} threads",
+        file.display(), r.fork, r.slot, r.validators, r.bytes, r.read_seconds, r.hash_seconds,
+        rayon::current_num_threads()
+    );
+    Ok(ExitStatus::Ok)
+}
+
+/// `eraflow convert`: verified execution archives rewritten in the other layout.
+pub fn convert(
+    a: ConvertArgs,
+    mut f: Flags,
+    threads: Option<usize>,
+    stdout: &mut Output,
+) -> Result<ExitStatus, JobError> {
+    let ConvertArgs {
+        to,
+        out,
+        profile,
+        network,
+        era_files,
+        accumulator,
+        paths,
+    } = a;
+    f.str("name", Some("convert"))
+        .str("network", network)
+        .list("inputs", &paths);
+    let job = f.job(threads, None, &[])?;
+    let opts = eraflow::convert::ConvertOptions {
+        to: to.parse().map_err(|e| JobError::Invalid {
+            key: "--to",
+            message: format!("{e}"),
+        })?,
+        out,
+        profile: profile
+            .as_deref()
+            .map(pipeline::job::parse_profile)
+            .transpose()?,
+        network: job.network.clone(),
+        era_files: pipeline::job::era_files(&era_files)?,
+        accumulator: accumulator
+            .map(|p| pipeline::job::accumulator(&p))
+            .transpose()?,
+    };
+    let files = job.local_files("convert")?;
+    let converted = eraflow::convert::convert(&files, &opts);
+    for c in &converted {
+        match &c.output {
+            Some(p) => stdout.line(p.display()),
+            None => stdout.line(eraflow::verify::render::verify_lines(&c.report)),
+        }
+    }
+    Ok(eraflow::verify::report::exit_status(
+        converted.iter().map(|c| &c.report),
+    ))
+}
+
+/// `eraflow report OUT`: the output's page.
+pub fn report(
+    a: ReportArgs,
+    threads: Option<usize>,
+    stdout: &mut Output,
+) -> Result<ExitStatus, JobError> {
+    let ReportArgs { out, html, runs } = a;
+    pipeline::job::set_threads(threads.unwrap_or(0))?;
+    let mut opts = eraflow::report::ReportOptions::default();
+    opts.runs = runs.unwrap_or(opts.runs);
+    let out = eraflow::report::location(&out)?;
+    let w = eraflow::report::write(&out, html.as_deref(), &opts)?;
+    stdout.line(&w.location);
+    note!(
+        "report: {} ({})",
+        w.location,
+        eraflow::report::html::bytes(w.bytes)
+    );
+    Ok(ExitStatus::Ok)
+}
+
+/// `eraflow inspect FILE`: one archive summarised.
+pub fn inspect(
+    a: InspectArgs,
+    mut f: Flags,
+    threads: Option<usize>,
+    stdout: &mut Output,
+) -> Result<ExitStatus, JobError> {
+    let InspectArgs { file, network } = a;
+    f.str("name", Some("inspect")).str("network", network);
+    let job = f.job(threads, None, &[])?;
+    let r = pipeline::inspect(&file, job.network.as_ref())?;
+    stdout.line(eraflow::verify::render::inspect_text(&r));
+    Ok(r.exit_status())
+}
+
+/// `eraflow prune check DIR`.
+pub fn prune_check(dir: &Path, stdout: &mut Output) -> Result<ExitStatus, JobError> {
+    let s = pipeline::prune_check(dir)?;
+    print_check(stdout, dir, &s);
+    Ok(ExitStatus::Ok)
+}
+
+/// `eraflow prune`: build a manifest.
+pub fn prune(
+    a: PruneArgs,
+    mut f: Flags,
+    threads: Option<usize>,
+    stdout: &mut Output,
+) -> Result<ExitStatus, JobError> {
+    let started = std::time::Instant::now();
+    f.str("shard", a.shard);
+    fetch_flags(&mut f, a.fetch);
+    f.str("name", Some("prune"))
+        .str("network", a.network)
+        .list("inputs", &a.paths);
+    if let Some(out) = &a.out {
+        f.path("prune.out", out);
+    }
+    f.int("prune.from_block", a.from_block)
+        .int("prune.until_block", a.until_block);
+    f.switch("prune.allow_gaps", a.allow_gaps, true)
+        .str("prune.format", a.format);
+    f.int("prune.memory_budget", a.memory_budget);
+    // `eraflow prune check` is its own command; building does not re-read what it wrote.
+    f.set("prune.check", toml::Value::Boolean(false));
+    let report = pipeline::prune(&f.job(threads, None, &[])?)?;
+    print_prune(stdout, &report, Some(started));
+    Ok(ExitStatus::Ok)
+}
+
+/// The flags of how remote inputs are fetched.
+fn fetch_flags(f: &mut Flags, a: super::args::FetchArgs) {
+    f.str(
+        "cache_dir",
+        a.cache_dir.map(|p| p.to_string_lossy().into_owned()),
+    )
+    .int("cache_max_bytes", a.cache_max_bytes)
+    .switch("keep_cache", a.keep_cache, true)
+    .int("download_concurrency", a.download_concurrency);
+    if let Some(t) = a.read_timeout {
+        f.set("read_timeout", toml::Value::Float(t));
+    }
+    if !a.http_headers.is_empty() {
+        f.list("http_headers", &a.http_headers);
+    }
+}
+
+fn print_run_report(out: &mut Output, r: &pipeline::report::RunReport) {
+    for s in &r.stages {
+        out.line(s);
+    }
+    if let Some(p) = &r.path {
+        note!("run report: {}", p.display());
+    }
+}
+
+fn print_prune(out: &mut Output, p: &pipeline::PruneReport, started: Option<std::time::Instant>) {
+    let (s, m) = (&p.summary, &p.summary.manifest);
+    for f in &s.skipped {
+        note!("note: {f} holds no block of the range; not read");
+    }
+    let took = started.map_or(String::new(), |t| {
+        format!(", {:.1}s", t.elapsed().as_secs_f64())
+    });
+    // The process's peak so far (Linux): what a prune worker needs, beside the archive pages it maps.
+    let rss = eraflow::util::memory::peak_rss_bytes().map_or(String::new(), |b| {
+        format!(", peak RSS {:.1} MiB", b as f64 / (1u64 << 20) as f64)
+    });
+    out.line(format_args!(
+        "OK   {}  {} blocks {}..={}  {} transactions  {} sources  {} gaps  ({} sort runs spilled{took}{rss})",
+        s.out.display(), m.totals.blocks, m.range.first, m.range.last, m.totals.transactions,
+        m.sources.len(), m.gaps.len(), s.sort.runs_spilled,
+    ));
+    if let Some(c) = &p.check {
+        print_check(out, &s.out, c);
+    }
+}
+
+fn print_check(out: &mut Output, dir: &Path, s: &eraflow::prune::check::CheckSummary) {
+    out.line(format_args!(
+        "OK   {}  {} files consistent: {} blocks, {} transactions",
+        dir.display(),
+        s.files_checked,
+        s.manifest.totals.blocks,
+        s.manifest.totals.transactions
+    ));
+}
