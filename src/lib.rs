@@ -1,13 +1,16 @@
 //! eraflow: verify Ethereum chain archives (era1, era), export them to Parquet, and build prune manifests.
 //!
-//! Layers depend one way, left to right:
+//! Layers depend one way, left to right (a module uses only those on its left, and `util` and `error`, which
+//! sit below everything):
 //!
 //! ```text
-//! formats -> execution / consensus -> verify -> datasets -> sink -> pipeline -> cli (main.rs)
-//! (bytes)    (typed views, roots)     (checks)   (arrow)      (files)  (jobs)
-//!                crypto (keccak, sha256, the one signature algorithm) serves the middle layers
-//!                canonical (trusted anchors, Portal header proofs) sits beside verify, on the layers below it
-//!                report (the output's HTML page) reads what sink and store wrote; pipeline's `run` calls it
+//! formats -> execution / consensus -> verify -> datasets -> sink / store -> export, convert, prune -> pipeline
+//! (bytes)    (typed views, roots)     (checks)   (arrow)      (outputs)       (the jobs' work)         (jobs)
+//!
+//!   crypto (keccak, sha256, the one signature algorithm) and network (presets) serve the middle layers;
+//!   canonical (trusted anchors, Portal header proofs) sits below verify, which reports on it;
+//!   report (the output's HTML page) reads what sink and store wrote, and pipeline's `run` calls it;
+//!   synth writes archives with the formats' writers; bench and the command line (main.rs) sit on top.
 //! ```
 //!
 //! The command line is a thin layer over [`pipeline`]: a typed [`pipeline::Job`] (layered from

@@ -34,9 +34,6 @@ pub const ERA_BLOCKS: u64 = 8192;
 /// `MAX_HISTORICAL_EPOCHS`: the limit of `historical_epochs`.
 const MAX_HISTORICAL_EPOCHS: u64 = 2048;
 
-/// Depth of an epoch record's tree: 13 levels of records, the record's two fields, the length mix-in.
-pub const ACCUMULATOR_PROOF_DEPTH: usize = 15;
-
 /// hash_tree_root of mainnet's frozen `HistoricalHashesAccumulator`, as EIP-7643 states it.
 pub const MAINNET_ACCUMULATOR_ROOT: [u8; 32] =
     alloy_primitives::hex!("ec8e040fd6c557b41ca8ddd38f7e9d58a9281918dc92bdb72342a38fb085e701");

@@ -13,7 +13,7 @@ use super::accumulator::ERA_BLOCKS;
 use super::beacon::PERIOD_SLOTS;
 use super::branch::Tree;
 use super::error::BuildError;
-use super::proof::ProofType;
+use super::proof_type::ProofType;
 use crate::consensus::merkle;
 use crate::consensus::ssz::{self, hash_tree_root, Container, ErrorKind, SszError, Ty};
 use crate::consensus::types::{HISTORICAL_BATCH, ROOTS_VECTOR};
@@ -271,7 +271,8 @@ pub fn beacon_proof(
 mod tests {
     use super::*;
     use crate::canonical::accumulator::HistoricalHashesAccumulator;
-    use crate::canonical::anchor::{Anchor, Anchors};
+    use crate::canonical::anchor::Anchor;
+    use crate::canonical::Anchors;
     use crate::canonical::proof::{verify_proof, BlockId};
     use crate::execution::accumulator::HeaderRecords;
 

@@ -1,7 +1,7 @@
 //! Why a block or a file was not proven canonical, why a caller's anchor data was refused, and why a proof
 //! could not be built.
 
-use super::proof::ProofType;
+use super::proof_type::ProofType;
 use crate::consensus::{Fork, SszError};
 
 /// `0x` and the 64 hex digits of a root, for messages.

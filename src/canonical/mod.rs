@@ -50,13 +50,17 @@ mod branch;
 pub mod build;
 mod error;
 mod proof;
+mod proof_type;
+mod trusted;
 
 pub use accumulator::{
     canonical_era1_root, EpochRoots, HistoricalHashesAccumulator, ERA_BLOCKS,
     MAINNET_ACCUMULATOR_ROOT,
 };
-pub use anchor::{Anchor, Anchors, Proven};
+pub use anchor::{Anchor, Proven};
 pub use beacon::{HistoricalRoots, HistoricalSummaries, PERIOD_SLOTS};
 pub use branch::branch_root;
 pub use error::{AnchorError, BuildError, NotProven, Step};
-pub use proof::{decode_proof, verify_proof, BeaconProof, BlockId, DecodedProof, ProofType};
+pub use proof::{decode_proof, verify_proof, BeaconProof, BlockId, DecodedProof};
+pub use proof_type::ProofType;
+pub use trusted::Anchors;

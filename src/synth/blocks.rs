@@ -7,7 +7,7 @@
 //! The same `(seed, block number)` always gives the same block, whichever file it is written into, so an era1
 //! and an ere file of one era hold the same blocks.
 
-use super::era1::{SynthError, SynthOptions};
+use super::options::{SynthError, SynthOptions};
 use super::rng::Rng;
 use crate::crypto::keccak::{keccak256, B256};
 use crate::crypto::signer::{self, SecretKeyBytes, SignatureAlgorithm};

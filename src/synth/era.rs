@@ -29,7 +29,7 @@ use alloy_primitives::U256;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
-pub use super::era1::SynthError;
+pub use super::options::SynthError;
 
 /// The `genesis_time` of synthetic states.
 pub const GENESIS_TIME: u64 = 1_606_824_023;

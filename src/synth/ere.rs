@@ -6,7 +6,7 @@
 //! Shanghai, Cancun and Prague; from era 123 every block is in Prague.
 
 use super::blocks::{block_parts, chain_start, Accounts, BlockParts};
-use super::era1::{SynthError, SynthOptions};
+use super::options::{SynthError, SynthOptions};
 use crate::crypto::keccak::keccak256;
 use crate::execution::receipt;
 use crate::formats::ere::{EreBlock, EreWriter};

@@ -7,6 +7,7 @@ pub mod era;
 pub mod era1;
 pub mod ere;
 pub mod operations;
+pub mod options;
 pub mod rng;
 
 use std::path::{Path, PathBuf};

@@ -12,8 +12,7 @@
 //! era file says whether and how its state was anchored.
 
 use super::hex0x;
-use super::report::{EraLinks, FileReport};
-use serde::{Deserialize, Serialize};
+use super::report::{AnchorKind, EraLinks, FileReport, StateAnchor};
 use std::collections::BTreeMap;
 
 /// Trusted `(slot, state root)` pairs, and where they came from.
@@ -99,46 +98,6 @@ impl TrustedStates {
             roots,
             unavailable: BTreeMap::new(),
         })
-    }
-}
-
-/// How an era state was anchored.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AnchorKind {
-    /// Its root equals the trusted root for its slot.
-    Trusted,
-    /// The next era's state records its root (slot `N * 8192` empty) and that state is anchored.
-    Linked,
-}
-
-/// Whether and how an era file's state is tied to a root from outside the file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct StateAnchor {
-    /// True when the state's root equals a trusted one, directly or through the next era's state.
-    pub anchored: bool,
-    /// How (absent when not anchored).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub by: Option<AnchorKind>,
-    /// The trusted list (`trusted`), or the next era file whose anchored state records this one (`linked`);
-    /// when not anchored, why not.
-    pub source: String,
-}
-
-impl Default for StateAnchor {
-    /// A file verified alone (`inspect`): compared with nothing.
-    fn default() -> StateAnchor {
-        StateAnchor::not("not compared with a trusted root")
-    }
-}
-
-impl StateAnchor {
-    fn not(why: impl Into<String>) -> StateAnchor {
-        StateAnchor {
-            anchored: false,
-            by: None,
-            source: why.into(),
-        }
     }
 }
 

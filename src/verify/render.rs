@@ -20,8 +20,8 @@ fn map(m: &BTreeMap<String, u64>) -> String {
 }
 
 /// Whether an era state is tied to the chain, in words: what the report's `state_anchor` says.
-fn anchor_text(a: &crate::verify::anchor::StateAnchor) -> String {
-    use crate::verify::anchor::AnchorKind;
+fn anchor_text(a: &crate::verify::report::StateAnchor) -> String {
+    use crate::verify::report::AnchorKind;
     match a.by {
         Some(AnchorKind::Trusted) => format!("anchored: its root equals the trusted one ({})", a.source),
         Some(AnchorKind::Linked) => format!(

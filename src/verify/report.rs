@@ -190,7 +190,7 @@ pub struct BeaconReport {
     /// Hex root of the state's last historical entry (absent in era 0).
     pub historical_root: Option<String>,
     /// Whether the state's root is tied to a root from outside the file (see [`crate::verify::anchor`]).
-    pub state_anchor: crate::verify::anchor::StateAnchor,
+    pub state_anchor: StateAnchor,
     /// Links to the neighbouring era files, checked by [`crate::verify::era::verify_files`].
     #[serde(skip)]
     pub links: EraLinks,
@@ -217,6 +217,47 @@ pub struct EraLinks {
     /// `state.state_roots` at this era's first slot, when that slot is empty: then it is the root of the state
     /// at that slot with no block applied, which is the previous era file's state, so the two must be equal.
     pub first_slot_state_root: Option<[u8; 32]>,
+}
+
+/// How an era state was anchored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnchorKind {
+    /// Its root equals the trusted root for its slot.
+    Trusted,
+    /// The next era's state records its root (slot `N * 8192` empty) and that state is anchored.
+    Linked,
+}
+
+/// Whether and how an era file's state is tied to a root from outside the file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StateAnchor {
+    /// True when the state's root equals a trusted one, directly or through the next era's state.
+    pub anchored: bool,
+    /// How (absent when not anchored).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub by: Option<AnchorKind>,
+    /// The trusted list (`trusted`), or the next era file whose anchored state records this one (`linked`);
+    /// when not anchored, why not.
+    pub source: String,
+}
+
+impl Default for StateAnchor {
+    /// A file verified alone (`inspect`): compared with nothing.
+    fn default() -> StateAnchor {
+        StateAnchor::not("not compared with a trusted root")
+    }
+}
+
+impl StateAnchor {
+    /// Not anchored, and why.
+    pub(super) fn not(why: impl Into<String>) -> StateAnchor {
+        StateAnchor {
+            anchored: false,
+            by: None,
+            source: why.into(),
+        }
+    }
 }
 
 /// The worst status of `files` (0 for none).

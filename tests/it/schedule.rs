@@ -434,7 +434,7 @@ fn verification_results_are_kept_by_content_and_checks() {
         .iter()
         .map(|r| r.beacon.as_ref().unwrap().state_anchor.by.clone())
         .collect();
-    use eraflow::verify::anchor::AnchorKind;
+    use eraflow::verify::report::AnchorKind;
     assert_eq!(by, [Some(AnchorKind::Linked), Some(AnchorKind::Trusted)]);
 
     // Other checks: verified again (and kept under their own key).
