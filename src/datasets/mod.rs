@@ -569,6 +569,69 @@ mod tests {
         );
     }
 
+    /// What [`SNAPSHOT`] holds: every dataset's schema (field names, types, nullability, metadata) and what
+    /// else its declaration decides (sources, encoding roles), one line each.
+    fn declarations() -> String {
+        use std::fmt::Write;
+        let mut out = format!("schema_version {}\n", super::SCHEMA_VERSION);
+        for d in ALL {
+            let schema = d.schema();
+            let _ = writeln!(out, "\n{} {:?}", d.name(), schema.metadata());
+            for f in schema.fields() {
+                let null = if f.is_nullable() { "null" } else { "not null" };
+                let _ = writeln!(
+                    out,
+                    "  {} {:?} {null} {:?}",
+                    f.name(),
+                    f.data_type(),
+                    f.metadata()
+                );
+            }
+            let _ = writeln!(out, "  sources {:?}", d.sources());
+            let _ = writeln!(
+                out,
+                "  needs_receipts {} reads_state {}",
+                d.needs_receipts(),
+                d.reads_state()
+            );
+            let _ = writeln!(out, "  sort {:?}", d.sort_columns());
+            let _ = writeln!(out, "  dictionary {:?}", d.dictionary_columns());
+            let _ = writeln!(out, "  repeated {:?}", d.repeated_columns());
+            let _ = writeln!(out, "  delta {:?}", d.delta_columns());
+        }
+        out
+    }
+
+    /// Every dataset's schema and encoding roles as they were written: a change to either changes the files
+    /// (and needs [`super::SCHEMA_VERSION`] bumped). After a deliberate change, `ERAFLOW_BLESS=1 cargo test
+    /// --lib schemas_are_as_declared` rewrites the snapshot.
+    #[test]
+    fn schemas_are_as_declared() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/datasets/schemas.snapshot");
+        let now = declarations();
+        if std::env::var_os("ERAFLOW_BLESS").is_some() {
+            std::fs::write(path, &now).expect("write the snapshot");
+        }
+        let was = std::fs::read_to_string(path).unwrap_or_default();
+        if let Some((i, (a, b))) = was
+            .lines()
+            .zip(now.lines())
+            .enumerate()
+            .find(|(_, (a, b))| a != b)
+        {
+            panic!(
+                "src/datasets/schemas.snapshot, line {}:\n  was: {a}\n  now: {b}\n(a deliberate change: bump \
+                 SCHEMA_VERSION and rerun with ERAFLOW_BLESS=1)",
+                i + 1
+            );
+        }
+        assert_eq!(
+            was.lines().count(),
+            now.lines().count(),
+            "src/datasets/schemas.snapshot: lines added or removed"
+        );
+    }
+
     #[test]
     fn schema_doc_null_cells_match_nullability() {
         let tables = documented_tables();
