@@ -1,5 +1,7 @@
 //! Datasets: one module per table, all behind [`Dataset`], so a new dataset is one new file plus one line in
 //! [`ALL`]. Each builds Arrow record batches straight from verified block views — no per-row owned structs.
+//! Each declares its columns once, as a list ([`table`]) that gives its builder struct, its schema with the
+//! columns' encoding roles, and the order its arrays are finished in.
 //!
 //! Two archive kinds feed them: era1 files (pre-merge execution blocks, [`DatasetBuilder::add_block`]) and era
 //! files (beacon blocks with their post-merge execution payloads, [`DatasetBuilder::add_beacon_block`], and the

@@ -8,15 +8,16 @@
 //! and finishes them in that order. Rows are still appended to the concrete builders, field by field, so the
 //! declaration costs the hot path nothing.
 //!
+//! Flags say `nullable`, and the encoding roles the column plays in its Parquet file: `sort`, `dictionary`,
+//! `repeated`, `delta` ([`Spec`]). `withdrawal_requests`, say:
+//!
 //! ```ignore
 //! columns! {
-//!     /// The `voluntary_exits` columns.
-//!     struct VoluntaryExitsColumns {
-//!         key: KeyColumns [sort],
-//!         epoch: UInt64Builder,
-//!         validator_index: UInt64Builder,
-//!         // `[nullable]`; encoding roles: `[sort]`, `[dictionary]`, `[repeated]`, `[delta]` (see `Spec`).
-//!         exit_address: BinaryBuilder [nullable, dictionary],
+//!     struct WithdrawalRequestsColumns {
+//!         key: KeyColumns [sort], // slot, block_root, index_in_block; sorted by slot, index_in_block
+//!         source_address: BinaryBuilder [dictionary],
+//!         validator_pubkey: BinaryBuilder,
+//!         amount_gwei: UInt64Builder,
 //!     }
 //! }
 //! ```
