@@ -3,7 +3,8 @@
 //! header rebuilt from each post-merge execution payload (whose keccak verification checked against the
 //! payload's `block_hash`), so pre- and post-merge rows form one continuous table.
 
-use super::columns::{u256_fields, U256Columns};
+use super::columns::U256Columns;
+use super::table::{Columns, Table};
 use super::{Dataset, DatasetBuilder, DatasetError, ExportContext};
 use crate::execution::header::Seal;
 use crate::execution::transaction::TxView;
@@ -11,70 +12,20 @@ use crate::formats::ArchiveKind;
 use crate::verify::era::VerifiedBeaconBlock;
 use crate::verify::execution::VerifiedBlock;
 use arrow_array::builder::{BinaryBuilder, UInt32Builder, UInt64Builder};
-use arrow_array::ArrayRef;
 use arrow_array::RecordBatch;
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use std::sync::{Arc, LazyLock};
 
 /// The `blocks` dataset.
 pub struct Blocks;
-
-static SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
-    let b = |n: &str| Field::new(n, DataType::Binary, false);
-    let mut f = vec![
-        Field::new("block_number", DataType::UInt64, false),
-        b("block_hash"),
-        b("parent_hash"),
-        b("ommers_hash"),
-        b("author"),
-        b("state_root"),
-        b("transactions_root"),
-        b("receipts_root"),
-        b("logs_bloom"),
-    ];
-    f.extend(u256_fields("difficulty", false));
-    f.extend(u256_fields("total_difficulty", true));
-    f.extend([
-        Field::new("gas_used", DataType::UInt64, false),
-        Field::new("gas_limit", DataType::UInt64, false),
-        b("extra_data"),
-        Field::new("timestamp", DataType::UInt64, false),
-        // Null for AuRa-sealed headers, whose seal is in `aura_step` and `aura_seal`.
-        Field::new("mix_hash", DataType::Binary, true),
-        Field::new("nonce", DataType::Binary, true),
-    ]);
-    f.extend(u256_fields("base_fee_per_gas", true));
-    f.extend([
-        Field::new("transaction_count", DataType::UInt32, false),
-        Field::new("uncle_count", DataType::UInt32, false),
-        Field::new("size", DataType::UInt64, false),
-        Field::new("chain_id", DataType::UInt64, false),
-        Field::new("withdrawals_root", DataType::Binary, true),
-        Field::new("blob_gas_used", DataType::UInt64, true),
-        Field::new("excess_blob_gas", DataType::UInt64, true),
-        Field::new("parent_beacon_block_root", DataType::Binary, true),
-        Field::new("requests_hash", DataType::Binary, true),
-        Field::new("aura_step", DataType::UInt64, true),
-        Field::new("aura_seal", DataType::Binary, true),
-    ]);
-    Arc::new(Schema::new(f))
-});
 
 impl Dataset for Blocks {
     fn name(&self) -> &'static str {
         "blocks"
     }
-    fn schema(&self) -> SchemaRef {
-        SCHEMA.clone()
+    fn table(&self) -> &'static Table {
+        BlocksColumns::table()
     }
     fn needs_receipts(&self) -> bool {
         false
-    }
-    fn sort_columns(&self) -> &'static [&'static str] {
-        &["block_number"]
-    }
-    fn dictionary_columns(&self) -> &'static [&'static str] {
-        &["author"]
     }
     fn sources(&self) -> &'static [ArchiveKind] {
         &[ArchiveKind::Era1, ArchiveKind::Ere, ArchiveKind::Era]
@@ -82,91 +33,98 @@ impl Dataset for Blocks {
     fn builder(&self, ctx: ExportContext) -> Box<dyn DatasetBuilder> {
         Box::new(BlocksBuilder {
             chain_id: ctx.chain_id,
-            ..Default::default()
+            c: BlocksColumns::default(),
         })
     }
 }
 
-#[derive(Default)]
+columns! {
+    struct BlocksColumns {
+        block_number: UInt64Builder [sort],
+        block_hash: BinaryBuilder,
+        parent_hash: BinaryBuilder,
+        ommers_hash: BinaryBuilder,
+        author: BinaryBuilder [dictionary],
+        state_root: BinaryBuilder,
+        transactions_root: BinaryBuilder,
+        receipts_root: BinaryBuilder,
+        logs_bloom: BinaryBuilder,
+        difficulty: U256Columns,
+        total_difficulty: U256Columns [nullable],
+        gas_used: UInt64Builder,
+        gas_limit: UInt64Builder,
+        extra_data: BinaryBuilder,
+        timestamp: UInt64Builder,
+        /// Null for AuRa-sealed headers, whose seal is in `aura_step` and `aura_seal`.
+        mix_hash: BinaryBuilder [nullable],
+        nonce: BinaryBuilder [nullable],
+        base_fee_per_gas: U256Columns [nullable],
+        transaction_count: UInt32Builder,
+        uncle_count: UInt32Builder,
+        size: UInt64Builder,
+        chain_id: UInt64Builder,
+        withdrawals_root: BinaryBuilder [nullable],
+        blob_gas_used: UInt64Builder [nullable],
+        excess_blob_gas: UInt64Builder [nullable],
+        parent_beacon_block_root: BinaryBuilder [nullable],
+        requests_hash: BinaryBuilder [nullable],
+        aura_step: UInt64Builder [nullable],
+        aura_seal: BinaryBuilder [nullable],
+    }
+}
+
 struct BlocksBuilder {
+    /// The network's chain id, repeated on every row.
     chain_id: u64,
-    block_number: UInt64Builder,
-    block_hash: BinaryBuilder,
-    parent_hash: BinaryBuilder,
-    ommers_hash: BinaryBuilder,
-    author: BinaryBuilder,
-    state_root: BinaryBuilder,
-    transactions_root: BinaryBuilder,
-    receipts_root: BinaryBuilder,
-    logs_bloom: BinaryBuilder,
-    difficulty: U256Columns,
-    total_difficulty: U256Columns,
-    gas_used: UInt64Builder,
-    gas_limit: UInt64Builder,
-    extra_data: BinaryBuilder,
-    timestamp: UInt64Builder,
-    mix_hash: BinaryBuilder,
-    nonce: BinaryBuilder,
-    aura_step: UInt64Builder,
-    aura_seal: BinaryBuilder,
-    base_fee_per_gas: U256Columns,
-    transaction_count: UInt32Builder,
-    uncle_count: UInt32Builder,
-    size: UInt64Builder,
-    chain_ids: UInt64Builder,
-    withdrawals_root: BinaryBuilder,
-    blob_gas_used: UInt64Builder,
-    excess_blob_gas: UInt64Builder,
-    parent_beacon_block_root: BinaryBuilder,
-    requests_hash: BinaryBuilder,
+    c: BlocksColumns,
 }
 
 impl DatasetBuilder for BlocksBuilder {
     fn add_block(&mut self, b: &VerifiedBlock<'_>) {
+        let c = &mut self.c;
         let h = &b.header;
-        self.block_number.append_value(b.number);
-        self.block_hash.append_value(h.hash());
-        self.parent_hash.append_value(h.parent_hash());
-        self.ommers_hash.append_value(h.ommers_hash());
-        self.author.append_value(h.beneficiary());
-        self.state_root.append_value(h.state_root());
-        self.transactions_root.append_value(h.transactions_root());
-        self.receipts_root.append_value(h.receipts_root());
-        self.logs_bloom.append_value(h.logs_bloom());
-        self.difficulty.append(Some(h.difficulty()));
-        self.total_difficulty.append(b.total_difficulty);
-        self.gas_used.append_value(h.gas_used());
-        self.gas_limit.append_value(h.gas_limit());
-        self.extra_data.append_value(h.extra_data());
-        self.timestamp.append_value(h.timestamp());
+        c.block_number.append_value(b.number);
+        c.block_hash.append_value(h.hash());
+        c.parent_hash.append_value(h.parent_hash());
+        c.ommers_hash.append_value(h.ommers_hash());
+        c.author.append_value(h.beneficiary());
+        c.state_root.append_value(h.state_root());
+        c.transactions_root.append_value(h.transactions_root());
+        c.receipts_root.append_value(h.receipts_root());
+        c.logs_bloom.append_value(h.logs_bloom());
+        c.difficulty.append(Some(h.difficulty()));
+        c.total_difficulty.append(b.total_difficulty);
+        c.gas_used.append_value(h.gas_used());
+        c.gas_limit.append_value(h.gas_limit());
+        c.extra_data.append_value(h.extra_data());
+        c.timestamp.append_value(h.timestamp());
         match h.seal() {
             Seal::Ethash { mix_hash, nonce } => {
-                self.mix_hash.append_value(mix_hash);
-                self.nonce.append_value(nonce);
-                self.aura_step.append_null();
-                self.aura_seal.append_null();
+                c.mix_hash.append_value(mix_hash);
+                c.nonce.append_value(nonce);
+                c.aura_step.append_null();
+                c.aura_seal.append_null();
             }
             Seal::Aura { step, signature } => {
-                self.mix_hash.append_null();
-                self.nonce.append_null();
-                self.aura_step.append_value(step);
-                self.aura_seal.append_value(signature);
+                c.mix_hash.append_null();
+                c.nonce.append_null();
+                c.aura_step.append_value(step);
+                c.aura_seal.append_value(signature);
             }
         }
-        self.base_fee_per_gas.append(h.base_fee_per_gas());
-        self.transaction_count
+        c.base_fee_per_gas.append(h.base_fee_per_gas());
+        c.transaction_count
             .append_value(b.transactions.len() as u32);
-        self.uncle_count
-            .append_value(b.body.ommers().count() as u32);
-        self.size
+        c.uncle_count.append_value(b.body.ommers().count() as u32);
+        c.size
             .append_value(block_rlp_len(h.raw().len(), b.body.raw().len()) as u64);
-        self.chain_ids.append_value(self.chain_id);
-        self.withdrawals_root.append_option(h.withdrawals_root());
-        self.blob_gas_used.append_option(h.blob_gas_used());
-        self.excess_blob_gas.append_option(h.excess_blob_gas());
-        self.parent_beacon_block_root
+        c.chain_id.append_value(self.chain_id);
+        c.withdrawals_root.append_option(h.withdrawals_root());
+        c.blob_gas_used.append_option(h.blob_gas_used());
+        c.excess_blob_gas.append_option(h.excess_blob_gas());
+        c.parent_beacon_block_root
             .append_option(h.parent_beacon_block_root());
-        self.requests_hash.append_option(h.requests_hash());
+        c.requests_hash.append_option(h.requests_hash());
     }
 
     fn add_beacon_block(&mut self, b: &VerifiedBeaconBlock<'_>) -> Result<(), DatasetError> {
@@ -175,90 +133,48 @@ impl DatasetBuilder for BlocksBuilder {
             return Ok(());
         };
         let h = x.header;
+        let c = &mut self.c;
         let raw = h.encode();
-        self.block_number.append_value(h.number);
-        self.block_hash.append_value(x.block_hash);
-        self.parent_hash.append_value(h.parent_hash);
-        self.ommers_hash.append_value(h.ommers_hash);
-        self.author.append_value(h.beneficiary);
-        self.state_root.append_value(h.state_root);
-        self.transactions_root.append_value(h.transactions_root);
-        self.receipts_root.append_value(h.receipts_root);
-        self.logs_bloom.append_value(h.logs_bloom.as_slice());
-        self.difficulty.append(Some(h.difficulty));
+        c.block_number.append_value(h.number);
+        c.block_hash.append_value(x.block_hash);
+        c.parent_hash.append_value(h.parent_hash);
+        c.ommers_hash.append_value(h.ommers_hash);
+        c.author.append_value(h.beneficiary);
+        c.state_root.append_value(h.state_root);
+        c.transactions_root.append_value(h.transactions_root);
+        c.receipts_root.append_value(h.receipts_root);
+        c.logs_bloom.append_value(h.logs_bloom.as_slice());
+        c.difficulty.append(Some(h.difficulty));
         // Era files do not carry total difficulty; after the merge it is frozen at the terminal block's value,
         // which the last era1 row holds (docs/schema.md).
-        self.total_difficulty.append(None);
-        self.gas_used.append_value(h.gas_used);
-        self.gas_limit.append_value(h.gas_limit);
-        self.extra_data.append_value(h.extra_data.as_ref());
-        self.timestamp.append_value(h.timestamp);
+        c.total_difficulty.append(None);
+        c.gas_used.append_value(h.gas_used);
+        c.gas_limit.append_value(h.gas_limit);
+        c.extra_data.append_value(h.extra_data.as_ref());
+        c.timestamp.append_value(h.timestamp);
         // A payload's header: post-merge, never AuRa-sealed.
-        self.mix_hash.append_value(h.mix_hash);
-        self.nonce.append_value(h.nonce.as_slice());
-        self.aura_step.append_null();
-        self.aura_seal.append_null();
-        self.base_fee_per_gas.append(h.base_fee_per_gas);
-        self.transaction_count
+        c.mix_hash.append_value(h.mix_hash);
+        c.nonce.append_value(h.nonce.as_slice());
+        c.aura_step.append_null();
+        c.aura_seal.append_null();
+        c.base_fee_per_gas.append(h.base_fee_per_gas);
+        c.transaction_count
             .append_value(x.transactions.len() as u32);
-        self.uncle_count.append_value(0);
+        c.uncle_count.append_value(0);
         let body = body_rlp_len(x.transactions, x.withdrawals, h.withdrawals_root.is_some());
-        self.size
-            .append_value(block_rlp_len(raw.len(), body) as u64);
-        self.chain_ids.append_value(self.chain_id);
-        self.withdrawals_root.append_option(h.withdrawals_root);
-        self.blob_gas_used.append_option(h.cancun.map(|c| c.0));
-        self.excess_blob_gas.append_option(h.cancun.map(|c| c.1));
-        self.parent_beacon_block_root
-            .append_option(h.cancun.map(|c| c.2));
-        self.requests_hash.append_option(h.requests_hash);
+        c.size.append_value(block_rlp_len(raw.len(), body) as u64);
+        c.chain_id.append_value(self.chain_id);
+        c.withdrawals_root.append_option(h.withdrawals_root);
+        c.blob_gas_used.append_option(h.cancun.map(|v| v.0));
+        c.excess_blob_gas.append_option(h.cancun.map(|v| v.1));
+        c.parent_beacon_block_root
+            .append_option(h.cancun.map(|v| v.2));
+        c.requests_hash.append_option(h.requests_hash);
         Ok(())
     }
 
     fn finish(mut self: Box<Self>) -> RecordBatch {
-        let [d0, d1, d2] = std::mem::take(&mut self.difficulty).finish();
-        let [t0, t1, t2] = std::mem::take(&mut self.total_difficulty).finish();
-        let [b0, b1, b2] = std::mem::take(&mut self.base_fee_per_gas).finish();
-        let s = &mut *self;
-        let cols: Vec<ArrayRef> = vec![
-            Arc::new(s.block_number.finish()),
-            Arc::new(s.block_hash.finish()),
-            Arc::new(s.parent_hash.finish()),
-            Arc::new(s.ommers_hash.finish()),
-            Arc::new(s.author.finish()),
-            Arc::new(s.state_root.finish()),
-            Arc::new(s.transactions_root.finish()),
-            Arc::new(s.receipts_root.finish()),
-            Arc::new(s.logs_bloom.finish()),
-            d0,
-            d1,
-            d2,
-            t0,
-            t1,
-            t2,
-            Arc::new(s.gas_used.finish()),
-            Arc::new(s.gas_limit.finish()),
-            Arc::new(s.extra_data.finish()),
-            Arc::new(s.timestamp.finish()),
-            Arc::new(s.mix_hash.finish()),
-            Arc::new(s.nonce.finish()),
-            b0,
-            b1,
-            b2,
-            Arc::new(s.transaction_count.finish()),
-            Arc::new(s.uncle_count.finish()),
-            Arc::new(s.size.finish()),
-            Arc::new(s.chain_ids.finish()),
-            Arc::new(s.withdrawals_root.finish()),
-            Arc::new(s.blob_gas_used.finish()),
-            Arc::new(s.excess_blob_gas.finish()),
-            Arc::new(s.parent_beacon_block_root.finish()),
-            Arc::new(s.requests_hash.finish()),
-            Arc::new(s.aura_step.finish()),
-            Arc::new(s.aura_seal.finish()),
-        ];
-        // Columns match SCHEMA by construction; a mismatch is a bug caught by the dataset tests.
-        RecordBatch::try_new(SCHEMA.clone(), cols).expect("blocks columns match the schema")
+        self.c.finish_batch()
     }
 }
 

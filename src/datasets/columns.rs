@@ -1,19 +1,13 @@
-//! Column builders shared by datasets: the uint256 triple and small helpers over Arrow builders.
+//! Column groups shared by datasets: the uint256 triple and the `list<uint64>` column.
 
+use super::table::{ColumnGroup, Spec};
 use alloy_primitives::U256;
-use arrow_array::builder::{BinaryBuilder, Float64Builder, StringBuilder};
+use arrow_array::builder::{
+    BinaryBuilder, Float64Builder, ListBuilder, StringBuilder, UInt64Builder,
+};
 use arrow_array::ArrayRef;
 use arrow_schema::{DataType, Field};
 use std::sync::Arc;
-
-/// The three columns of one uint256: `<name>_binary`, `<name>_string`, `<name>_f64`.
-pub fn u256_fields(name: &str, nullable: bool) -> [Field; 3] {
-    [
-        Field::new(format!("{name}_binary"), DataType::Binary, nullable),
-        Field::new(format!("{name}_string"), DataType::Utf8, nullable),
-        Field::new(format!("{name}_f64"), DataType::Float64, nullable),
-    ]
-}
 
 /// Builders for one uint256 triple.
 #[derive(Default)]
@@ -43,14 +37,57 @@ impl U256Columns {
             }
         }
     }
+}
 
-    /// The three finished arrays, in field order.
-    pub fn finish(mut self) -> [ArrayRef; 3] {
-        [
-            Arc::new(self.binary.finish()),
-            Arc::new(self.string.finish()),
-            Arc::new(self.f64.finish()),
+/// The three columns `<name>_binary` (32-byte big-endian), `<name>_string` (decimal) and `<name>_f64`.
+impl ColumnGroup for U256Columns {
+    fn fields(name: &'static str, spec: Spec) -> Vec<Field> {
+        vec![
+            Field::new(format!("{name}_binary"), DataType::Binary, spec.nullable),
+            Field::new(format!("{name}_string"), DataType::Utf8, spec.nullable),
+            Field::new(format!("{name}_f64"), DataType::Float64, spec.nullable),
         ]
+    }
+
+    fn finish_into(&mut self, out: &mut Vec<ArrayRef>) {
+        out.push(Arc::new(self.binary.finish()));
+        out.push(Arc::new(self.string.finish()));
+        out.push(Arc::new(self.f64.finish()));
+    }
+}
+
+/// Builders of a `list<uint64>` column whose items are never null (validator indices).
+pub struct U64ListColumn(pub ListBuilder<UInt64Builder>);
+
+impl Default for U64ListColumn {
+    fn default() -> Self {
+        U64ListColumn(ListBuilder::new(UInt64Builder::new()).with_field(Arc::new(u64_item())))
+    }
+}
+
+impl U64ListColumn {
+    /// Appends one list.
+    pub fn append(&mut self, items: &[u64]) {
+        self.0.values().append_slice(items);
+        self.0.append(true);
+    }
+}
+
+fn u64_item() -> Field {
+    Field::new("item", DataType::UInt64, false)
+}
+
+impl ColumnGroup for U64ListColumn {
+    fn fields(name: &'static str, spec: Spec) -> Vec<Field> {
+        vec![Field::new(
+            name,
+            DataType::List(Arc::new(u64_item())),
+            spec.nullable,
+        )]
+    }
+
+    fn finish_into(&mut self, out: &mut Vec<ArrayRef>) {
+        out.push(Arc::new(self.0.finish()));
     }
 }
 

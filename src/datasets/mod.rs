@@ -1,5 +1,7 @@
 //! Datasets: one module per table, all behind [`Dataset`], so a new dataset is one new file plus one line in
 //! [`ALL`]. Each builds Arrow record batches straight from verified block views — no per-row owned structs.
+//! Each declares its columns once, as a list ([`table`]) that gives its builder struct, its schema with the
+//! columns' encoding roles, and the order its arrays are finished in.
 //!
 //! Two archive kinds feed them: era1 files (pre-merge execution blocks, [`DatasetBuilder::add_block`]) and era
 //! files (beacon blocks with their post-merge execution payloads, [`DatasetBuilder::add_beacon_block`], and the
@@ -14,21 +16,16 @@
 //! are binary; every uint256 appears as three columns `<name>_binary` (32-byte big-endian), `<name>_string` (decimal)
 //! and `<name>_f64`, because DuckDB and Polars mishandle Decimal256. Every column is documented in `docs/schema.md`.
 
-/// `era_dataset!(Type, "name", Builder, sort: &[...], dictionary: &[...] [, repeated: &[...]])`: the [`Dataset`]
-/// impl of a dataset only era files give rows (a block operation), with its `SCHEMA` static; `repeated` defaults
-/// to none (a handful of items per block repeat their block's root too rarely to pay for a dictionary; measured
-/// with `eraflow bench --consensus`).
+/// `era_dataset!(Type, "name", Columns)`: the [`Dataset`] impl of a dataset only era files give rows (a block
+/// operation), whose builder is `Columns` (written by `columns!`, [`table`]).
 macro_rules! era_dataset {
-    ($ty:ident, $name:literal, $builder:ty, sort: $sort:expr, dictionary: $dict:expr) => {
-        era_dataset!($ty, $name, $builder, sort: $sort, dictionary: $dict, repeated: &[]);
-    };
-    ($ty:ident, $name:literal, $builder:ty, sort: $sort:expr, dictionary: $dict:expr, repeated: $rep:expr) => {
+    ($ty:ident, $name:literal, $columns:ty) => {
         impl $crate::datasets::Dataset for $ty {
             fn name(&self) -> &'static str {
                 $name
             }
-            fn schema(&self) -> arrow_schema::SchemaRef {
-                SCHEMA.clone()
+            fn table(&self) -> &'static $crate::datasets::table::Table {
+                <$columns as $crate::datasets::table::Columns>::table()
             }
             fn needs_receipts(&self) -> bool {
                 false
@@ -41,20 +38,14 @@ macro_rules! era_dataset {
                 &self,
                 _: $crate::datasets::ExportContext,
             ) -> Box<dyn $crate::datasets::DatasetBuilder> {
-                Box::<$builder>::default()
-            }
-            fn sort_columns(&self) -> &'static [&'static str] {
-                $sort
-            }
-            fn dictionary_columns(&self) -> &'static [&'static str] {
-                $dict
-            }
-            fn repeated_columns(&self) -> &'static [&'static str] {
-                $rep
+                Box::<$columns>::default()
             }
         }
     };
 }
+
+#[macro_use]
+pub mod table;
 
 pub mod attestations;
 pub mod attester_slashings;
@@ -84,6 +75,7 @@ use crate::verify::era::{VerifiedBeaconBlock, VerifiedState};
 use crate::verify::execution::VerifiedBlock;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
+use table::Table;
 
 /// Bumped whenever a column is added, removed, renamed or changes type (or changes nullability); recorded in
 /// every output manifest, so a rerun after an upgrade redoes old outputs instead of mixing schemas.
@@ -148,8 +140,8 @@ impl DatasetError {
 pub trait Dataset: Sync + Send {
     /// Directory and file-name part (`blocks`, `transactions`, ...).
     fn name(&self) -> &'static str;
-    /// The Arrow schema of every batch.
-    fn schema(&self) -> SchemaRef;
+    /// The schema and encoding roles, from the dataset's column list (`columns!`, [`table`]).
+    fn table(&self) -> &'static Table;
     /// Whether rows need receipts (receipt decompression is skipped when no selected dataset needs them).
     fn needs_receipts(&self) -> bool;
     /// Archive kinds that can give this dataset rows: export writes the dataset's file for a source only when
@@ -158,25 +150,31 @@ pub trait Dataset: Sync + Send {
     fn sources(&self) -> &'static [ArchiveKind];
     /// A builder for one chunk of consecutive blocks.
     fn builder(&self, ctx: ExportContext) -> Box<dyn DatasetBuilder>;
+    /// The Arrow schema of every batch.
+    fn schema(&self) -> SchemaRef {
+        self.table().schema.clone()
+    }
     /// The columns rows are sorted by, in order (declared as the files' `sorting_columns`, so query engines
     /// can skip sorts and prune by range).
-    fn sort_columns(&self) -> &'static [&'static str];
+    fn sort_columns(&self) -> &'static [&'static str] {
+        &self.table().roles.sort
+    }
     /// Binary columns whose values repeat across rows (addresses, event topics): dictionary-encoded under the
     /// light codecs (snappy, lz4, none), which shrinks them; every other binary column (hashes, calldata) is
     /// high-entropy and stays plain.
     fn dictionary_columns(&self) -> &'static [&'static str] {
-        &[]
+        &self.table().roles.dictionary
     }
     /// Binary columns whose values come in long runs of repeats (a block's root on each of its operations, an
     /// epoch's checkpoint roots on each of its attestations): dictionary-encoded under every codec, which spares
     /// the codec most of their bytes.
     fn repeated_columns(&self) -> &'static [&'static str] {
-        &[]
+        &self.table().roles.repeated
     }
     /// Integer columns that grow steadily from row to row (indices): written `DELTA_BINARY_PACKED` without a
     /// dictionary, which stores them in a few bits per row.
     fn delta_columns(&self) -> &'static [&'static str] {
-        &[]
+        &self.table().roles.delta
     }
     /// Whether the rows come from the era's BeaconState ([`DatasetBuilder::add_state`]) rather than from blocks.
     fn reads_state(&self) -> bool {
@@ -566,6 +564,111 @@ mod tests {
             problems.is_empty(),
             "docs/schema.md is out of sync:\n{}",
             problems.join("\n")
+        );
+    }
+
+    /// Every encoding role names a column of the schema that the role fits: binary for a dictionary, an
+    /// integer for delta encoding (a role given to a group whose columns are named otherwise, such as a uint256
+    /// triple, names no column and fails here).
+    #[test]
+    fn roles_name_fitting_columns() {
+        use arrow_schema::DataType;
+        let mut problems = Vec::new();
+        for d in ALL {
+            let schema = d.schema();
+            let roles = [
+                ("sort", d.sort_columns()),
+                ("dictionary", d.dictionary_columns()),
+                ("repeated", d.repeated_columns()),
+                ("delta", d.delta_columns()),
+            ];
+            for (role, names) in roles {
+                for name in names {
+                    let Ok(f) = schema.field_with_name(name) else {
+                        problems.push(format!(
+                            "{}: {role} column {name} is not in the schema",
+                            d.name()
+                        ));
+                        continue;
+                    };
+                    let fits = match role {
+                        "dictionary" | "repeated" => f.data_type() == &DataType::Binary,
+                        "delta" => f.data_type().is_integer(),
+                        _ => true,
+                    };
+                    if !fits {
+                        problems.push(format!(
+                            "{}: {role} column {name} is {}",
+                            d.name(),
+                            f.data_type()
+                        ));
+                    }
+                }
+            }
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+
+    /// What `src/datasets/schemas.snapshot` holds: every dataset's schema (field names, types, nullability, metadata) and what
+    /// else its declaration decides (sources, encoding roles), one line each.
+    fn declarations() -> String {
+        use std::fmt::Write;
+        let mut out = format!("schema_version {}\n", super::SCHEMA_VERSION);
+        for d in ALL {
+            let schema = d.schema();
+            let _ = writeln!(out, "\n{} {:?}", d.name(), schema.metadata());
+            for f in schema.fields() {
+                let null = if f.is_nullable() { "null" } else { "not null" };
+                let _ = writeln!(
+                    out,
+                    "  {} {:?} {null} {:?}",
+                    f.name(),
+                    f.data_type(),
+                    f.metadata()
+                );
+            }
+            let _ = writeln!(out, "  sources {:?}", d.sources());
+            let _ = writeln!(
+                out,
+                "  needs_receipts {} reads_state {}",
+                d.needs_receipts(),
+                d.reads_state()
+            );
+            let _ = writeln!(out, "  sort {:?}", d.sort_columns());
+            let _ = writeln!(out, "  dictionary {:?}", d.dictionary_columns());
+            let _ = writeln!(out, "  repeated {:?}", d.repeated_columns());
+            let _ = writeln!(out, "  delta {:?}", d.delta_columns());
+        }
+        out
+    }
+
+    /// Every dataset's schema and encoding roles as they were written: a change to either changes the files
+    /// (and needs [`super::SCHEMA_VERSION`] bumped). After a deliberate change, `ERAFLOW_BLESS=1 cargo test
+    /// --lib schemas_are_as_declared` rewrites the snapshot.
+    #[test]
+    fn schemas_are_as_declared() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/datasets/schemas.snapshot");
+        let now = declarations();
+        if std::env::var_os("ERAFLOW_BLESS").is_some() {
+            std::fs::write(path, &now).expect("write the snapshot");
+        }
+        let was = std::fs::read_to_string(path).unwrap_or_default();
+        if let Some((i, (a, b))) = was
+            .lines()
+            .zip(now.lines())
+            .enumerate()
+            .find(|(_, (a, b))| a != b)
+        {
+            panic!(
+                "src/datasets/schemas.snapshot, line {}:\n  was: {a}\n  now: {b}\n(a deliberate change: bump \
+                 SCHEMA_VERSION and rerun with ERAFLOW_BLESS=1)",
+                i + 1
+            );
+        }
+        assert_eq!(
+            was.lines().count(),
+            now.lines().count(),
+            "src/datasets/schemas.snapshot: lines added or removed"
         );
     }
 

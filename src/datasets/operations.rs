@@ -4,28 +4,19 @@
 //! `consolidation_requests`, `voluntary_exits`, `proposer_slashings`, `attester_slashings`,
 //! `bls_to_execution_changes`, `blob_commitments`) has one row per item of a verified beacon block, and starts
 //! with the same three columns: `slot`, `block_root` (the block's verified root, join key to `beacon_blocks`)
-//! and `index_in_block` (the item's position in its body list), and is sorted by them. `sync_aggregates` has one
+//! and `index_in_block` (the item's position in its body list), and is sorted by them: the group
+//! [`KeyColumns`], declared `key: KeyColumns [sort]` first in each column list. `sync_aggregates` has one
 //! row per block (a block has one aggregate), so it has no `index_in_block`.
 
+use super::table::{ColumnGroup, Roles, Spec};
+use super::DatasetError;
+use crate::consensus::operations::ExecutionRequests;
 use crate::verify::era::VerifiedBeaconBlock;
-use arrow_array::builder::{BinaryBuilder, ListBuilder, UInt32Builder, UInt64Builder};
+use arrow_array::builder::{BinaryBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::ArrayRef;
 use arrow_schema::{DataType, Field};
-use std::sync::Arc;
 
-/// The three key columns' fields.
-pub fn key_fields() -> [Field; 3] {
-    [
-        Field::new("slot", DataType::UInt64, false),
-        Field::new("block_root", DataType::Binary, false),
-        Field::new("index_in_block", DataType::UInt32, false),
-    ]
-}
-
-/// The sort order every operation file declares.
-pub const KEY_SORT: [&str; 2] = ["slot", "index_in_block"];
-
-/// Builders of the key columns.
+/// Builders of the key columns `slot`, `block_root` and `index_in_block` (whatever the entry's name).
 #[derive(Default)]
 pub struct KeyColumns {
     slot: UInt64Builder,
@@ -40,27 +31,45 @@ impl KeyColumns {
         self.block_root.append_value(b.root);
         self.index_in_block.append_value(index as u32);
     }
+}
 
-    /// The finished arrays, in field order.
-    pub fn finish(&mut self) -> [ArrayRef; 3] {
-        [
-            Arc::new(self.slot.finish()),
-            Arc::new(self.block_root.finish()),
-            Arc::new(self.index_in_block.finish()),
+impl ColumnGroup for KeyColumns {
+    fn fields(_: &'static str, _: Spec) -> Vec<Field> {
+        vec![
+            Field::new("slot", DataType::UInt64, false),
+            Field::new("block_root", DataType::Binary, false),
+            Field::new("index_in_block", DataType::UInt32, false),
         ]
+    }
+
+    /// `sort` orders by slot, then index in the block; `dictionary` and `repeated` apply to `block_root`.
+    fn roles(_: &'static str, spec: Spec, roles: &mut Roles) {
+        if spec.sort {
+            roles.sort.extend(["slot", "index_in_block"]);
+        }
+        if spec.dictionary {
+            roles.dictionary.push("block_root");
+        }
+        if spec.repeated {
+            roles.repeated.push("block_root");
+        }
+    }
+
+    fn finish_into(&mut self, out: &mut Vec<ArrayRef>) {
+        self.slot.finish_into(out);
+        self.block_root.finish_into(out);
+        self.index_in_block.finish_into(out);
     }
 }
 
-/// A `list<uint64>` column's field (non-null items).
-pub fn u64_list_field(name: &str) -> Field {
-    Field::new(name, DataType::List(Arc::new(u64_item())), false)
-}
-
-fn u64_item() -> Field {
-    Field::new("item", DataType::UInt64, false)
-}
-
-/// A builder for a `list<uint64>` column declared by [`u64_list_field`].
-pub fn u64_list_builder() -> ListBuilder<UInt64Builder> {
-    ListBuilder::new(UInt64Builder::new()).with_field(Arc::new(u64_item()))
+/// The Electra execution requests of block `b` (empty lists before Electra), read for `dataset`'s rows.
+pub fn execution_requests<'a>(
+    b: &VerifiedBeaconBlock<'a>,
+    dataset: &'static str,
+) -> Result<ExecutionRequests<'a>, DatasetError> {
+    let requests = b
+        .body
+        .execution_request_lists()
+        .unwrap_or(Ok(Default::default()));
+    requests.map_err(DatasetError::ssz(dataset, b.slot, "execution_requests"))
 }

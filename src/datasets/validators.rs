@@ -6,51 +6,25 @@
 //! state. Rows come from the state that verification hashed, read straight from its bytes, chunk by chunk of
 //! validators (see [`crate::consensus::registry`]), so memory stays bounded by one chunk and one row group.
 
+use super::table::{Columns, Table};
 use super::{Dataset, DatasetBuilder, DatasetError, ExportContext};
 use crate::formats::ArchiveKind;
 use crate::verify::era::VerifiedState;
 use arrow_array::builder::{
     BinaryBuilder, BooleanBuilder, UInt32Builder, UInt64Builder, UInt8Builder,
 };
-use arrow_array::ArrayRef;
 use arrow_array::RecordBatch;
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use std::ops::Range;
-use std::sync::{Arc, LazyLock};
 
 /// The `validators` dataset.
 pub struct Validators;
-
-static SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
-    let u64 = |n| Field::new(n, DataType::UInt64, false);
-    Arc::new(Schema::new(vec![
-        u64("slot"),
-        u64("era"),
-        u64("validator_index"),
-        Field::new("pubkey", DataType::Binary, false),
-        Field::new("withdrawal_credentials", DataType::Binary, false),
-        u64("effective_balance"),
-        u64("balance"),
-        Field::new("slashed", DataType::Boolean, false),
-        u64("activation_eligibility_epoch"),
-        u64("activation_epoch"),
-        u64("exit_epoch"),
-        u64("withdrawable_epoch"),
-        Field::new("inactivity_score", DataType::UInt64, true),
-        Field::new("previous_epoch_participation", DataType::UInt8, true),
-        Field::new("current_epoch_participation", DataType::UInt8, true),
-        Field::new("pending_deposit_count", DataType::UInt32, true),
-        Field::new("pending_partial_withdrawal_count", DataType::UInt32, true),
-        Field::new("pending_consolidation_count", DataType::UInt32, true),
-    ]))
-});
 
 impl Dataset for Validators {
     fn name(&self) -> &'static str {
         "validators"
     }
-    fn schema(&self) -> SchemaRef {
-        SCHEMA.clone()
+    fn table(&self) -> &'static Table {
+        ValidatorsColumns::table()
     }
     fn needs_receipts(&self) -> bool {
         false
@@ -60,45 +34,39 @@ impl Dataset for Validators {
         &[ArchiveKind::Era]
     }
     fn builder(&self, _: ExportContext) -> Box<dyn DatasetBuilder> {
-        Box::<ValidatorsBuilder>::default()
-    }
-    fn sort_columns(&self) -> &'static [&'static str] {
-        &["slot", "validator_index"]
-    }
-    /// Withdrawal credentials repeat across an operator's validators (tens of thousands share one address):
-    /// a dictionary under every codec (Parquet falls back to plain when a page's dictionary grows too big).
-    fn repeated_columns(&self) -> &'static [&'static str] {
-        &["withdrawal_credentials"]
-    }
-    fn delta_columns(&self) -> &'static [&'static str] {
-        &["validator_index"]
+        Box::<ValidatorsColumns>::default()
     }
     fn reads_state(&self) -> bool {
         true
     }
 }
 
-#[derive(Default)]
-struct ValidatorsBuilder {
-    slot: UInt64Builder,
-    era: UInt64Builder,
-    validator_index: UInt64Builder,
-    pubkey: BinaryBuilder,
-    withdrawal_credentials: BinaryBuilder,
-    effective_balance: UInt64Builder,
-    balance: UInt64Builder,
-    slashed: BooleanBuilder,
-    /// activation eligibility, activation, exit, withdrawable.
-    epochs: [UInt64Builder; 4],
-    inactivity_score: UInt64Builder,
-    previous_epoch_participation: UInt8Builder,
-    current_epoch_participation: UInt8Builder,
-    pending_deposit_count: UInt32Builder,
-    pending_partial_withdrawal_count: UInt32Builder,
-    pending_consolidation_count: UInt32Builder,
+// Withdrawal credentials repeat across an operator's validators (tens of thousands share one address): a
+// dictionary under every codec, `repeated` (Parquet falls back to plain when a page's dictionary grows too big).
+columns! {
+    struct ValidatorsColumns {
+        slot: UInt64Builder [sort],
+        era: UInt64Builder,
+        validator_index: UInt64Builder [sort, delta],
+        pubkey: BinaryBuilder,
+        withdrawal_credentials: BinaryBuilder [repeated],
+        effective_balance: UInt64Builder,
+        balance: UInt64Builder,
+        slashed: BooleanBuilder,
+        activation_eligibility_epoch: UInt64Builder,
+        activation_epoch: UInt64Builder,
+        exit_epoch: UInt64Builder,
+        withdrawable_epoch: UInt64Builder,
+        inactivity_score: UInt64Builder [nullable],
+        previous_epoch_participation: UInt8Builder [nullable],
+        current_epoch_participation: UInt8Builder [nullable],
+        pending_deposit_count: UInt32Builder [nullable],
+        pending_partial_withdrawal_count: UInt32Builder [nullable],
+        pending_consolidation_count: UInt32Builder [nullable],
+    }
 }
 
-impl DatasetBuilder for ValidatorsBuilder {
+impl DatasetBuilder for ValidatorsColumns {
     fn add_state(
         &mut self,
         s: &VerifiedState<'_>,
@@ -119,10 +87,11 @@ impl DatasetBuilder for ValidatorsBuilder {
                 .append_value(v.withdrawal_credentials());
             self.effective_balance.append_value(v.effective_balance());
             self.slashed.append_value(v.slashed());
-            self.epochs[0].append_value(v.activation_eligibility_epoch());
-            self.epochs[1].append_value(v.activation_epoch());
-            self.epochs[2].append_value(v.exit_epoch());
-            self.epochs[3].append_value(v.withdrawable_epoch());
+            self.activation_eligibility_epoch
+                .append_value(v.activation_eligibility_epoch());
+            self.activation_epoch.append_value(v.activation_epoch());
+            self.exit_epoch.append_value(v.exit_epoch());
+            self.withdrawable_epoch.append_value(v.withdrawable_epoch());
         }
         for b in r.balances(range.clone()) {
             self.balance.append_value(b);
@@ -161,31 +130,6 @@ impl DatasetBuilder for ValidatorsBuilder {
     }
 
     fn finish(mut self: Box<Self>) -> RecordBatch {
-        let s = &mut *self;
-        let mut cols: Vec<ArrayRef> = vec![
-            Arc::new(s.slot.finish()),
-            Arc::new(s.era.finish()),
-            Arc::new(s.validator_index.finish()),
-            Arc::new(s.pubkey.finish()),
-            Arc::new(s.withdrawal_credentials.finish()),
-            Arc::new(s.effective_balance.finish()),
-            Arc::new(s.balance.finish()),
-            Arc::new(s.slashed.finish()),
-        ];
-        cols.extend(
-            s.epochs
-                .iter_mut()
-                .map(|b| Arc::new(b.finish()) as ArrayRef),
-        );
-        cols.extend([
-            Arc::new(s.inactivity_score.finish()) as ArrayRef,
-            Arc::new(s.previous_epoch_participation.finish()),
-            Arc::new(s.current_epoch_participation.finish()),
-            Arc::new(s.pending_deposit_count.finish()),
-            Arc::new(s.pending_partial_withdrawal_count.finish()),
-            Arc::new(s.pending_consolidation_count.finish()),
-        ]);
-        // Columns match SCHEMA by construction; a mismatch is a bug caught by the dataset tests.
-        RecordBatch::try_new(SCHEMA.clone(), cols).expect("validators columns match the schema")
+        self.finish_batch()
     }
 }

@@ -2,71 +2,51 @@
 //! (Shanghai/Capella on), from an ere file's block body or an era file's execution payload; the header's
 //! `withdrawals_root` (checked against the body, or through the payload's block hash) commits to every row.
 
+use super::table::{Columns, Table};
 use super::{Dataset, DatasetBuilder, DatasetError, ExportContext};
 use crate::execution::withdrawal::Withdrawal;
 use crate::formats::ArchiveKind;
 use crate::verify::era::VerifiedBeaconBlock;
 use crate::verify::execution::VerifiedBlock;
 use arrow_array::builder::{BinaryBuilder, UInt64Builder};
-use arrow_array::ArrayRef;
 use arrow_array::RecordBatch;
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use std::sync::{Arc, LazyLock};
 
 /// The `withdrawals` dataset.
 pub struct Withdrawals;
-
-static SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
-    Arc::new(Schema::new(vec![
-        Field::new("block_number", DataType::UInt64, false),
-        Field::new("block_hash", DataType::Binary, false),
-        Field::new("timestamp", DataType::UInt64, false),
-        Field::new("slot", DataType::UInt64, true),
-        Field::new("withdrawal_index", DataType::UInt64, false),
-        Field::new("validator_index", DataType::UInt64, false),
-        Field::new("address", DataType::Binary, false),
-        Field::new("amount_gwei", DataType::UInt64, false),
-    ]))
-});
 
 impl Dataset for Withdrawals {
     fn name(&self) -> &'static str {
         "withdrawals"
     }
-    fn schema(&self) -> SchemaRef {
-        SCHEMA.clone()
+    fn table(&self) -> &'static Table {
+        WithdrawalsColumns::table()
     }
     fn needs_receipts(&self) -> bool {
         false
-    }
-    fn sort_columns(&self) -> &'static [&'static str] {
-        &["block_number", "withdrawal_index"]
-    }
-    fn dictionary_columns(&self) -> &'static [&'static str] {
-        &["address"]
     }
     fn sources(&self) -> &'static [ArchiveKind] {
         // Withdrawals started after the merge: never in era1 files.
         &[ArchiveKind::Ere, ArchiveKind::Era]
     }
     fn builder(&self, _: ExportContext) -> Box<dyn DatasetBuilder> {
-        Box::<WithdrawalsBuilder>::default()
+        Box::<WithdrawalsColumns>::default()
     }
 }
 
-#[derive(Default)]
-struct WithdrawalsBuilder {
-    block_number: UInt64Builder,
-    block_hash: BinaryBuilder,
-    timestamp: UInt64Builder,
-    slot: UInt64Builder,
-    withdrawal_index: UInt64Builder,
-    validator_index: UInt64Builder,
-    address: BinaryBuilder,
-    amount_gwei: UInt64Builder,
+columns! {
+    struct WithdrawalsColumns {
+        block_number: UInt64Builder [sort],
+        block_hash: BinaryBuilder,
+        timestamp: UInt64Builder,
+        slot: UInt64Builder [nullable],
+        withdrawal_index: UInt64Builder [sort],
+        validator_index: UInt64Builder,
+        address: BinaryBuilder [dictionary],
+        amount_gwei: UInt64Builder,
+    }
 }
 
-impl WithdrawalsBuilder {
+impl WithdrawalsColumns {
     /// The rows of one block's withdrawals, whichever archive kind gave them; `slot` only where the source
     /// knows it (an era file's beacon block; an ere file holds execution blocks alone).
     fn add_rows(&mut self, block: BlockKey<'_>, withdrawals: &[Withdrawal]) {
@@ -91,7 +71,7 @@ struct BlockKey<'a> {
     slot: Option<u64>,
 }
 
-impl DatasetBuilder for WithdrawalsBuilder {
+impl DatasetBuilder for WithdrawalsColumns {
     fn add_block(&mut self, b: &VerifiedBlock<'_>) {
         if !b.withdrawals.is_empty() {
             let key = BlockKey {
@@ -118,18 +98,6 @@ impl DatasetBuilder for WithdrawalsBuilder {
     }
 
     fn finish(mut self: Box<Self>) -> RecordBatch {
-        let s = &mut *self;
-        let cols: Vec<ArrayRef> = vec![
-            Arc::new(s.block_number.finish()),
-            Arc::new(s.block_hash.finish()),
-            Arc::new(s.timestamp.finish()),
-            Arc::new(s.slot.finish()),
-            Arc::new(s.withdrawal_index.finish()),
-            Arc::new(s.validator_index.finish()),
-            Arc::new(s.address.finish()),
-            Arc::new(s.amount_gwei.finish()),
-        ];
-        // Columns match SCHEMA by construction; a mismatch is a bug caught by the dataset tests.
-        RecordBatch::try_new(SCHEMA.clone(), cols).expect("withdrawals columns match the schema")
+        self.finish_batch()
     }
 }
