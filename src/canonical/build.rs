@@ -272,8 +272,8 @@ mod tests {
     use super::*;
     use crate::canonical::accumulator::HistoricalHashesAccumulator;
     use crate::canonical::anchor::Anchor;
-    use crate::canonical::Anchors;
     use crate::canonical::proof::{verify_proof, BlockId};
+    use crate::canonical::Anchors;
     use crate::execution::accumulator::HeaderRecords;
 
     #[test]

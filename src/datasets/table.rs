@@ -73,6 +73,10 @@ macro_rules! columns {
         }
     };
 }
+// Reachable by path too (`use crate::datasets::table::columns`), for a dataset declared outside this folder
+// (the export stage's seam test).
+#[allow(unused_imports)]
+pub(crate) use columns;
 
 /// What a column's declaration says besides its name and type: whether it may be null, and the Parquet
 /// encoding roles its column (or, for a group, the columns the group names) plays. The roles are the lists

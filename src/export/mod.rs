@@ -161,3 +161,6 @@ pub(crate) fn network_of(path: &Path, explicit: Option<&Network>) -> Option<Netw
     let name = crate::formats::ArchiveName::of_path(path)?;
     Network::by_name(&name.network).ok()
 }
+
+#[cfg(test)]
+mod seam_tests;
