@@ -125,13 +125,14 @@ pub fn write(
             })
         }
         (None, Location::Remote(url)) => {
-            let store = crate::store::remote::RemoteOutput::open(url)?;
+            let store =
+                crate::store::output::OutputStore::connect(url).map_err(source::report_error)?;
             let staged = crate::store::output::staging_dir();
             std::fs::create_dir_all(&staged).map_err(io(&staged))?;
             let p = staged.join("report.html");
             let r = std::fs::write(&p, page.as_bytes())
                 .map_err(io(&p))
-                .and_then(|()| Ok(store.upload(REPORT_REL, &p)?));
+                .and_then(|()| store.publish(REPORT_REL, &p).map_err(source::report_error));
             let _ = std::fs::remove_dir_all(&staged);
             r?;
             Ok(Written {
