@@ -13,6 +13,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 /// Objects by key: bytes and the counter value they were written at.
 type Objects = BTreeMap<String, (Vec<u8>, u64)>;
 
+/// A put another writer makes first: key and bytes.
+type Race = Option<(String, Vec<u8>)>;
+
 /// A storage in memory, shared by its clones (two clones are two writers of one store).
 #[derive(Debug, Clone, Default)]
 pub struct MemStorage {
@@ -21,7 +24,7 @@ pub struct MemStorage {
     /// Calls made, by every clone.
     pub calls: Arc<AtomicUsize>,
     /// Bytes another writer puts at a key just before this one's next put there.
-    race: Arc<Mutex<Option<(String, Vec<u8>)>>>,
+    race: Arc<Mutex<Race>>,
 }
 
 fn version(n: u64) -> Version {
