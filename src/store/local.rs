@@ -9,7 +9,7 @@ use super::output::{StoreError, META_DIR};
 use super::storage::{Guard, Meta, Put, Storage, Version};
 use crate::fsutil::{self, FileLock};
 use crate::sink::manifest::OutputEntry;
-use std::io::{self, Read, Seek};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 /// A local directory shared by concurrent writers.
@@ -183,17 +183,6 @@ impl Storage for LocalStorage {
             }
         }
         Ok(Some(v))
-    }
-
-    fn get_range(&self, rel: &str, range: std::ops::Range<u64>) -> Result<Vec<u8>, StoreError> {
-        let mut f = std::fs::File::open(self.path(rel)).map_err(self.err(rel))?;
-        f.seek(io::SeekFrom::Start(range.start))
-            .map_err(self.err(rel))?;
-        let mut b = Vec::new();
-        f.take(range.end.saturating_sub(range.start))
-            .read_to_end(&mut b)
-            .map_err(self.err(rel))?;
-        Ok(b)
     }
 
     fn list(&self, prefix: &str) -> Result<Vec<(String, Meta)>, StoreError> {

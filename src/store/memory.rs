@@ -118,13 +118,6 @@ impl Storage for MemStorage {
         Ok(Some(version(n)))
     }
 
-    fn get_range(&self, rel: &str, range: std::ops::Range<u64>) -> Result<Vec<u8>, StoreError> {
-        let o = self.objects();
-        let b = o.get(rel).map(|(b, _)| b.as_slice()).unwrap_or_default();
-        let (a, z) = (range.start as usize, (range.end as usize).min(b.len()));
-        Ok(b.get(a..z).unwrap_or_default().to_vec())
-    }
-
     fn list(&self, prefix: &str) -> Result<Vec<(String, Meta)>, StoreError> {
         let o = self.objects();
         Ok(o.iter()

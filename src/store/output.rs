@@ -851,6 +851,7 @@ mod tests {
     use super::*;
     use crate::sink::manifest::OutputEntry;
     use crate::store::memory::MemStorage;
+    use crate::store::storage::Storage;
 
     fn record(source: &str, dataset: &str, out: Option<(&str, &[u8])>) -> CompletionRecord {
         CompletionRecord {
@@ -974,6 +975,9 @@ mod tests {
         }
         rerun.rebuild_manifest().unwrap();
         assert_eq!(mem.calls.load(Ordering::Relaxed) - before, 2);
+        // A range read of a storage without its own is cut from the stream.
+        assert_eq!(mem.get_range("blocks/a.parquet", 2..7).unwrap(), b"ws of");
+        assert!(mem.get_range("blocks/none.parquet", 0..1).is_err());
         assert_eq!(
             rerun
                 .check_output(&rerun.read_record("a.era1", "blocks").unwrap().unwrap())

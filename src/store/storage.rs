@@ -36,33 +36,25 @@ pub fn bare_etag(t: &str) -> &str {
 }
 
 impl Version {
-    /// Whether this (found) version is `recorded`: the same modification time and size, or the same ETag. A
+    /// Whether this (found) version is `recorded`: the same size and modification time, or the same ETag. A
     /// version that is not known (no time, no ETag) proves nothing.
     pub fn proves(&self, recorded: &Version) -> bool {
-        match (self, recorded) {
-            (
-                Version::Local {
-                    bytes: a,
-                    mtime_ns: Some(x),
-                },
-                Version::Local {
-                    bytes: b,
-                    mtime_ns: Some(y),
-                },
-            ) => a == b && x == y,
-            (Version::Object { e_tag: Some(x), .. }, Version::Object { e_tag: Some(y), .. }) => {
-                bare_etag(x) == bare_etag(y)
+        self.known() && self.token() == recorded.token()
+    }
+
+    /// What two versions of one object share when they are one: size and time, or the bare ETag.
+    fn token(&self) -> Option<String> {
+        match self {
+            Version::Local { bytes, mtime_ns } => mtime_ns.map(|t| format!("{bytes}@{t}")),
+            Version::Object { e_tag, .. } => {
+                e_tag.as_deref().map(|t| format!("etag:{}", bare_etag(t)))
             }
-            _ => false,
         }
     }
 
     /// Whether the version says anything (a modification time, an ETag).
     pub fn known(&self) -> bool {
-        match self {
-            Version::Local { mtime_ns, .. } => mtime_ns.is_some(),
-            Version::Object { e_tag, .. } => e_tag.is_some(),
-        }
+        self.token().is_some()
     }
 
     /// Whether an output whose version differs from the recorded one is taken as changed without reading it: an
@@ -143,8 +135,23 @@ pub trait Storage: Send + Sync + std::fmt::Debug {
         chunk: &mut dyn FnMut(&[u8]) -> Result<(), StoreError>,
     ) -> Result<Option<Version>, StoreError>;
 
-    /// The bytes `range` of `rel` (a Parquet footer).
-    fn get_range(&self, rel: &str, range: std::ops::Range<u64>) -> Result<Vec<u8>, StoreError>;
+    /// The bytes `range` of `rel` (a Parquet footer); by default read through [`Storage::stream`], which a
+    /// storage that can read a range alone (an object store) does instead.
+    fn get_range(&self, rel: &str, range: std::ops::Range<u64>) -> Result<Vec<u8>, StoreError> {
+        let (mut at, mut out) = (0u64, Vec::new());
+        self.stream(rel, &mut |chunk| {
+            let end = at + chunk.len() as u64;
+            let (a, z) = (range.start.clamp(at, end), range.end.clamp(at, end));
+            out.extend_from_slice(&chunk[(a - at) as usize..(z - at) as usize]);
+            at = end;
+            Ok(())
+        })?
+        .ok_or_else(|| StoreError::Local {
+            path: self.location(rel).into(),
+            source: std::io::ErrorKind::NotFound.into(),
+        })?;
+        Ok(out)
+    }
 
     /// Every object under the folder `prefix` (`""`: all), recursively, by key: files only, symlinks not
     /// followed, a missing folder being empty.
