@@ -209,6 +209,10 @@ impl Storage for LocalStorage {
         Ok(out)
     }
 
+    fn put(&self, rel: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
+        fsutil::write_atomic(&self.path(rel), &bytes).map_err(self.err(rel))
+    }
+
     fn put_if_absent(&self, rel: &str, bytes: Vec<u8>) -> Result<Put, StoreError> {
         self.put_when(rel, &bytes, |cur| cur.is_none())
     }

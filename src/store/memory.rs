@@ -133,6 +133,12 @@ impl Storage for MemStorage {
             .collect())
     }
 
+    fn put(&self, rel: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
+        let mut o = self.objects();
+        self.write(&mut o, rel, bytes);
+        Ok(())
+    }
+
     fn put_if_absent(&self, rel: &str, bytes: Vec<u8>) -> Result<Put, StoreError> {
         Ok(self.put(rel, bytes, |cur| cur.is_none()))
     }

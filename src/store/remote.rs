@@ -466,6 +466,10 @@ impl Storage for ObjectStorage {
             .collect())
     }
 
+    fn put(&self, rel: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
+        self.put_mode(rel, bytes, PutMode::Overwrite).map(|_| ())
+    }
+
     fn put_if_absent(&self, rel: &str, bytes: Vec<u8>) -> Result<Put, StoreError> {
         self.put_mode(rel, bytes, PutMode::Create)
     }

@@ -157,6 +157,9 @@ pub trait Storage: Send + Sync + std::fmt::Debug {
     /// followed, a missing folder being empty.
     fn list(&self, prefix: &str) -> Result<Vec<(String, Meta)>, StoreError>;
 
+    /// Writes `bytes` at `rel` whole, replacing what is there (small files: a report page).
+    fn put(&self, rel: &str, bytes: Vec<u8>) -> Result<(), StoreError>;
+
     /// Writes `bytes` at `rel` only if nothing is there.
     fn put_if_absent(&self, rel: &str, bytes: Vec<u8>) -> Result<Put, StoreError>;
 
