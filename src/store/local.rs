@@ -19,7 +19,7 @@ pub struct LocalStorage {
 }
 
 /// A file's modification time in nanoseconds since the Unix epoch.
-pub fn mtime_ns(meta: &std::fs::Metadata) -> Option<u64> {
+fn mtime_ns(meta: &std::fs::Metadata) -> Option<u64> {
     let t = meta.modified().ok()?;
     let d = t.duration_since(std::time::UNIX_EPOCH).ok()?;
     u64::try_from(d.as_nanos()).ok()

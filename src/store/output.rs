@@ -26,8 +26,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-pub use super::local::mtime_ns;
-
 /// Why the output store could not record or publish something.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
