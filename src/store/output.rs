@@ -207,12 +207,24 @@ fn record_rel(source: &str, dataset: &str) -> String {
     format!("{META_DIR}/sources/{source}/{dataset}.json")
 }
 
+/// The JSON of `value`, saved at `rel` of `storage` (a failure is named by where it was to go).
+fn json(
+    storage: &dyn Storage,
+    rel: &str,
+    value: &impl serde::Serialize,
+) -> Result<Vec<u8>, StoreError> {
+    serde_json::to_vec_pretty(value).map_err(|e| StoreError::Local {
+        path: storage.location(rel).into(),
+        source: io::Error::other(e),
+    })
+}
+
 /// A manifest as saved: stamped with this eraflow's version and schema.
-fn manifest_bytes(m: &Manifest) -> Vec<u8> {
+fn manifest_bytes(storage: &dyn Storage, m: &Manifest) -> Result<Vec<u8>, StoreError> {
     let mut m = m.clone();
     m.eraflow_version = env!("CARGO_PKG_VERSION").into();
     m.schema_version = crate::datasets::SCHEMA_VERSION;
-    serde_json::to_vec_pretty(&m).unwrap_or_default()
+    json(storage, &manifest_rel(), &m)
 }
 
 /// The storage as listed once: its records' ETags, its other objects' sizes and versions, its manifest.
@@ -487,7 +499,7 @@ impl OutputStore {
                 source,
             })?;
         }
-        let text = serde_json::to_vec_pretty(r).unwrap_or_default();
+        let text = json(self.storage(), &rel, r)?;
         self.wrote.store(true, Ordering::Relaxed);
         self.put_conditional(&rel, |cur| {
             Ok((cur != Some(text.as_slice())).then(|| text.clone()))
@@ -545,7 +557,7 @@ impl OutputStore {
                 // A whole rebuild lists the records after reading the version it replaces.
                 _ => stamped(self.records(None)?),
             };
-            Ok(Some(manifest_bytes(&m)))
+            manifest_bytes(self.storage(), &m).map(Some)
         })
     }
 
@@ -1029,7 +1041,7 @@ mod tests {
             .sources
             .extend(Manifest::from_records([b.clone()]).sources);
         two.write_record(&b).unwrap();
-        mem.race(&manifest_rel(), &manifest_bytes(&theirs));
+        mem.race(&manifest_rel(), &manifest_bytes(&mem, &theirs).unwrap());
         commit(&one, "c.era1", "blocks", "blocks/c.parquet", b"rows of c");
         let m = manifest_of(&one);
         assert_eq!(
