@@ -147,7 +147,7 @@ fn export(
 /// object's URL, redacted. The Ray driver's merged report of a run into an object store goes there.
 #[pyfunction]
 fn upload_report(py: Python<'_>, out: String, local: String) -> PyResult<String> {
-    use eraflow::store::remote::RemoteOutput;
+    use eraflow::store::output::{OutputStore, StoreError};
     use eraflow::store::url::Location;
     let bad = |message: String| {
         to_py(JobError::Invalid {
@@ -161,15 +161,16 @@ fn upload_report(py: Python<'_>, out: String, local: String) -> PyResult<String>
     };
     let local = std::path::PathBuf::from(local);
     py.detach(|| {
-        let store = RemoteOutput::open(&url)?;
-        store.upload_report(&local)?;
+        let store = OutputStore::at(&Location::Remote(url))?;
         let name = local
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        Ok(store.location(&format!("_eraflow/runs/{name}")))
+        let rel = format!("_eraflow/runs/{name}");
+        store.publish(&rel, &local)?;
+        Ok(store.location(&rel))
     })
-    .map_err(|e: eraflow::store::remote::RemoteError| bad(eraflow::error::render(&e)))
+    .map_err(|e: StoreError| bad(eraflow::error::render(&e)))
 }
 
 /// Runs the `eraflow` command line over `argv` (the program name first, as `sys.argv`) and returns its exit

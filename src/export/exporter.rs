@@ -10,8 +10,7 @@ use crate::network::Network;
 use crate::sink::manifest::{self, CompletionRecord, OutputEntry};
 use crate::sink::names::{era_output_path, era_slot_range, output_path};
 use crate::sink::parquet::{FileLayout, ParquetSink};
-use crate::store::output::{Check, OutputDir, OutputProof, OutputStore, StoreError};
-use crate::store::remote::RemoteOutput;
+use crate::store::output::{Check, OutputProof, OutputStore, StoreError};
 use crate::store::url::RemoteUrl;
 use crate::verify::execution::VerifyOptions;
 use crate::verify::report::FileReport;
@@ -50,20 +49,9 @@ impl<'a> Exporter<'a> {
             // One algorithm per process, chosen before any worker starts.
             crate::verify::init_signer(None, opts.signer_backend, opts.network.as_ref(), names)?;
         }
-        let store = match remote {
-            None => {
-                let dir = OutputDir::new(&opts.out);
-                // Only temporaries of writers no longer running: other exports may be writing here now. Every
-                // dataset's folder, not only the selected ones: a narrower rerun cleans what a wider one left.
-                dir.clean_stale_temporaries(crate::datasets::ALL.iter().map(|d| d.name()));
-                OutputStore::Local(dir)
-            }
-            Some(u) => {
-                // What killed runs staged is never uploaded: gone with its process.
-                crate::store::output::remove_dead_staging();
-                OutputStore::Remote(Box::new(RemoteOutput::open(u).map_err(StoreError::from)?))
-            }
-        };
+        // Every dataset's folder, not only the selected ones: a narrower rerun cleans what a wider one left.
+        let dirs: Vec<&str> = crate::datasets::ALL.iter().map(|d| d.name()).collect();
+        let store = OutputStore::open(&opts.out, remote, &dirs)?;
         Ok(Exporter {
             opts,
             store,

@@ -25,7 +25,7 @@ use crate::crypto::signer::{Signer, SignerBackend, SignerError};
 use crate::datasets::Dataset;
 use crate::network::Network;
 use crate::sink::parquet::{ParquetOptions, SinkError};
-use crate::store::output::{OutputDir, StoreError};
+use crate::store::output::{OutputStore, StoreError};
 use crate::store::url::RemoteUrl;
 use progress::{FileOutcome, Progress};
 use std::path::{Path, PathBuf};
@@ -138,7 +138,7 @@ pub fn export_to(
 /// `started` (every dataset folder, not only the selected ones: a narrower rerun leaves the others' files), and
 /// whether they were removed (`clean_stale`). Files another writer is publishing now are never among them.
 pub fn stale_outputs(opts: &ExportOptions, started: std::time::SystemTime) -> (Vec<String>, bool) {
-    let dir = OutputDir::new(&opts.out);
+    let dir = OutputStore::local(&opts.out);
     let stale = dir.unlisted_outputs(crate::datasets::ALL.iter().map(|d| d.name()), started);
     if !opts.clean_stale || stale.is_empty() {
         return (stale, false);

@@ -12,8 +12,7 @@ use crate::formats::{ArchiveKind, ArchiveName, FormatError, FormatErrorKind};
 use crate::network::Network;
 use crate::prune::check::CheckSummary;
 use crate::prune::PruneSummary;
-use crate::store::output::{OutputCheck, OutputDir, OutputStore, StoreError, META_DIR};
-use crate::store::remote::RemoteOutput;
+use crate::store::output::{OutputCheck, OutputStore, StoreError};
 use crate::store::url::{Location, Scheme};
 use crate::synth::Synthesized;
 use crate::verify::init_signer;
@@ -416,34 +415,18 @@ impl OutputsReport {
 /// parallel, streamed (never whole in memory).
 pub fn verify_outputs(out: &str) -> Result<OutputsReport, JobError> {
     use rayon::prelude::*;
-    let (store, shown) = match Location::parse(out).map_err(|source| JobError::Location {
+    let loc = Location::parse(out).map_err(|source| JobError::Location {
         key: "outputs",
         source,
-    })? {
-        Location::Local(p) => {
-            if !p.join(META_DIR).is_dir() {
-                return Err(JobError::Invalid {
-                    key: "outputs",
-                    message: format!(
-                        "{}: not an eraflow output (no {META_DIR} folder)",
-                        p.display()
-                    ),
-                });
-            }
-            let shown = p.display().to_string();
-            (OutputStore::Local(OutputDir::new(&p)), shown)
-        }
-        Location::Remote(u) if matches!(u.scheme(), Scheme::Http | Scheme::Https) => {
-            return Err(JobError::Invalid {
-                key: "outputs",
-                message: format!("{u}: outputs live in a local directory or an object store"),
-            });
-        }
-        Location::Remote(u) => {
-            let r = RemoteOutput::open(&u).map_err(StoreError::from)?;
-            (OutputStore::Remote(Box::new(r)), u.redacted())
-        }
-    };
+    })?;
+    let store = OutputStore::existing(&loc).map_err(|e| match e {
+        StoreError::NotAnOutput(message) => JobError::Invalid {
+            key: "outputs",
+            message,
+        },
+        e => e.into(),
+    })?;
+    let shown = store.name();
     let records = store.all_records()?;
     let outputs = records
         .par_iter()

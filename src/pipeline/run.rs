@@ -5,8 +5,7 @@ use super::report::{RunReport, StageReport};
 use crate::export::progress::{FileOutcome, Progress};
 use crate::export::{self, ExportOptions};
 use crate::formats::Archive;
-use crate::store::output::StoreError;
-use crate::store::remote::RemoteOutput;
+use crate::store::output::OutputStore;
 use crate::store::url::RemoteUrl;
 use crate::util::{memory::peak_rss_bytes, time::rfc3339};
 use crate::verify::{verify_archives_until, VerifyOptions};
@@ -179,11 +178,11 @@ fn finish_into(
         source,
     })?;
     if let Some(u) = remote {
-        let store = RemoteOutput::connect(u).map_err(StoreError::from)?;
-        store.upload_report(&path).map_err(StoreError::from)?;
+        let store = OutputStore::connect(u)?;
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-        let at =
-            PathBuf::from(store.location(&format!("_eraflow/runs/{}", name.unwrap_or_default())));
+        let rel = format!("_eraflow/runs/{}", name.unwrap_or_default());
+        store.publish(&rel, &path)?;
+        let at = PathBuf::from(store.location(&rel));
         report.path = Some(at.clone());
         return Ok(at);
     }

@@ -116,24 +116,10 @@ pub fn write(
                 bytes,
             })
         }
-        (None, Location::Local(dir)) => {
-            let p = dir.join(REPORT_REL);
-            crate::util::fs::write_atomic(&p, page.as_bytes()).map_err(io(&p))?;
-            Ok(Written {
-                location: p.display().to_string(),
-                bytes,
-            })
-        }
-        (None, Location::Remote(url)) => {
-            let store = crate::store::remote::RemoteOutput::open(url)?;
-            let staged = crate::store::output::staging_dir();
-            std::fs::create_dir_all(&staged).map_err(io(&staged))?;
-            let p = staged.join("report.html");
-            let r = std::fs::write(&p, page.as_bytes())
-                .map_err(io(&p))
-                .and_then(|()| Ok(store.upload(REPORT_REL, &p)?));
-            let _ = std::fs::remove_dir_all(&staged);
-            r?;
+        (None, _) => {
+            let store = crate::store::output::OutputStore::at(out).map_err(source::report_error)?;
+            let put = store.storage().put(REPORT_REL, page.into_bytes());
+            put.map_err(source::report_error)?;
             Ok(Written {
                 location: store.location(REPORT_REL),
                 bytes,

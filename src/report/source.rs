@@ -6,19 +6,29 @@
 
 use super::ReportError;
 use crate::sink::manifest::Manifest;
-use crate::store::output::META_DIR;
-use crate::store::remote::RemoteOutput;
+use crate::store::output::{OutputStore, StoreError, META_DIR};
 use crate::store::url::Location;
 use parquet::file::metadata::{ParquetMetaData, ParquetMetaDataReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// An output being reported on.
-pub enum Output {
-    /// A local output directory.
-    Local(PathBuf),
-    /// An object-store prefix.
-    Remote(Box<RemoteOutput>),
+/// An output being reported on: a local directory or an object-store prefix, read through its storage.
+pub struct Output {
+    store: OutputStore,
+}
+
+/// A storage error as the report says it: a file that could not be read, the object store's own error, or
+/// (for a local directory) there being none.
+pub(super) fn report_error(e: StoreError) -> ReportError {
+    match e {
+        StoreError::Local { path, source } => ReportError::Io { path, source },
+        StoreError::Remote(e) => ReportError::Remote(e),
+        StoreError::NoDirectory(p) => ReportError::NoOutput(p),
+        e => ReportError::Io {
+            path: e.to_string().into(),
+            source: std::io::Error::other("unreadable"),
+        },
+    }
 }
 
 /// What `_eraflow/manifest.json` gave.
@@ -45,26 +55,15 @@ impl ManifestRead {
 impl Output {
     /// The output at `out`; a local directory must exist, a remote prefix must be readable.
     pub fn open(out: &Location) -> Result<Output, ReportError> {
-        match out {
-            Location::Local(p) if p.is_dir() => Ok(Output::Local(p.clone())),
-            Location::Local(p) => Err(ReportError::NoOutput(p.clone())),
-            Location::Remote(u) => Ok(Output::Remote(Box::new(RemoteOutput::open(u)?))),
-        }
+        Ok(Output {
+            store: OutputStore::at(out).map_err(report_error)?,
+        })
     }
 
     /// The bytes at `rel`, `None` when absent.
     fn read(&self, rel: &str) -> Result<Option<Vec<u8>>, ReportError> {
-        match self {
-            Output::Local(root) => {
-                let p = root.join(rel);
-                match std::fs::read(&p) {
-                    Ok(b) => Ok(Some(b)),
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-                    Err(source) => Err(ReportError::Io { path: p, source }),
-                }
-            }
-            Output::Remote(r) => Ok(r.read(rel)?),
-        }
+        let got = self.store.storage().get(rel).map_err(report_error)?;
+        Ok(got.map(|(b, _)| b))
     }
 
     /// `_eraflow/manifest.json`.
@@ -80,22 +79,13 @@ impl Output {
 
     /// The run reports' file names (`<started>-<pid>.json`), sorted: oldest first.
     pub fn run_names(&self) -> Result<Vec<String>, ReportError> {
-        let rel = format!("{META_DIR}/runs");
-        let mut names = match self {
-            Output::Local(root) => {
-                let dir = root.join(&rel);
-                match std::fs::read_dir(&dir) {
-                    Ok(rd) => rd
-                        .flatten()
-                        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-                        .filter_map(|e| e.file_name().to_str().map(str::to_string))
-                        .collect(),
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-                    Err(source) => return Err(ReportError::Io { path: dir, source }),
-                }
-            }
-            Output::Remote(r) => r.list_names(&rel)?,
-        };
+        let dir = format!("{META_DIR}/runs/");
+        let listed = self.store.storage().list(&dir).map_err(report_error)?;
+        let mut names: Vec<String> = listed
+            .into_iter()
+            .filter_map(|(k, _)| k.strip_prefix(&dir).map(str::to_string))
+            .filter(|n| !n.contains('/'))
+            .collect();
         // Temporaries (`.<name>.<pid>-<n>.tmp`) and anything else are not reports.
         names.retain(|n| n.ends_with(".json") && !n.starts_with('.'));
         names.sort();
@@ -109,59 +99,76 @@ impl Output {
 
     /// The footer of the Parquet file at `rel` (a range read of its end when remote), or why not.
     pub fn footer(&self, rel: &str) -> Result<ParquetMetaData, String> {
-        match self {
-            Output::Local(root) => {
-                let f = std::fs::File::open(root.join(rel)).map_err(|e| e.to_string())?;
-                ParquetMetaDataReader::new()
-                    .parse_and_finish(&f)
-                    .map_err(|e| e.to_string())
-            }
-            Output::Remote(r) => {
-                let size = r.size(rel).map_err(|e| crate::error::render(&e))?;
-                if size < 12 {
-                    return Err(format!("{size} bytes: not a Parquet file"));
-                }
-                let tail = r
-                    .read_range(rel, size - 8..size)
-                    .map_err(|e| crate::error::render(&e))?;
-                if tail.len() != 8 || &tail[4..] != b"PAR1" {
-                    return Err("no Parquet footer".into());
-                }
-                let len = u64::from(u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]));
-                if len + 8 > size {
-                    return Err(format!("a footer of {len} bytes in a file of {size}"));
-                }
-                let meta = r
-                    .read_range(rel, size - 8 - len..size - 8)
-                    .map_err(|e| crate::error::render(&e))?;
-                ParquetMetaDataReader::decode_metadata(&meta).map_err(|e| e.to_string())
-            }
+        let storage = self.store.storage();
+        if let Some(p) = storage.local_path(rel) {
+            let f = std::fs::File::open(p).map_err(|e| e.to_string())?;
+            return ParquetMetaDataReader::new()
+                .parse_and_finish(&f)
+                .map_err(|e| e.to_string());
         }
+        let said = |e: StoreError| crate::error::render(&e);
+        let size = match storage.head(rel).map_err(said)? {
+            Some(m) => m.size,
+            None => return Err(format!("{}: not found", storage.location(rel))),
+        };
+        if size < 12 {
+            return Err(format!("{size} bytes: not a Parquet file"));
+        }
+        let tail = storage.get_range(rel, size - 8..size).map_err(said)?;
+        if tail.len() != 8 || &tail[4..] != b"PAR1" {
+            return Err("no Parquet footer".into());
+        }
+        let len = u64::from(u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]));
+        if len + 8 > size {
+            return Err(format!("a footer of {len} bytes in a file of {size}"));
+        }
+        let meta = storage
+            .get_range(rel, size - 8 - len..size - 8)
+            .map_err(said)?;
+        ParquetMetaDataReader::decode_metadata(&meta).map_err(|e| e.to_string())
     }
 
     /// Runs `f` on a local path holding the file at `rel`: the file itself when local, else a temporary download
-    /// removed afterwards.
+    /// (streamed, never whole in memory) removed afterwards.
     pub fn with_local<T>(
         &self,
         rel: &str,
         f: impl FnOnce(&Path) -> Result<T, String>,
     ) -> Result<T, String> {
-        match self {
-            Output::Local(root) => f(&root.join(rel)),
-            Output::Remote(r) => {
-                static N: AtomicU64 = AtomicU64::new(0);
-                let tmp = std::env::temp_dir().join(format!(
-                    ".eraflow-report-{}-{}.parquet.tmp",
-                    std::process::id(),
-                    N.fetch_add(1, Ordering::Relaxed)
-                ));
-                let got = r
-                    .download(rel, &tmp)
-                    .map_err(|e| crate::error::render(&e))
-                    .and_then(|()| f(&tmp));
-                let _ = std::fs::remove_file(&tmp);
-                got
-            }
+        let storage = self.store.storage();
+        if let Some(p) = storage.local_path(rel) {
+            return f(&p);
         }
+        static N: AtomicU64 = AtomicU64::new(0);
+        let tmp = std::env::temp_dir().join(format!(
+            ".eraflow-report-{}-{}.parquet.tmp",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let got = download(storage, rel, &tmp).and_then(|()| f(&tmp));
+        let _ = std::fs::remove_file(&tmp);
+        got
     }
+}
+
+/// Streams `rel` into the local file `local` (created or truncated), one response chunk at a time.
+fn download(
+    storage: &dyn crate::store::storage::Storage,
+    rel: &str,
+    local: &Path,
+) -> Result<(), String> {
+    use std::io::Write;
+    let io = |source| StoreError::Local {
+        path: local.to_path_buf(),
+        source,
+    };
+    let said = |e: StoreError| crate::error::render(&e);
+    let mut f = std::io::BufWriter::new(std::fs::File::create(local).map_err(io).map_err(said)?);
+    let found = storage
+        .stream(rel, &mut |part| f.write_all(part).map_err(io))
+        .map_err(said)?;
+    if found.is_none() {
+        return Err(format!("{}: not found", storage.location(rel)));
+    }
+    f.flush().map_err(io).map_err(said)
 }

@@ -7,10 +7,9 @@
 //! and sha256. One small record per (source, dataset) means writers never rewrite each other's entries, so
 //! concurrent exports into one output directory lose nothing (see [`crate::store::output`]).
 
-use crate::util::fs as fsutil;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// One output file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -122,29 +121,7 @@ pub struct Manifest {
     pub sources: BTreeMap<String, SourceEntry>,
 }
 
-/// Where the manifest of an output directory lives.
-pub fn path(out: &Path) -> PathBuf {
-    out.join("_eraflow").join("manifest.json")
-}
-
 impl Manifest {
-    /// Loads the manifest of `out`, or `None` when there is none or it does not parse (it is rebuilt from the
-    /// records then, never trusted).
-    pub fn load(out: &Path) -> Option<Manifest> {
-        std::fs::read(path(out))
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-    }
-
-    /// Writes the manifest atomically.
-    pub fn save(&self, out: &Path) -> std::io::Result<()> {
-        let mut m = self.clone();
-        m.eraflow_version = env!("CARGO_PKG_VERSION").into();
-        m.schema_version = crate::datasets::SCHEMA_VERSION;
-        let text = serde_json::to_vec_pretty(&m).map_err(std::io::Error::other)?;
-        fsutil::write_atomic(&path(out), &text)
-    }
-
     /// The aggregate of completion records: one entry per source, its datasets and outputs in the order of
     /// [`crate::datasets::ALL`]. Records of a source made from other bytes than its first record's (the file
     /// changed between runs) are left out; a rerun redoes them.

@@ -1,6 +1,7 @@
 //! Where data lives: a local path or an object-store URL ([`url`]), and the output store that many writers
-//! share safely ([`output`]: per-(source, dataset) completion records, locks, the manifest aggregate, stale
-//! temporaries).
+//! share safely ([`output`]: per-(source, dataset) completion records, locks, the manifest aggregate, freshness
+//! proofs), written once over a [`storage::Storage`]: a local directory ([`local`]) or an object store
+//! ([`remote`]).
 //!
 //! The core (verification, datasets, the Parquet sink) stays on `&Path` and memory maps; this layer decides
 //! what a location is and how finished work is recorded.
@@ -9,7 +10,11 @@ pub mod beacon;
 pub mod cache;
 pub mod fetch;
 pub mod http;
+pub mod local;
+#[cfg(test)]
+pub(crate) mod memory;
 pub mod output;
 pub mod remote;
+pub mod storage;
 pub mod tls;
 pub mod url;

@@ -1,26 +1,24 @@
-//! An output store in an object store (`s3://bucket/prefix`, `gs://…`, `az://…`) through the `object_store`
+//! An object store (`s3://bucket/prefix`, `gs://…`, `az://…`) as a [`Storage`], through the `object_store`
 //! crate, with exactly the layout of a local output directory. Outputs are written to a local staging
-//! directory first, as for a local run, then uploaded: a single PUT, or a multipart upload completed only when
-//! every part is in, so an object appears only when complete. Completion records are written with a
-//! conditional put (put-if-absent, then replace-if-unchanged by ETag), and `manifest.json` is updated by ETag
-//! too, so concurrent writers never lose each other's entries.
+//! directory first, as for a local run, then published: a single PUT, or a multipart upload completed only when
+//! every part is in, so an object appears only when complete. Conditional puts are the store's own
+//! (put-if-absent, replace-if-ETag-matches), so concurrent writers never lose each other's records or
+//! manifest entries without any lock.
 //!
 //! Credentials, region and endpoint come from the environment variables `object_store` reads
 //! (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT_URL`, `AWS_ALLOW_HTTP`,
 //! `GOOGLE_SERVICE_ACCOUNT`, `AZURE_STORAGE_ACCOUNT_NAME`, ...). object_store is async: a current-thread
 //! tokio runtime lives here and is only entered between files, never on the workers' hot path.
 
-use super::output::{record_matches, Check, OutputProof, Proven};
+use super::output::StoreError;
+use super::storage::{Guard, Meta, Put, Storage, Version};
 use super::url::{RemoteUrl, Scheme};
-use crate::sink::manifest::{CompletionRecord, Manifest};
+use crate::sink::manifest::OutputEntry;
 use object_store::path::Path as ObjPath;
 use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion};
-use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::sync::{Mutex, PoisonError};
 
 /// Files at most this big are uploaded with one PUT; bigger ones as a multipart upload of parts this size.
 pub const PART_BYTES: usize = 16 << 20;
@@ -92,14 +90,6 @@ pub enum RemoteError {
         scheme: &'static str,
         /// The cargo feature that brings it.
         feature: &'static str,
-    },
-    /// Another writer kept changing an object this one tried to update.
-    #[error("{location}: changed by other writers on every one of {attempts} attempts")]
-    Contended {
-        /// The object's URL, redacted.
-        location: String,
-        /// Attempts made.
-        attempts: usize,
     },
 }
 
@@ -243,110 +233,37 @@ pub(super) fn object_store_of(
     })
 }
 
-/// An output prefix in an object store.
-pub struct RemoteOutput {
+/// An output prefix in an object store, as a [`Storage`].
+pub struct ObjectStorage {
     url: RemoteUrl,
     store: Arc<dyn ObjectStore>,
     prefix: String,
     rt: tokio::runtime::Runtime,
     /// The instance metadata endpoint, when it is the only source of credentials.
     imds: Option<String>,
-    /// The prefix as listed at the first completeness check of the run.
-    index: Mutex<Option<Arc<Index>>>,
-    /// Whether this run wrote a completion record.
-    wrote: AtomicBool,
-    /// `manifest.json` as [`RemoteOutput::open`] read it (`Some(None)`: there was none), taken by the first
-    /// listing instead of reading it again.
-    opened_manifest: Mutex<Option<Option<Manifest>>>,
 }
 
-/// An output prefix as listed once: its records' ETags, its other objects' sizes and ETags, its manifest.
-#[derive(Debug, Default)]
-struct Index {
-    /// ETag (bare) of every completion record, by (source, dataset).
-    records: HashMap<(String, String), String>,
-    /// Size and ETag (bare) of every other object, by path under the prefix.
-    objects: HashMap<String, (u64, Option<String>)>,
-    manifest: Option<Manifest>,
-    /// The manifest sums up exactly the records listed, each with the ETag listed.
-    current: bool,
-}
-
-/// What a listing says of a record.
-enum Listed {
-    /// There is none.
-    Absent,
-    /// There is one, and the manifest sums up that very version: here it is.
-    Known(Box<CompletionRecord>),
-    /// There is one the manifest does not sum up (or not that version): read it.
-    Unknown,
-}
-
-impl Index {
-    fn record(&self, source: &str, dataset: &str) -> Listed {
-        let Some(tag) = self.records.get(&(source.to_string(), dataset.to_string())) else {
-            return Listed::Absent;
-        };
-        let known = self
-            .manifest
-            .as_ref()
-            .and_then(|m| m.sources.get(source))
-            .filter(|e| {
-                e.record_etags
-                    .get(dataset)
-                    .is_some_and(|t| bare_etag(t) == tag)
-            })
-            .and_then(|e| e.record(source, dataset));
-        match known {
-            Some(r) => Listed::Known(Box::new(r)),
-            None => Listed::Unknown,
-        }
-    }
-}
-
-/// An object read back whole as a stream: [`RemoteOutput::hash_object`].
-#[derive(Debug, Clone)]
-pub struct HashedObject {
-    /// Its size.
-    pub bytes: u64,
-    /// Lower-case hex sha256 of its bytes.
-    pub sha256: String,
-    /// Its ETag, as the GET answered it.
-    pub etag: Option<String>,
-}
-
-/// An ETag without its quotes or weak marker: stores quote it in some answers and not in others.
-fn bare_etag(t: &str) -> &str {
-    t.trim_start_matches("W/").trim_matches('"')
-}
-
-impl std::fmt::Debug for RemoteOutput {
+impl std::fmt::Debug for ObjectStorage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "RemoteOutput({})", self.url)
+        write!(f, "ObjectStorage({})", self.url)
     }
 }
 
-/// How often a conditional update is retried when another writer got in between.
-const ATTEMPTS: usize = 50;
+fn version_of(e_tag: Option<String>, version: Option<String>) -> Version {
+    Version::Object { e_tag, version }
+}
 
-impl RemoteOutput {
-    /// The store of `url`, configured from the environment, read once before any work: a store that cannot be
-    /// used (no credentials, no bucket, refused) fails the job once with its cause, instead of every file
-    /// failing with it. That read is `manifest.json`, kept for the run's listing of the prefix.
-    pub fn open(url: &RemoteUrl) -> Result<RemoteOutput, RemoteError> {
-        let out = RemoteOutput::connect(url)?;
-        let manifest = out
-            .get(&format!("{}/manifest.json", super::output::META_DIR))?
-            .and_then(|(b, _)| serde_json::from_slice::<Manifest>(&b).ok());
-        *out.opened_manifest
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Some(manifest);
-        Ok(out)
+fn meta_of(o: &object_store::ObjectMeta) -> Meta {
+    Meta {
+        size: o.size,
+        version: version_of(o.e_tag.clone(), o.version.clone()),
+        modified: Some(o.last_modified.into()),
     }
+}
 
-    /// The store of `url`, configured from the environment, without a request: for a store the job has
-    /// already used (its run report's upload).
-    pub fn connect(url: &RemoteUrl) -> Result<RemoteOutput, RemoteError> {
+impl ObjectStorage {
+    /// The store of `url`, configured from the environment, without a request.
+    pub fn connect(url: &RemoteUrl) -> Result<ObjectStorage, RemoteError> {
         let open = |source| RemoteError::Open {
             url: url.redacted(),
             source,
@@ -364,74 +281,55 @@ impl RemoteOutput {
             }
         };
         let rt = runtime()?;
-        Ok(RemoteOutput {
+        Ok(ObjectStorage {
             url: url.clone(),
             store,
             prefix: url.path().trim_matches('/').to_string(),
             rt,
             imds,
-            index: Mutex::new(None),
-            wrote: AtomicBool::new(false),
-            opened_manifest: Mutex::new(None),
         })
-    }
-
-    /// The output's URL, redacted.
-    pub fn url(&self) -> &RemoteUrl {
-        &self.url
     }
 
     fn key(&self, rel: &str) -> ObjPath {
-        match self.prefix.is_empty() {
-            true => ObjPath::from(rel),
-            false => ObjPath::from(format!("{}/{rel}", self.prefix)),
+        match (self.prefix.is_empty(), rel.trim_matches('/')) {
+            (true, rel) => ObjPath::from(rel),
+            (false, "") => ObjPath::from(self.prefix.as_str()),
+            (false, rel) => ObjPath::from(format!("{}/{rel}", self.prefix)),
         }
     }
 
-    /// The redacted URL of the object at `rel`.
-    pub fn location(&self, rel: &str) -> String {
-        format!(
-            "{}://{}/{}",
-            self.url.scheme().name(),
-            self.url.authority(),
-            self.key(rel)
-        )
+    fn request(&self, rel: &str, source: object_store::Error) -> StoreError {
+        request_error(self.location(rel), self.imds.as_deref(), source).into()
     }
 
-    fn request(&self, rel: &str, source: object_store::Error) -> RemoteError {
-        request_error(self.location(rel), self.imds.as_deref(), source)
-    }
-
-    /// The bytes and version of the object at `rel`, `None` when there is none.
-    fn get(&self, rel: &str) -> Result<Option<(Vec<u8>, UpdateVersion)>, RemoteError> {
-        let key = self.key(rel);
-        self.rt.block_on(async {
-            match self.store.get(&key).await {
-                Ok(r) => {
-                    let version = UpdateVersion {
-                        e_tag: r.meta.e_tag.clone(),
-                        version: r.meta.version.clone(),
-                    };
-                    let b = r.bytes().await.map_err(|e| self.request(rel, e))?;
-                    Ok(Some((Vec::from(b), version)))
-                }
-                Err(object_store::Error::NotFound { .. }) => Ok(None),
-                Err(e) => Err(self.request(rel, e)),
-            }
-        })
+    /// A put of `bytes` at `rel` as `mode` says: a conflict when another writer got in first.
+    fn put_mode(&self, rel: &str, bytes: Vec<u8>, mode: PutMode) -> Result<Put, StoreError> {
+        let r = self.rt.block_on(self.store.put_opts(
+            &self.key(rel),
+            PutPayload::from(bytes),
+            PutOptions::from(mode),
+        ));
+        match r {
+            Ok(_) => Ok(Put::Done),
+            Err(
+                object_store::Error::AlreadyExists { .. }
+                | object_store::Error::Precondition { .. },
+            ) => Ok(Put::Conflict),
+            Err(e) => Err(self.request(rel, e)),
+        }
     }
 
     /// Uploads the staged file `local` to `rel`: one PUT, or a multipart upload completed only when whole.
     /// Returns the ETag the store gave the object, when it gives one.
-    pub fn upload(&self, rel: &str, local: &Path) -> Result<Option<String>, RemoteError> {
-        let io = |source| RemoteError::Local {
+    fn upload(&self, rel: &str, local: &Path) -> Result<Option<String>, StoreError> {
+        let io = |source| StoreError::Local {
             path: local.to_path_buf(),
             source,
         };
         let mut f = std::fs::File::open(local).map_err(io)?;
         let size = f.metadata().map_err(io)?.len();
         let key = self.key(rel);
-        let part = move |f: &mut std::fs::File| -> Result<Vec<u8>, RemoteError> {
+        let part = move |f: &mut std::fs::File| -> Result<Vec<u8>, StoreError> {
             let mut buf = Vec::with_capacity(PART_BYTES);
             f.by_ref()
                 .take(PART_BYTES as u64)
@@ -455,7 +353,7 @@ impl RemoteOutput {
                 .put_multipart(&key)
                 .await
                 .map_err(|e| self.request(rel, e))?;
-            let result: Result<Option<String>, RemoteError> = async {
+            let result: Result<Option<String>, StoreError> = async {
                 loop {
                     let buf = part(&mut f)?;
                     if buf.is_empty() {
@@ -476,503 +374,144 @@ impl RemoteOutput {
             result
         })
     }
+}
 
-    /// Puts `bytes` at `rel` if nothing is there, else replaces what is there when it is still the version
-    /// read (`keep` decides, from the current bytes, that nothing needs writing).
-    fn put_conditional(
-        &self,
-        rel: &str,
-        mut bytes: impl FnMut(Option<&[u8]>) -> Option<Vec<u8>>,
-    ) -> Result<(), RemoteError> {
-        let key = self.key(rel);
-        for _ in 0..ATTEMPTS {
-            let current = self.get(rel)?;
-            let Some(new) = bytes(current.as_ref().map(|(b, _)| b.as_slice())) else {
-                return Ok(());
-            };
-            let mode = match current {
-                None => PutMode::Create,
-                Some((_, v)) => PutMode::Update(v),
-            };
-            let r = self.rt.block_on(self.store.put_opts(
-                &key,
-                PutPayload::from(new),
-                PutOptions::from(mode),
-            ));
-            match r {
-                Ok(_) => return Ok(()),
-                Err(
-                    object_store::Error::AlreadyExists { .. }
-                    | object_store::Error::Precondition { .. },
-                ) => continue,
-                Err(e) => return Err(self.request(rel, e)),
-            }
-        }
-        Err(RemoteError::Contended {
-            location: self.location(rel),
-            attempts: ATTEMPTS,
-        })
+impl Storage for ObjectStorage {
+    fn name(&self) -> String {
+        self.url.redacted()
     }
 
-    fn record_rel(source: &str, dataset: &str) -> String {
+    fn location(&self, rel: &str) -> String {
         format!(
-            "{}/sources/{source}/{dataset}.json",
-            super::output::META_DIR
+            "{}://{}/{}",
+            self.url.scheme().name(),
+            self.url.authority(),
+            self.key(rel)
         )
     }
 
-    /// The record of (`source`, `dataset`), when one exists, parses and names what its key says.
-    pub fn read_record(
-        &self,
-        source: &str,
-        dataset: &str,
-    ) -> Result<Option<CompletionRecord>, RemoteError> {
-        Ok(self.read_tagged(source, dataset)?.map(|(r, _)| r))
+    fn get(&self, rel: &str) -> Result<Option<(Vec<u8>, Version)>, StoreError> {
+        let key = self.key(rel);
+        self.rt.block_on(async {
+            match self.store.get(&key).await {
+                Ok(r) => {
+                    let v = version_of(r.meta.e_tag.clone(), r.meta.version.clone());
+                    let b = r.bytes().await.map_err(|e| self.request(rel, e))?;
+                    Ok(Some((Vec::from(b), v)))
+                }
+                Err(object_store::Error::NotFound { .. }) => Ok(None),
+                Err(e) => Err(self.request(rel, e)),
+            }
+        })
     }
 
-    /// [`RemoteOutput::read_record`], with the record's ETag.
-    fn read_tagged(
-        &self,
-        source: &str,
-        dataset: &str,
-    ) -> Result<Option<(CompletionRecord, Option<String>)>, RemoteError> {
-        Ok(self
-            .get(&Self::record_rel(source, dataset))?
-            .and_then(|(b, v)| {
-                Some((
-                    serde_json::from_slice::<CompletionRecord>(&b).ok()?,
-                    v.e_tag,
-                ))
-            })
-            .filter(|(r, _)| r.source == source && r.dataset == dataset))
+    fn head(&self, rel: &str) -> Result<Option<Meta>, StoreError> {
+        match self.rt.block_on(self.store.head(&self.key(rel))) {
+            Ok(m) => Ok(Some(meta_of(&m))),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(self.request(rel, e)),
+        }
     }
 
-    /// The size, sha256 and ETag of the object at `rel`, read as a stream (never whole in memory); `None` when
-    /// there is none. What `--verify-outputs` and `eraflow verify --outputs` prove an output by.
-    pub fn hash_object(&self, rel: &str) -> Result<Option<HashedObject>, RemoteError> {
-        use sha2::Digest;
-        let (mut sha, mut bytes) = (sha2::Sha256::new(), 0u64);
-        let etag = match self.stream_object(rel, |chunk| {
-            bytes += chunk.len() as u64;
-            sha.update(chunk);
-            Ok(())
-        }) {
-            Ok(etag) => etag,
-            Err(RemoteError::Request {
-                source: object_store::Error::NotFound { .. },
-                ..
-            }) => return Ok(None),
-            Err(e) => return Err(e),
-        };
-        Ok(Some(HashedObject {
-            bytes,
-            sha256: hex::encode(sha.finalize()),
-            etag,
-        }))
-    }
-
-    /// Reads the object at `rel` as it arrives, one response chunk at a time into `chunk` (never whole in
-    /// memory); returns its ETag as the GET answered it.
-    fn stream_object(
+    fn stream(
         &self,
         rel: &str,
-        mut chunk: impl FnMut(&[u8]) -> Result<(), RemoteError>,
-    ) -> Result<Option<String>, RemoteError> {
+        chunk: &mut dyn FnMut(&[u8]) -> Result<(), StoreError>,
+    ) -> Result<Option<Version>, StoreError> {
         use futures_util::StreamExt;
         let key = self.key(rel);
         self.rt.block_on(async {
-            let r = self
-                .store
-                .get(&key)
-                .await
-                .map_err(|e| self.request(rel, e))?;
-            let etag = r.meta.e_tag.clone();
+            let r = match self.store.get(&key).await {
+                Ok(r) => r,
+                Err(object_store::Error::NotFound { .. }) => return Ok(None),
+                Err(e) => return Err(self.request(rel, e)),
+            };
+            let v = version_of(r.meta.e_tag.clone(), r.meta.version.clone());
             let mut body = r.into_stream();
             while let Some(part) = body.next().await {
                 chunk(&part.map_err(|e| self.request(rel, e))?)?;
             }
-            Ok(etag)
+            Ok(Some(v))
         })
     }
 
-    /// The record of (`source`, `dataset`): from this run's listing when `check` allows and it can tell,
-    /// else read.
-    pub fn listed_record(
-        &self,
-        source: &str,
-        dataset: &str,
-        check: Check,
-    ) -> Result<Option<CompletionRecord>, RemoteError> {
-        if check == Check::Listed {
-            let index = self.index()?;
-            match index.record(source, dataset) {
-                Listed::Absent => return Ok(None),
-                Listed::Known(r) => return Ok(Some(*r)),
-                Listed::Unknown => {}
-            }
-        }
-        self.read_record(source, dataset)
-    }
-
-    /// The objects under the prefix, its records' ETags and `manifest.json`: listed once per run (one LIST
-    /// request per 1,000 objects, one GET), what a rerun proves every complete source with.
-    fn index(&self) -> Result<Arc<Index>, RemoteError> {
-        let mut slot = self.index.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(i) = slot.as_ref() {
-            return Ok(i.clone());
-        }
-        let records_dir = format!("{}/sources/", super::output::META_DIR);
-        let prefix = (!self.prefix.is_empty()).then(|| ObjPath::from(self.prefix.as_str()));
-        let listed: Vec<object_store::ObjectMeta> = self.rt.block_on(async {
-            use futures_util::TryStreamExt;
-            self.store
-                .list(prefix.as_ref())
-                .try_collect()
-                .await
-                .map_err(|e| self.request("", e))
-        })?;
-        let mut index = Index::default();
-        for o in listed {
-            let key = o.location.as_ref();
-            let rel = match self.prefix.is_empty() {
-                true => key,
-                false => match key
-                    .strip_prefix(&self.prefix)
-                    .and_then(|k| k.strip_prefix('/'))
-                {
-                    Some(r) => r,
-                    None => continue,
-                },
-            };
-            let record = rel
-                .strip_prefix(&records_dir)
-                .and_then(|r| r.strip_suffix(".json"))
-                .and_then(|r| r.split_once('/'));
-            match record {
-                Some((source, dataset)) if !dataset.contains('/') => {
-                    index.records.insert(
-                        (source.to_string(), dataset.to_string()),
-                        o.e_tag
-                            .as_deref()
-                            .map(bare_etag)
-                            .unwrap_or_default()
-                            .to_string(),
-                    );
-                }
-                _ => {
-                    index.objects.insert(
-                        rel.to_string(),
-                        (o.size, o.e_tag.as_deref().map(|t| bare_etag(t).to_string())),
-                    );
-                }
-            }
-        }
-        // Read at open, before the LIST, when it was: a record another writer adds in between is then listed
-        // but not summed up, so it is read (`Listed::Unknown`), never taken from a stale manifest.
-        let opened = self
-            .opened_manifest
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        index.manifest = match opened {
-            Some(m) => m,
-            None => self
-                .get(&format!("{}/manifest.json", super::output::META_DIR))?
-                .and_then(|(b, _)| serde_json::from_slice::<Manifest>(&b).ok()),
-        };
-        index.current = index.manifest.as_ref().is_some_and(|m| {
-            let summed: usize = m.sources.values().map(|e| e.record_etags.len()).sum();
-            summed == index.records.len()
-                && index.records.iter().all(|((source, dataset), tag)| {
-                    m.sources
-                        .get(source)
-                        .and_then(|e| e.record_etags.get(dataset))
-                        .is_some_and(|t| bare_etag(t) == tag)
-                })
-        });
-        let index = Arc::new(index);
-        *slot = Some(index.clone());
-        Ok(index)
-    }
-
-    /// The record when it proves the dataset complete (made from source bytes with sha256 `sha256`, with
-    /// `options`, at this schema version), and its output unchanged: by the size and ETag its upload returned
-    /// (listed once per run for `Check::Listed`, the record then taken from `manifest.json` when it sums up
-    /// the record with the ETag listed; HEADed for `Check::Fresh`), or read back and hashed (`Check::Full`, or
-    /// a record from before ETags were recorded: that record then gets the ETag of the bytes hashed). Never
-    /// a GET of an output otherwise.
-    pub fn complete(
-        &self,
-        source: &str,
-        dataset: &str,
-        sha256: &str,
-        options: &str,
-        check: Check,
-    ) -> Result<Option<Proven>, RemoteError> {
-        if check == Check::Listed {
-            let index = self.index()?;
-            match index.record(source, dataset) {
-                Listed::Absent => return Ok(None),
-                Listed::Unknown => {}
-                Listed::Known(r) => {
-                    let r = *r;
-                    if !record_matches(&r, sha256, options) {
-                        return Ok(None);
-                    }
-                    let Some(o) = &r.output else {
-                        return Ok(Some(Proven {
-                            record: r,
-                            output: OutputProof::None,
-                        }));
-                    };
-                    match (index.objects.get(&o.path), &o.etag) {
-                        (Some((size, Some(listed))), Some(recorded))
-                            if *size == o.bytes && listed == bare_etag(recorded) =>
-                        {
-                            return Ok(Some(Proven {
-                                record: r,
-                                output: OutputProof::Etag,
-                            }))
-                        }
-                        // No ETag recorded (an older record): proven below by its hash.
-                        (Some(_), None) => {}
-                        _ => return Ok(None),
-                    }
-                }
-            }
-        }
-        let Some((r, tag)) = self.read_tagged(source, dataset)? else {
-            return Ok(None);
-        };
-        if !record_matches(&r, sha256, options) {
-            return Ok(None);
-        }
-        let Some(o) = &r.output else {
-            return Ok(Some(Proven {
-                record: r,
-                output: OutputProof::None,
-            }));
-        };
-        if check != Check::Full {
-            if let Some(recorded) = &o.etag {
-                let key = self.key(&o.path);
-                let head = match self.rt.block_on(self.store.head(&key)) {
-                    Ok(m) => Some(m),
-                    Err(object_store::Error::NotFound { .. }) => None,
-                    Err(e) => return Err(self.request(&o.path, e)),
-                };
-                let same = head.is_some_and(|m| {
-                    m.size == o.bytes
-                        && m.e_tag.as_deref().map(bare_etag) == Some(bare_etag(recorded))
-                });
-                return Ok(same.then_some(Proven {
-                    record: r,
-                    output: OutputProof::Etag,
-                }));
-            }
-        }
-        // Streamed: an output is as big as its source's share of a dataset, never held whole.
-        let Some(found) = self.hash_object(&o.path)? else {
-            return Ok(None);
-        };
-        if found.bytes != o.bytes || found.sha256 != o.sha256 {
-            return Ok(None);
-        }
-        if o.etag.is_none() {
-            if let (Some(etag), Some(tag)) = (found.etag, tag) {
-                self.restamp(&r, etag, &tag);
-            }
-        }
-        Ok(Some(Proven {
-            record: r,
-            output: OutputProof::Sha256,
-        }))
-    }
-
-    /// Records `etag` (of the output bytes just hashed) in `r`, only if the record is still the version
-    /// `tag`: best effort, as a record left as it was is only hashed again.
-    fn restamp(&self, r: &CompletionRecord, etag: String, tag: &str) {
-        let mut new = r.clone();
-        if let Some(o) = new.output.as_mut() {
-            o.etag = Some(etag);
-        }
-        let text = serde_json::to_vec_pretty(&new).expect("a record serialises");
-        let key = self.key(&Self::record_rel(&r.source, &r.dataset));
-        let mode = PutMode::Update(UpdateVersion {
-            e_tag: Some(tag.to_string()),
-            version: None,
-        });
-        let put = self
-            .store
-            .put_opts(&key, PutPayload::from(text), PutOptions::from(mode));
-        if self.rt.block_on(put).is_ok() {
-            self.wrote.store(true, Ordering::Relaxed);
-        }
-    }
-
-    /// Writes a record: put-if-absent, or a replace of an older record by ETag.
-    pub fn write_record(&self, r: &CompletionRecord) -> Result<(), RemoteError> {
-        let text = serde_json::to_vec_pretty(r).expect("a record serialises");
-        self.wrote.store(true, Ordering::Relaxed);
-        self.put_conditional(&Self::record_rel(&r.source, &r.dataset), |cur| {
-            (cur != Some(text.as_slice())).then(|| text.clone())
-        })
-    }
-
-    /// Every record of `source`, or of every source when `None`, with its ETag.
-    pub fn records(
-        &self,
-        source: Option<&str>,
-    ) -> Result<Vec<(CompletionRecord, Option<String>)>, RemoteError> {
-        let base = format!("{}/sources", super::output::META_DIR);
-        let sources: Vec<String> = match source {
-            Some(s) => vec![s.to_string()],
-            None => {
-                let dir = self.key(&base);
-                let l = self
-                    .rt
-                    .block_on(self.store.list_with_delimiter(Some(&dir)))
-                    .map_err(|e| self.request(&base, e))?;
-                l.common_prefixes
-                    .iter()
-                    .filter_map(|p| p.filename().map(str::to_string))
-                    .collect()
-            }
-        };
-        let mut out = Vec::new();
-        for s in sources {
-            let rel = format!("{base}/{s}");
-            let dir = self.key(&rel);
-            let l = self
-                .rt
-                .block_on(self.store.list_with_delimiter(Some(&dir)))
-                .map_err(|e| self.request(&rel, e))?;
-            for o in l.objects {
-                let Some(dataset) = o.location.filename().and_then(|n| n.strip_suffix(".json"))
-                else {
-                    continue;
-                };
-                out.extend(self.read_tagged(&s, dataset)?);
-            }
-        }
-        Ok(out)
-    }
-
-    /// Puts `source`'s records into `manifest.json` (or rebuilds it from every record when `source` is `None`
-    /// or there is no manifest), by ETag so that no writer's update is lost.
-    pub fn update_manifest(&self, source: Option<&str>) -> Result<(), RemoteError> {
-        let rel = format!("{}/manifest.json", super::output::META_DIR);
-        let fresh = match source {
-            Some(s) => Some(Manifest::from_stamped(self.records(Some(s))?)),
-            None => None,
-        };
-        let mut err = None;
-        let r = self.put_conditional(&rel, |cur| {
-            let current = cur.and_then(|b| serde_json::from_slice::<Manifest>(b).ok());
-            let m = match (&fresh, current, source) {
-                (Some(f), Some(mut m), Some(s)) => {
-                    m.sources.remove(s);
-                    m.sources.extend(f.sources.clone());
-                    m
-                }
-                _ => {
-                    // A whole rebuild lists the records after reading the version it replaces.
-                    match self.records(None) {
-                        Ok(r) => Manifest::from_stamped(r),
-                        Err(e) => {
-                            err = Some(e);
-                            return None;
-                        }
-                    }
-                }
-            };
-            Some(serde_json::to_vec_pretty(&m).expect("a manifest serialises"))
-        });
-        if let Some(e) = err {
-            return Err(e);
-        }
-        r
-    }
-
-    /// Rebuilds `manifest.json` from every record, unless this run wrote no record and the manifest it
-    /// listed at its start summed up exactly the records listed then (a rerun with nothing new: reading every
-    /// record back would cost a request per record).
-    pub fn rebuild_manifest(&self) -> Result<(), RemoteError> {
-        let current = self
-            .index
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-            .is_some_and(|i| i.current);
-        if current && !self.wrote.load(Ordering::Relaxed) {
-            return Ok(());
-        }
-        self.update_manifest(None)
-    }
-
-    /// The bytes of the object at `rel`, `None` when there is none (small objects: records, run reports).
-    pub fn read(&self, rel: &str) -> Result<Option<Vec<u8>>, RemoteError> {
-        Ok(self.get(rel)?.map(|(b, _)| b))
-    }
-
-    /// The names of the objects directly under the folder `rel` (not recursive), sorted.
-    pub fn list_names(&self, rel: &str) -> Result<Vec<String>, RemoteError> {
-        let dir = self.key(rel);
-        let l = self
-            .rt
-            .block_on(self.store.list_with_delimiter(Some(&dir)))
-            .map_err(|e| self.request(rel, e))?;
-        let mut names: Vec<String> = l
-            .objects
-            .iter()
-            .filter_map(|o| o.location.filename().map(str::to_string))
-            .collect();
-        names.sort();
-        Ok(names)
-    }
-
-    /// The size in bytes of the object at `rel`.
-    pub fn size(&self, rel: &str) -> Result<u64, RemoteError> {
-        let key = self.key(rel);
+    fn get_range(&self, rel: &str, range: std::ops::Range<u64>) -> Result<Vec<u8>, StoreError> {
         self.rt
-            .block_on(self.store.head(&key))
-            .map(|m| m.size)
-            .map_err(|e| self.request(rel, e))
-    }
-
-    /// The bytes `range` of the object at `rel` (a Parquet footer).
-    pub fn read_range(
-        &self,
-        rel: &str,
-        range: std::ops::Range<u64>,
-    ) -> Result<Vec<u8>, RemoteError> {
-        let key = self.key(rel);
-        self.rt
-            .block_on(self.store.get_range(&key, range))
+            .block_on(self.store.get_range(&self.key(rel), range))
             .map(Vec::from)
             .map_err(|e| self.request(rel, e))
     }
 
-    /// Streams the object at `rel` into the local file `local` (created or truncated), never holding more than
-    /// one response chunk in memory: how `eraflow report` reads a remote Parquet output.
-    pub fn download(&self, rel: &str, local: &Path) -> Result<(), RemoteError> {
-        use std::io::Write;
-        let io = |source| RemoteError::Local {
-            path: local.to_path_buf(),
-            source,
-        };
-        let mut f = std::io::BufWriter::new(std::fs::File::create(local).map_err(io)?);
-        self.stream_object(rel, |part| f.write_all(part).map_err(io))?;
-        f.flush().map_err(io)
+    fn list(&self, prefix: &str) -> Result<Vec<(String, Meta)>, StoreError> {
+        let dir = self.key(prefix);
+        let dir = (!dir.as_ref().is_empty()).then_some(dir);
+        let listed: Vec<object_store::ObjectMeta> = self.rt.block_on(async {
+            use futures_util::TryStreamExt;
+            self.store
+                .list(dir.as_ref())
+                .try_collect()
+                .await
+                .map_err(|e| self.request(prefix, e))
+        })?;
+        Ok(listed
+            .iter()
+            .filter_map(|o| {
+                let key = o.location.as_ref();
+                let rel = match self.prefix.is_empty() {
+                    true => key,
+                    false => key.strip_prefix(&self.prefix)?.strip_prefix('/')?,
+                };
+                Some((rel.to_string(), meta_of(o)))
+            })
+            .collect())
     }
 
-    /// Uploads a run report saved locally to `_eraflow/runs/<its file name>`.
-    pub fn upload_report(&self, local: &Path) -> Result<(), RemoteError> {
-        let name = local
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        self.upload(&format!("{}/runs/{name}", super::output::META_DIR), local)
-            .map(|_| ())
+    fn put(&self, rel: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
+        self.put_mode(rel, bytes, PutMode::Overwrite).map(|_| ())
+    }
+
+    fn put_if_absent(&self, rel: &str, bytes: Vec<u8>) -> Result<Put, StoreError> {
+        self.put_mode(rel, bytes, PutMode::Create)
+    }
+
+    fn put_if_match(
+        &self,
+        rel: &str,
+        bytes: Vec<u8>,
+        version: &Version,
+    ) -> Result<Put, StoreError> {
+        let Version::Object { e_tag, version } = version else {
+            return Ok(Put::Conflict);
+        };
+        let v = UpdateVersion {
+            e_tag: e_tag.clone(),
+            version: version.clone(),
+        };
+        self.put_mode(rel, bytes, PutMode::Update(v))
+    }
+
+    fn publish(&self, rel: &str, staged: &Path) -> Result<Version, StoreError> {
+        let e_tag = self.upload(rel, staged)?;
+        let _ = std::fs::remove_file(staged);
+        Ok(version_of(e_tag, None))
+    }
+
+    fn delete(&self, rel: &str) -> Result<(), StoreError> {
+        match self.rt.block_on(self.store.delete(&self.key(rel))) {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(self.request(rel, e)),
+        }
+    }
+
+    fn lock(&self, _name: &str) -> Result<Option<Guard>, StoreError> {
+        Ok(None)
+    }
+
+    fn recorded(&self, o: &OutputEntry) -> Version {
+        version_of(o.etag.clone(), None)
+    }
+
+    fn listing(&self) -> bool {
+        true
     }
 }

@@ -14,7 +14,7 @@ use eraflow::network::Network;
 use eraflow::pipeline::report::{RunReport, StageReport};
 use eraflow::report::{self, aggregate, source::Output, ReportOptions};
 use eraflow::sink::manifest::{CompletionRecord, OutputEntry};
-use eraflow::store::output::OutputDir;
+use eraflow::store::output::OutputStore;
 use eraflow::store::url::Location;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -93,7 +93,7 @@ fn add_validators(out: &Path) {
     w.write(&batch).unwrap();
     w.close().unwrap();
     let bytes = std::fs::read(&p).unwrap();
-    let d = OutputDir::new(out);
+    let d = OutputStore::local(out);
     d.write_record(&CompletionRecord {
         source: "synthnet-00001-00000000.era".into(),
         dataset: "validators".into(),
