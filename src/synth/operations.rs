@@ -99,12 +99,14 @@ pub fn body_operations(ctx: &OpsContext, rng: &mut Rng) -> Result<(BodyFields, u
     let body = ssz::field_container(ctx.spec.block_schema(), "body")
         .ok_or_else(|| no_field("BeaconBlock", "body"))?;
     let fork = ctx.spec.fork;
-    let mut out: BodyFields = Vec::new();
-    out.push(("attestations", attestations(ctx, body, rng)?));
-    out.push(("deposits", deposits(rng)));
-    out.push(("voluntary_exits", voluntary_exits(ctx, rng)));
-    out.push(("proposer_slashings", proposer_slashings(ctx, rng)));
-    out.push(("attester_slashings", attester_slashings(ctx, body, rng)?));
+    // Elements are evaluated left to right: the draws keep the body's field order.
+    let mut out: BodyFields = vec![
+        ("attestations", attestations(ctx, body, rng)?),
+        ("deposits", deposits(rng)),
+        ("voluntary_exits", voluntary_exits(ctx, rng)),
+        ("proposer_slashings", proposer_slashings(ctx, rng)),
+        ("attester_slashings", attester_slashings(ctx, body, rng)?),
+    ];
     if fork >= Fork::Altair {
         out.push(("sync_aggregate", sync_aggregate(rng)));
     }
