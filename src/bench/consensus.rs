@@ -63,7 +63,8 @@ fn size(p: &Path) -> Result<u64, BenchError> {
         })
 }
 
-/// Measures the consensus lines into `add` (stage name, archive, threads, timing).
+/// Measures the consensus lines into `add` (stage name, archive, threads, timing): the operation datasets',
+/// then `validators`'.
 pub(super) fn measure(
     dir: &Path,
     opts: &BenchOptions,
@@ -71,11 +72,25 @@ pub(super) fn measure(
     add: &mut dyn FnMut(&str, &BenchArchive, usize, Timing),
 ) -> Result<(Vec<BenchArchive>, ConsensusFacts), BenchError> {
     let net = Network::by_name("synthnet").map_err(decode_err("the synthnet preset"))?;
-    let runs = opts.runs;
+    let mut archives = operations(dir, opts, one, add, &net)?;
+    let (state_archive, facts) = validators(dir, opts, one, add, &net)?;
+    archives.push(state_archive);
+    Ok((archives, facts))
+}
+
+/// The same era export without and with the operation datasets, on a Deneb era and an Electra one: their
+/// archives.
+fn operations(
+    dir: &Path,
+    opts: &BenchOptions,
+    one: &rayon::ThreadPool,
+    add: &mut dyn FnMut(&str, &BenchArchive, usize, Timing),
+    net: &Network,
+) -> Result<Vec<BenchArchive>, BenchError> {
     let mut archives = Vec::new();
     for fork in [Fork::Deneb, Fork::Electra] {
         let mut e = EraSynthOptions::new(net.clone());
-        e.era = EraSynthOptions::era_of_fork(&net, fork)?;
+        e.era = EraSynthOptions::era_of_fork(net, fork)?;
         e.blocks = opts.blocks.min(crate::formats::era::SLOTS_PER_ERA);
         e.txs_per_block = opts.txs_per_block;
         e.validators = opts.validators;
@@ -95,14 +110,24 @@ pub(super) fn measure(
                 era_datasets(with),
                 None,
             );
-            add(&name, &archive, 1, best(one, runs, &name, f)?);
+            add(&name, &archive, 1, best(one, opts.runs, &name, f)?);
         }
         archives.push(archive);
     }
+    Ok(archives)
+}
 
-    // The big state: one block, `state_validators` validators.
+/// The `validators` lines on the big state (one block, `state_validators` validators): the dataset's own path
+/// and its floor, then the whole export of the file. Returns its archive and the facts.
+fn validators(
+    dir: &Path,
+    opts: &BenchOptions,
+    one: &rayon::ThreadPool,
+    add: &mut dyn FnMut(&str, &BenchArchive, usize, Timing),
+    net: &Network,
+) -> Result<(BenchArchive, ConsensusFacts), BenchError> {
     let mut e = EraSynthOptions::new(net.clone());
-    e.era = EraSynthOptions::era_of_fork(&net, Fork::Electra)?;
+    e.era = EraSynthOptions::era_of_fork(net, Fork::Electra)?;
     (e.blocks, e.txs_per_block, e.validators) = (1, 1, opts.state_validators);
     let input = write_once(&dir.join("era-big-state"), &e)?.remove(0);
     let state_archive = BenchArchive {
@@ -112,7 +137,30 @@ pub(super) fn measure(
         transactions: 1,
         bytes: size(&input)?,
     };
-    let file = EraFile::open(&input).map_err(decode_err("era file"))?;
+    // The state, its registry and the batches are dropped on return: the export below maps its own.
+    let facts = validators_dataset(dir, opts.runs, one, add, net, &state_archive)?;
+    // The whole export of the big state's file with `validators`: verification (the state root) included, and
+    // the memory it needs.
+    let name = names::VALIDATORS_EXPORT;
+    let dataset: &'static dyn Dataset = &datasets::validators::Validators;
+    let f = export_datasets_stage(&input, dir.join("out-validators"), vec![dataset], None);
+    add(name, &state_archive, 1, best(one, opts.runs, name, f)?);
+    Ok((state_archive, facts))
+}
+
+/// The `validators` dataset's own path on the big state's file, from the decompressed state to a finished
+/// Parquet file, beside its floor (the same rows, built beforehand); and the same rows at Parquet's defaults,
+/// for their size.
+fn validators_dataset(
+    dir: &Path,
+    runs: usize,
+    one: &rayon::ThreadPool,
+    add: &mut dyn FnMut(&str, &BenchArchive, usize, Timing),
+    net: &Network,
+    state_archive: &BenchArchive,
+) -> Result<ConsensusFacts, BenchError> {
+    let input = &state_archive.path;
+    let file = EraFile::open(input).map_err(decode_err("era file"))?;
     let rec = file
         .state_record()
         .map_err(decode_err("era state record"))?;
@@ -122,7 +170,7 @@ pub(super) fn measure(
         .map_err(|k| decode_err("era state")(crate::formats::FormatError::at(rec.offset, k)))?
         .to_vec();
     drop(dec);
-    let spec = Spec::at_slot(file.state_slot(), &net);
+    let spec = Spec::at_slot(file.state_slot(), net);
     let state = BeaconState::new(&bytes, spec).map_err(decode_err("BeaconState"))?;
     let registry = Registry::new(&state).map_err(decode_err("the registry"))?;
     let verified = VerifiedState {
@@ -210,22 +258,13 @@ pub(super) fn measure(
         detail,
     })?;
     drop(batches);
-    add(names::VALIDATORS_FLOOR, &state_archive, 1, floor);
-    add(names::VALIDATORS, &state_archive, 1, stage);
+    add(names::VALIDATORS_FLOOR, state_archive, 1, floor);
+    add(names::VALIDATORS, state_archive, 1, stage);
     let facts = ConsensusFacts {
         state_validators: n,
         validators_file_bytes: size(&stage_path)?,
         validators_plain_file_bytes: size(&plain_path)?,
         state_file_bytes: state_archive.bytes,
     };
-    drop(registry);
-    drop(state);
-    drop(bytes);
-    // The whole export of the big state's file with `validators`: verification (the state root) included, and
-    // the memory it needs.
-    let name = names::VALIDATORS_EXPORT;
-    let f = export_datasets_stage(&input, dir.join("out-validators"), vec![dataset], None);
-    add(name, &state_archive, 1, best(one, runs, name, f)?);
-    archives.push(state_archive);
-    Ok((archives, facts))
+    Ok(facts)
 }

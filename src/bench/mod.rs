@@ -115,626 +115,771 @@ pub(super) fn decode_err<E: std::error::Error + Send + Sync + 'static>(
 }
 
 /// Runs the benchmark in `dir`: synthesises (once) an era1 file of `opts.blocks` blocks and an era file of at
-/// most 8192 of them, then measures every stage and floor `opts.runs` times, keeping the best.
+/// most 8192 of them, then measures every stage and floor `opts.runs` times, keeping the best. The lines are
+/// measured, and reported, in this order: the era1 file's floors, its signers, verification, export, the remote
+/// set, prune and the Parquet floor; then the ere file, the era file and the consensus datasets.
 pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
     if opts.only_consensus {
         return run_consensus(dir, opts);
     }
-    let net = Network::by_name("synthnet").map_err(decode_err("the synthnet preset"))?;
-    let mut o = crate::synth::era1::SynthOptions::new(net.clone());
-    o.blocks = opts.blocks;
-    o.txs_per_block = opts.txs_per_block;
-    let input = crate::synth::era1::write_once(&dir.join("archive"), &o)?.remove(0);
-    let mut e = crate::synth::era::EraSynthOptions::new(net.clone());
-    e.era = crate::synth::era::EraSynthOptions::era_of_fork(&net, Fork::Electra)?;
-    e.blocks = opts.blocks.min(crate::formats::era::SLOTS_PER_ERA);
-    e.txs_per_block = opts.txs_per_block;
-    e.validators = opts.validators;
-    let era_input = crate::synth::era::write_once(&dir.join("era-archive"), &e)?.remove(0);
-    // The ere file of the era1 file's blocks, by the converter (kept beside it; made again with it).
-    let noproofs = crate::formats::EreProfile {
-        no_proofs: true,
-        no_receipts: false,
-    };
-    let ere_input = ere_of(&input, &dir.join("ere-archive"), noproofs, None)?;
-    // And with a header proof per block (type 0), against synthnet's own accumulator: the era1 file's root is
-    // the entry of its era (a private network's accumulator, as `--accumulator` gives it).
-    let own_accumulator = {
-        let f = crate::formats::era1::Era1File::open(&input).map_err(decode_err("era1 file"))?;
-        let mut roots =
-            vec![[0u8; 32]; (f.first_block() / crate::formats::era1::BLOCKS_PER_ERA) as usize];
-        roots.push(*f.accumulator_root());
-        std::sync::Arc::new(crate::canonical::EpochRoots(roots))
-    };
-    let ere_proofs_input = ere_of(
-        &input,
-        &dir.join("ere-proofs-archive"),
-        crate::formats::EreProfile::default(),
-        Some(own_accumulator.clone()),
-    )?;
-
-    let size_of = |p: &Path| {
-        std::fs::metadata(p)
-            .map(|m| m.len())
-            .map_err(|source| BenchError::Io {
-                path: p.to_path_buf(),
-                source,
-            })
-    };
-    let era1 = BenchArchive {
-        kind: "era1",
-        path: input.clone(),
-        blocks: opts.blocks,
-        transactions: opts.blocks * u64::from(opts.txs_per_block),
-        bytes: size_of(&input)?,
-    };
-    let ere = BenchArchive {
-        kind: "ere",
-        path: ere_input.clone(),
-        blocks: opts.blocks,
-        transactions: opts.blocks * u64::from(opts.txs_per_block),
-        bytes: size_of(&ere_input)?,
-    };
-    let era = BenchArchive {
-        kind: "era",
-        path: era_input.clone(),
-        blocks: e.blocks,
-        transactions: e.blocks * u64::from(e.txs_per_block),
-        bytes: size_of(&era_input)?,
-    };
-
-    let bytes = std::fs::read(&input).map_err(|source| BenchError::Io {
-        path: input.clone(),
-        source,
-    })?;
-    let compressed: Vec<&[u8]> = E2StoreReader::new(&bytes)
-        .filter_map(Result::ok)
-        .filter(|r| {
-            [
-                RecordType::COMPRESSED_HEADER,
-                RecordType::COMPRESSED_BODY,
-                RecordType::COMPRESSED_RECEIPTS,
-            ]
-            .contains(&r.kind)
-        })
-        .map(|r| r.data)
-        .collect();
-    let mut dec = FramedDecoder::new();
-    let decompressed: Vec<Vec<u8>> = compressed
-        .iter()
-        .map(|c| dec.decompress(c).map(<[u8]>::to_vec))
-        .collect::<Result<_, _>>()
-        .map_err(decode_err("snappy records"))?;
-    let (sigs, encoded) = signatures(&input, &net)?;
-
-    // One signer per backend for the whole bench (a libsecp256k1 context is built once, here), leaked to the
-    // `&'static` workers borrow; the process signer stays untouched.
-    let signers: Vec<(&'static str, &'static Signer)> =
-        [SignerBackend::Libsecp256k1, SignerBackend::K256]
-            .into_iter()
-            .map(|b| {
-                let s: &'static Signer =
-                    Box::leak(Box::new(Signer::new(SignatureAlgorithm::Secp256k1, b)));
-                (b.name(), s)
-            })
-            .collect();
-    let (one, two) = (pool(1)?, pool(2)?);
-    let runs = opts.runs;
-
+    let b = Bench::prepare(dir, opts)?;
     let load_average_start = loadavg();
-    let mut out: Vec<Measurement> = Vec::new();
-    let mut add = |name: &str, a: &BenchArchive, threads: usize, t: Timing| {
-        out.push(Measurement::new(name, a, threads, t));
-    };
-
-    add(
-        names::SNAPPY,
-        &era1,
-        1,
-        best(&one, runs, names::SNAPPY, || {
-            let mut d = FramedDecoder::new();
-            let mut n = 0usize;
-            for c in &compressed {
-                n += d.decompress(c).map_err(|e| e.to_string())?.len();
-            }
-            std::hint::black_box(n);
-            Ok(())
-        })?,
-    );
-    add(
-        names::KECCAK,
-        &era1,
-        1,
-        best(&one, runs, names::KECCAK, || {
-            let x = decompressed
-                .iter()
-                .map(|d| keccak256(d)[0])
-                .fold(0u8, |a, b| a ^ b);
-            std::hint::black_box(x);
-            Ok(())
-        })?,
-    );
-    // Floors for senders: each library alone, from (hash, r, s, parity) to the address (keccak of the key).
-    let ctx = secp256k1::Secp256k1::verification_only();
-    add(
-        names::RAW_LIBSECP,
-        &era1,
-        1,
-        best(&one, runs, names::RAW_LIBSECP, || {
-            use secp256k1::ecdsa::{RecoverableSignature, RecoveryId};
-            let mut x = 0u8;
-            for (h, r, s, y) in &sigs {
-                let mut rs = [0u8; 64];
-                rs[..32].copy_from_slice(r);
-                rs[32..].copy_from_slice(s);
-                let id = if *y {
-                    RecoveryId::One
-                } else {
-                    RecoveryId::Zero
-                };
-                let sig = RecoverableSignature::from_compact(&rs, id).map_err(|e| e.to_string())?;
-                let pk = ctx
-                    .recover_ecdsa(secp256k1::Message::from_digest(*h), &sig)
-                    .map_err(|e| e.to_string())?;
-                x ^= keccak256(&pk.serialize_uncompressed()[1..])[12];
-            }
-            std::hint::black_box(x);
-            Ok(())
-        })?,
-    );
-    add(
-        names::RAW_K256,
-        &era1,
-        1,
-        best(&one, runs, names::RAW_K256, || {
-            use k256::ecdsa::{RecoveryId, Signature, VerifyingKey};
-            let mut x = 0u8;
-            for (h, r, s, y) in &sigs {
-                let sig = Signature::from_scalars(*r, *s).map_err(|e| e.to_string())?;
-                let vk = VerifyingKey::recover_from_prehash(h, &sig, RecoveryId::new(*y, false))
-                    .map_err(|e| e.to_string())?;
-                x ^= keccak256(&vk.to_sec1_point(false).as_bytes()[1..])[12];
-            }
-            std::hint::black_box(x);
-            Ok(())
-        })?,
-    );
-
-    // The signer alone, in a tight loop: decode, signing hash, checks, recovery. Set beside the floor and the
-    // pipeline, it tells the signer's own overhead from what interleaving with the rest of the pipeline costs.
-    for (backend, signer) in &signers {
-        let name = names::signer_alone(backend);
-        let t = best(&one, runs, &name, || {
-            let mut x = 0u8;
-            for (e, homestead) in &encoded {
-                let tx = crate::execution::transaction::TxView::decode_canonical(e)
-                    .map_err(|e| e.to_string())?;
-                x ^= signer
-                    .recover_sender(&tx, *homestead)
-                    .map_err(|e| e.to_string())?[0];
-            }
-            std::hint::black_box(x);
-            Ok(())
-        })?;
-        add(&name, &era1, 1, t);
-    }
-
-    let verify = |signer: Option<&'static Signer>| {
-        let opts = VerifyOptions {
-            senders: signer.is_some(),
-            signer,
-            ..Default::default()
-        };
-        let p = input.clone();
-        move || {
-            let r = crate::verify::execution::verify_file(&p, &opts);
-            match (r.ok, r.sender_errors) {
-                (false, _) => Err(format!("{:?}", r.errors)),
-                (true, Some(n)) if n > 0 => Err(format!("{n} sender errors")),
-                _ => Ok(()),
-            }
-        }
-    };
-    add(
-        names::VERIFY,
-        &era1,
-        1,
-        best(&one, runs, names::VERIFY, verify(None))?,
-    );
-    for (backend, signer) in &signers {
-        let name = names::verify_senders(backend);
-        add(
-            &name,
-            &era1,
-            1,
-            best(&one, runs, &name, verify(Some(*signer)))?,
-        );
-    }
-
-    let export_to =
-        |signer: Option<&'static Signer>, name: &str| export_stage(dir, &input, signer, name);
-    add(
-        names::EXPORT_NO_SENDERS,
-        &era1,
-        1,
-        best(
-            &one,
-            runs,
-            names::EXPORT_NO_SENDERS,
-            export_to(None, "out-nosend-1"),
-        )?,
-    );
-    for (threads, p) in [(1, &one), (2, &two)] {
-        for (backend, signer) in &signers {
-            let name = names::export_senders(backend, threads);
-            let to = format!("out-send-{backend}-{threads}");
-            add(
-                &name,
-                &era1,
-                threads,
-                best(p, runs, &name, export_to(Some(*signer), &to))?,
-            );
-        }
-    }
-    // Remote input beside local files: the same files exported from a loopback HTTP mirror (fetched by the
-    // prefetcher into a cache bounded at two files while the worker exports) and from the local folder. One
-    // worker thread, so the mirror and the download have the other core: the mirror is not the bottleneck.
-    let mut m = o.clone();
-    m.files = MIRROR_FILES as u64;
-    let mirror_dir = dir.join("mirror");
-    let mirror_files = crate::synth::era1::write_once(&mirror_dir, &m)?.paths;
-    let mut mirror_bytes = Vec::with_capacity(mirror_files.len());
-    // A checksums.txt beside the files, as public mirrors publish: each download is checked against it.
-    let mut sums = String::new();
-    for f in &mirror_files {
-        mirror_bytes.push(size_of(f)?);
-        let io = |source| BenchError::Io {
-            path: f.clone(),
-            source,
-        };
-        let sha = hex::encode(sha256::sha256(&std::fs::read(f).map_err(io)?));
-        let name = f.file_name().map(|n| n.to_string_lossy().into_owned());
-        sums.push_str(&format!("{sha}  {}\n", name.unwrap_or_default()));
-    }
-    let sums_path = mirror_dir.join("checksums.txt");
-    std::fs::write(&sums_path, sums).map_err(|source| BenchError::Io {
-        path: sums_path,
-        source,
-    })?;
-    let set = BenchArchive {
-        kind: "era1 x8",
-        path: mirror_dir.clone(),
-        blocks: m.blocks * mirror_files.len() as u64,
-        transactions: m.blocks * u64::from(m.txs_per_block) * mirror_files.len() as u64,
-        bytes: mirror_bytes.iter().sum(),
-    };
-    let cache = crate::store::cache::CacheOptions {
-        dir: dir.join("cache"),
-        max_bytes: 2 * mirror_bytes.iter().copied().max().unwrap_or(0),
-        keep: false,
-        // As configs/default.toml.
-        downloads: 4,
-    };
-    let one_connection = crate::store::cache::CacheOptions {
-        downloads: 1,
-        ..cache.clone()
-    };
-    let server = mirror::Mirror::start(&mirror_dir).map_err(|source| BenchError::Io {
-        path: mirror_dir.clone(),
-        source,
-    })?;
-    let export_set = |inputs: Vec<String>, out: &str, cache: &crate::store::cache::CacheOptions| {
-        let opts = ExportOptions {
-            out: dir.join(out),
-            datasets: datasets::ALL.to_vec(),
-            senders: false,
-            signer_backend: SignerBackend::default(),
-            signer: None,
-            network: None,
-            overwrite: true,
-            verify_outputs: false,
-            input_hashes: None,
-            clean_stale: false,
-            parquet: ParquetOptions::default(),
-        };
-        let cache = cache.clone();
-        move || {
-            let o = crate::pipeline::stream::export_inputs(&inputs, &opts, &cache)
-                .map_err(|e| crate::error::render(&e))?;
-            match o.iter().find(|o| !o.ok) {
-                _ if o.len() != MIRROR_FILES => Err(format!("{} outcomes", o.len())),
-                Some(bad) => Err(format!("{}: {:?}", bad.file, bad.errors)),
-                None => Ok(()),
-            }
-        }
-    };
-    let local_inputs = mirror_files
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect();
-    add(
-        names::SET_LOCAL,
-        &set,
-        1,
-        best(
-            &one,
-            runs,
-            names::SET_LOCAL,
-            export_set(local_inputs, "out-set-local", &cache),
-        )?,
-    );
-    add(
-        names::SET_HTTP,
-        &set,
-        1,
-        best(
-            &one,
-            runs,
-            names::SET_HTTP,
-            export_set(vec![server.url()], "out-set-http", &cache),
-        )?,
-    );
-    drop(server);
-    // A mirror whose every connection is slower than the export: one connection at a time bounds the run by
-    // the mirror; several (files side by side, ranges of a big file) by the export again.
-    let slow = mirror::Mirror::start_throttled(&mirror_dir, Some(mirror::SLOW_BYTES_PER_SECOND))
-        .map_err(|source| BenchError::Io {
-            path: mirror_dir.clone(),
-            source,
-        })?;
-    for (name, c) in [
-        (names::SET_SLOW_1, &one_connection),
-        (names::SET_SLOW_4, &cache),
-    ] {
-        add(
-            name,
-            &set,
-            1,
-            best(
-                &one,
-                runs,
-                name,
-                export_set(vec![slow.url()], "out-set-slow", c),
-            )?,
-        );
-    }
-    drop(slow);
-    let remote_cache_max_bytes = cache.max_bytes;
-
-    // Prune: verification on the light path (no receipts, no senders) and the manifest's lists.
-    let prune_to = |name: &'static str| {
-        let (input, out) = (input.clone(), dir.join(name));
-        move || {
-            crate::prune::run(
-                std::slice::from_ref(&input),
-                &out,
-                &crate::prune::PruneOptions::default(),
-            )
-            .map(drop)
-            .map_err(|e| crate::error::render(&e))
-        }
-    };
-    // Its floor (issue 12, item 5): snappy of every header and body, keccak of every header and transaction, and
-    // the transactions trie over them (each leaf holds a whole transaction: a second keccak pass), as the
-    // light verification path computes them, and nothing else.
-    add(
-        names::PRUNE_FLOOR,
-        &era1,
-        1,
-        best(&one, runs, names::PRUNE_FLOOR, || {
-            prune_floor(&input).map(|x| {
-                std::hint::black_box(x);
-            })
-        })?,
-    );
-    for (name, threads, p, out) in [
-        (names::PRUNE_1, 1, &one, "prune-1"),
-        (names::PRUNE_2, 2, &two, "prune-2"),
-    ] {
-        add(name, &era1, threads, best(p, runs, name, prune_to(out))?);
-    }
-    // Floor for the Parquet side: re-encoding the batches the export produced, with the same writer settings.
-    let batches = read_batches(&dir.join("out-nosend-1"))?;
-    add(
-        names::PARQUET,
-        &era1,
-        1,
-        best(&one, runs, names::PARQUET, || {
-            for (ds, bs) in &batches {
-                let Some(schema) = bs.first().map(|b| b.schema()) else {
-                    continue;
-                };
-                let p = dir.join("encode-only").join(format!("{ds}.parquet"));
-                let mut sink = crate::sink::parquet::ParquetSink::create(
-                    &p,
-                    schema,
-                    &ParquetOptions::default(),
-                )
-                .map_err(|e| e.to_string())?;
-                for b in bs {
-                    sink.write(b).map_err(|e| e.to_string())?;
-                }
-                sink.commit().map_err(|e| e.to_string())?;
-            }
-            Ok(())
-        })?,
-    );
-
-    // The ere file of the same blocks: count the keccak permutations its verification runs (on the real path),
-    // then time that many permutations and the snappy decompression of its records (the floor), its verification
-    // and its export with and without senders.
-    let verify_ere = || verify_stage(&ere_input, crate::verify::execution::verify_file);
-    let verify_ere_proofs = || {
-        let (input, opts) = (
-            ere_proofs_input.clone(),
-            VerifyOptions {
-                accumulator: Some(own_accumulator.clone()),
-                ..Default::default()
-            },
-        );
-        move || {
-            let r = crate::verify::execution::verify_file(&input, &opts);
-            match (r.ok, r.canonical) {
-                (true, Some(true)) => Ok(()),
-                _ => Err(format!("canonical {:?}: {:?}", r.canonical, r.errors)),
-            }
-        }
-    };
-    keccak::set_recording(true);
-    let _ = keccak::take_recorded();
-    let counted = one.install(verify_ere());
-    keccak::set_recording(false);
-    let lengths = keccak::take_recorded();
-    counted.map_err(|detail| BenchError::Stage {
-        stage: names::ERE_VERIFY.into(),
-        detail,
-    })?;
-    let ere_bytes = std::fs::read(&ere_input).map_err(|source| BenchError::Io {
-        path: ere_input.clone(),
-        source,
-    })?;
-    let ere_compressed: Vec<&[u8]> = E2StoreReader::new(&ere_bytes)
-        .filter_map(Result::ok)
-        .filter(|r| {
-            [
-                RecordType::COMPRESSED_HEADER,
-                RecordType::COMPRESSED_BODY,
-                RecordType::COMPRESSED_SLIM_RECEIPTS,
-            ]
-            .contains(&r.kind)
-        })
-        .map(|r| r.data)
-        .collect();
-    // The floor: every message verification hashed, by length, from one buffer (no copies), then the snappy
-    // decompression of every header, body and receipts record.
-    let longest = lengths.iter().copied().max().unwrap_or(0) as usize;
-    let source: Vec<u8> = (0..longest + 64).map(|i| (i * 131 % 251) as u8).collect();
-    let ere_keccak_bytes: u64 = lengths.iter().map(|&l| u64::from(l)).sum();
-    let floor = best(&one, runs, names::ERE_FLOOR, || {
-        let mut x = 0u8;
-        for (i, &l) in lengths.iter().enumerate() {
-            let from = i % 64;
-            x ^= keccak256(std::hint::black_box(&source[from..from + l as usize]))[0];
-        }
-        std::hint::black_box(x);
-        let mut d = FramedDecoder::new();
-        let mut n = 0usize;
-        for c in &ere_compressed {
-            n += d.decompress(c).map_err(|e| e.to_string())?.len();
-        }
-        std::hint::black_box(n);
-        Ok(())
-    })?;
-    add(names::ERE_FLOOR, &ere, 1, floor);
-    add(
-        names::ERE_VERIFY,
-        &ere,
-        1,
-        best(&one, runs, names::ERE_VERIFY, verify_ere())?,
-    );
-    add(
-        names::ERE_VERIFY_PROOFS,
-        &ere,
-        1,
-        best(&one, runs, names::ERE_VERIFY_PROOFS, verify_ere_proofs())?,
-    );
-    let export_ere =
-        |signer: Option<&'static Signer>, name: &str| export_stage(dir, &ere_input, signer, name);
-    add(
-        names::ERE_EXPORT_NO_SENDERS,
-        &ere,
-        1,
-        best(
-            &one,
-            runs,
-            names::ERE_EXPORT_NO_SENDERS,
-            export_ere(None, "out-ere-nosend-1"),
-        )?,
-    );
-    if let Some((backend, signer)) = signers.first() {
-        let name = names::ere_export_senders(backend);
-        add(
-            &name,
-            &ere,
-            1,
-            best(
-                &one,
-                runs,
-                &name,
-                export_ere(Some(*signer), "out-ere-send-1"),
-            )?,
-        );
-    }
-
-    // The era file: count the SHA-256 blocks its verification hashes (on the real path), then time that many
-    // blocks through the batched hasher (the tighter floor) and the verification itself.
-    let verify_era = || verify_stage(&era_input, crate::verify::era::verify_file);
-    sha256::set_hash_counting(true);
-    let _ = sha256::take_hash_count();
-    let counted = one.install(verify_era());
-    let era_sha256_blocks = sha256::take_hash_count();
-    sha256::set_hash_counting(false);
-    counted.map_err(|detail| BenchError::Stage {
-        stage: names::ERA_1.into(),
-        detail,
-    })?;
-    const BATCH: usize = 4096;
-    let blocks: Vec<u8> = (0..64 * BATCH).map(|i| (i * 131 % 251) as u8).collect();
-    let reps = (era_sha256_blocks as usize).div_ceil(BATCH).max(1);
-    let batch_seconds = best(&one, runs, names::ERA_FLOOR, || {
-        let mut hashed = vec![0u8; 32 * BATCH];
-        for _ in 0..reps {
-            sha256::hash_blocks(std::hint::black_box(&blocks), &mut hashed);
-        }
-        std::hint::black_box(&hashed);
-        Ok(())
-    })?;
-    let per_block = |s: f64| s / (reps * BATCH) as f64;
-    let sha256_block_ns = per_block(batch_seconds.wall) * 1e9;
-    add(
-        names::ERA_FLOOR,
-        &era,
-        1,
-        Timing {
-            wall: era_sha256_blocks as f64 * per_block(batch_seconds.wall),
-            cpu: batch_seconds
-                .cpu
-                .map(|c| era_sha256_blocks as f64 * per_block(c)),
-            rss: batch_seconds.rss,
-        },
-    );
-    add(
-        names::ERA_1,
-        &era,
-        1,
-        best(&one, runs, names::ERA_1, verify_era())?,
-    );
-    add(
-        names::ERA_2,
-        &era,
-        2,
-        best(&two, runs, names::ERA_2, verify_era())?,
-    );
-    let (more, consensus) = consensus::measure(dir, opts, &one, &mut add)?;
+    let mut lines = Lines(Vec::new());
+    b.codec_floors(&mut lines)?;
+    b.recovery_floors(&mut lines)?;
+    b.signer_alone(&mut lines)?;
+    b.era1_verify(&mut lines)?;
+    b.era1_export(&mut lines)?;
+    let remote_cache_max_bytes = b.remote_set(&mut lines)?;
+    b.prune(&mut lines)?;
+    b.parquet_floor(&mut lines)?;
+    let ere_keccak_lengths = b.ere_verify(&mut lines)?;
+    b.ere_export(&mut lines)?;
+    let (era_sha256_blocks, sha256_block_ns) = b.era_verify(&mut lines)?;
+    let (more, consensus) =
+        consensus::measure(dir, opts, &b.one, &mut |n, a, t, x| lines.add(n, a, t, x))?;
     let load_average_end = loadavg();
 
-    let mut archives = vec![era1, ere, era];
+    let mut archives = vec![b.era1, b.ere, b.era];
     archives.extend(more);
     let mut report = BenchReport {
         load_average_start,
         load_average_end,
         archives,
-        measurements: out,
+        measurements: lines.0,
         ratios: Vec::new(),
         era_sha256_blocks,
         sha256_block_ns,
         remote_cache_max_bytes,
-        ere_keccak_messages: lengths.len() as u64,
-        ere_keccak_bytes,
+        ere_keccak_messages: ere_keccak_lengths.len() as u64,
+        ere_keccak_bytes: ere_keccak_lengths.iter().map(|&l| u64::from(l)).sum(),
         consensus: Some(consensus),
     };
     report.ratios = ratios(&report);
     Ok(report)
+}
+
+/// The measured lines, in the order they were taken (the report's order).
+struct Lines(Vec<Measurement>);
+
+impl Lines {
+    /// Adds the line of stage `name` on archive `a` with `threads` workers.
+    fn add(&mut self, name: &str, a: &BenchArchive, threads: usize, t: Timing) {
+        self.0.push(Measurement::new(name, a, threads, t));
+    }
+}
+
+/// What every line of a run measures on: the synthetic inputs (made before any clock starts), the worker pools
+/// and the signers.
+struct Bench<'a> {
+    dir: &'a Path,
+    /// Timed repetitions of each stage.
+    runs: usize,
+    /// The one- and two-thread pools.
+    one: rayon::ThreadPool,
+    two: rayon::ThreadPool,
+    /// How the era1 file was synthesised (the remote set's files are more of the same).
+    era1_options: crate::synth::era1::SynthOptions,
+    era1: BenchArchive,
+    /// The ere file of the era1 file's blocks, without proofs.
+    ere: BenchArchive,
+    era: BenchArchive,
+    /// The ere file of the same blocks with a header proof per block, and the accumulator they prove against.
+    ere_proofs: PathBuf,
+    own_accumulator: std::sync::Arc<crate::canonical::EpochRoots>,
+    /// Every transaction's signature in the era1 file, and its canonical encoding.
+    sigs: Vec<floors::Sig>,
+    encoded: Vec<floors::Encoded>,
+    /// One signer per backend, by backend name.
+    signers: Vec<(&'static str, &'static Signer)>,
+}
+
+impl<'a> Bench<'a> {
+    /// Synthesises the inputs (once: `write_once` and [`ere_of`] keep what is there) and builds the pools and
+    /// signers.
+    fn prepare(dir: &'a Path, opts: &BenchOptions) -> Result<Bench<'a>, BenchError> {
+        let net = Network::by_name("synthnet").map_err(decode_err("the synthnet preset"))?;
+        let mut o = crate::synth::era1::SynthOptions::new(net.clone());
+        o.blocks = opts.blocks;
+        o.txs_per_block = opts.txs_per_block;
+        let input = crate::synth::era1::write_once(&dir.join("archive"), &o)?.remove(0);
+        let mut e = crate::synth::era::EraSynthOptions::new(net.clone());
+        e.era = crate::synth::era::EraSynthOptions::era_of_fork(&net, Fork::Electra)?;
+        e.blocks = opts.blocks.min(crate::formats::era::SLOTS_PER_ERA);
+        e.txs_per_block = opts.txs_per_block;
+        e.validators = opts.validators;
+        let era_input = crate::synth::era::write_once(&dir.join("era-archive"), &e)?.remove(0);
+        // The ere file of the era1 file's blocks, by the converter (kept beside it; made again with it).
+        let noproofs = crate::formats::EreProfile {
+            no_proofs: true,
+            no_receipts: false,
+        };
+        let ere_input = ere_of(&input, &dir.join("ere-archive"), noproofs, None)?;
+        // And with a header proof per block (type 0), against synthnet's own accumulator: the era1 file's root
+        // is the entry of its era (a private network's accumulator, as `--accumulator` gives it).
+        let own_accumulator = {
+            let f =
+                crate::formats::era1::Era1File::open(&input).map_err(decode_err("era1 file"))?;
+            let mut roots =
+                vec![[0u8; 32]; (f.first_block() / crate::formats::era1::BLOCKS_PER_ERA) as usize];
+            roots.push(*f.accumulator_root());
+            std::sync::Arc::new(crate::canonical::EpochRoots(roots))
+        };
+        let ere_proofs = ere_of(
+            &input,
+            &dir.join("ere-proofs-archive"),
+            crate::formats::EreProfile::default(),
+            Some(own_accumulator.clone()),
+        )?;
+
+        let era1 = BenchArchive {
+            kind: "era1",
+            path: input.clone(),
+            blocks: opts.blocks,
+            transactions: opts.blocks * u64::from(opts.txs_per_block),
+            bytes: size_of(&input)?,
+        };
+        let ere = BenchArchive {
+            kind: "ere",
+            path: ere_input.clone(),
+            blocks: opts.blocks,
+            transactions: opts.blocks * u64::from(opts.txs_per_block),
+            bytes: size_of(&ere_input)?,
+        };
+        let era = BenchArchive {
+            kind: "era",
+            path: era_input.clone(),
+            blocks: e.blocks,
+            transactions: e.blocks * u64::from(e.txs_per_block),
+            bytes: size_of(&era_input)?,
+        };
+        let (sigs, encoded) = signatures(&input, &net)?;
+
+        // One signer per backend for the whole bench (a libsecp256k1 context is built once, here), leaked to the
+        // `&'static` workers borrow; the process signer stays untouched.
+        let signers: Vec<(&'static str, &'static Signer)> =
+            [SignerBackend::Libsecp256k1, SignerBackend::K256]
+                .into_iter()
+                .map(|b| {
+                    let s: &'static Signer =
+                        Box::leak(Box::new(Signer::new(SignatureAlgorithm::Secp256k1, b)));
+                    (b.name(), s)
+                })
+                .collect();
+        Ok(Bench {
+            dir,
+            runs: opts.runs,
+            one: pool(1)?,
+            two: pool(2)?,
+            era1_options: o,
+            era1,
+            ere,
+            era,
+            ere_proofs,
+            own_accumulator,
+            sigs,
+            encoded,
+            signers,
+        })
+    }
+
+    /// Floors of decoding: snappy decompression of every header, body and receipts record of the era1 file, and
+    /// keccak of each decompressed record.
+    fn codec_floors(&self, lines: &mut Lines) -> Result<(), BenchError> {
+        let (one, runs) = (&self.one, self.runs);
+        let input = &self.era1.path;
+        let bytes = std::fs::read(input).map_err(|source| BenchError::Io {
+            path: input.clone(),
+            source,
+        })?;
+        let compressed = records(
+            &bytes,
+            &[
+                RecordType::COMPRESSED_HEADER,
+                RecordType::COMPRESSED_BODY,
+                RecordType::COMPRESSED_RECEIPTS,
+            ],
+        );
+        let mut dec = FramedDecoder::new();
+        let decompressed: Vec<Vec<u8>> = compressed
+            .iter()
+            .map(|c| dec.decompress(c).map(<[u8]>::to_vec))
+            .collect::<Result<_, _>>()
+            .map_err(decode_err("snappy records"))?;
+        lines.add(
+            names::SNAPPY,
+            &self.era1,
+            1,
+            best(one, runs, names::SNAPPY, || {
+                std::hint::black_box(decompress_all(&compressed)?);
+                Ok(())
+            })?,
+        );
+        lines.add(
+            names::KECCAK,
+            &self.era1,
+            1,
+            best(one, runs, names::KECCAK, || {
+                let x = decompressed
+                    .iter()
+                    .map(|d| keccak256(d)[0])
+                    .fold(0u8, |a, b| a ^ b);
+                std::hint::black_box(x);
+                Ok(())
+            })?,
+        );
+        Ok(())
+    }
+
+    /// Floors for senders: each library alone, from (hash, r, s, parity) to the address (keccak of the key).
+    fn recovery_floors(&self, lines: &mut Lines) -> Result<(), BenchError> {
+        let (one, runs, sigs) = (&self.one, self.runs, &self.sigs);
+        let ctx = secp256k1::Secp256k1::verification_only();
+        lines.add(
+            names::RAW_LIBSECP,
+            &self.era1,
+            1,
+            best(one, runs, names::RAW_LIBSECP, || {
+                use secp256k1::ecdsa::{RecoverableSignature, RecoveryId};
+                let mut x = 0u8;
+                for (h, r, s, y) in sigs {
+                    let mut rs = [0u8; 64];
+                    rs[..32].copy_from_slice(r);
+                    rs[32..].copy_from_slice(s);
+                    let id = if *y {
+                        RecoveryId::One
+                    } else {
+                        RecoveryId::Zero
+                    };
+                    let sig =
+                        RecoverableSignature::from_compact(&rs, id).map_err(|e| e.to_string())?;
+                    let pk = ctx
+                        .recover_ecdsa(secp256k1::Message::from_digest(*h), &sig)
+                        .map_err(|e| e.to_string())?;
+                    x ^= keccak256(&pk.serialize_uncompressed()[1..])[12];
+                }
+                std::hint::black_box(x);
+                Ok(())
+            })?,
+        );
+        lines.add(
+            names::RAW_K256,
+            &self.era1,
+            1,
+            best(one, runs, names::RAW_K256, || {
+                use k256::ecdsa::{RecoveryId, Signature, VerifyingKey};
+                let mut x = 0u8;
+                for (h, r, s, y) in sigs {
+                    let sig = Signature::from_scalars(*r, *s).map_err(|e| e.to_string())?;
+                    let vk =
+                        VerifyingKey::recover_from_prehash(h, &sig, RecoveryId::new(*y, false))
+                            .map_err(|e| e.to_string())?;
+                    x ^= keccak256(&vk.to_sec1_point(false).as_bytes()[1..])[12];
+                }
+                std::hint::black_box(x);
+                Ok(())
+            })?,
+        );
+        Ok(())
+    }
+
+    /// The signer alone, in a tight loop: decode, signing hash, checks, recovery. Set beside the floor and the
+    /// pipeline, it tells the signer's own overhead from what interleaving with the rest of the pipeline costs.
+    fn signer_alone(&self, lines: &mut Lines) -> Result<(), BenchError> {
+        for (backend, signer) in &self.signers {
+            let name = names::signer_alone(backend);
+            let t = best(&self.one, self.runs, &name, || {
+                let mut x = 0u8;
+                for (e, homestead) in &self.encoded {
+                    let tx = crate::execution::transaction::TxView::decode_canonical(e)
+                        .map_err(|e| e.to_string())?;
+                    x ^= signer
+                        .recover_sender(&tx, *homestead)
+                        .map_err(|e| e.to_string())?[0];
+                }
+                std::hint::black_box(x);
+                Ok(())
+            })?;
+            lines.add(&name, &self.era1, 1, t);
+        }
+        Ok(())
+    }
+
+    /// Verification of the era1 file, without senders, then with them on each backend.
+    fn era1_verify(&self, lines: &mut Lines) -> Result<(), BenchError> {
+        let verify = |signer: Option<&'static Signer>| {
+            let opts = VerifyOptions {
+                senders: signer.is_some(),
+                signer,
+                ..Default::default()
+            };
+            let p = self.era1.path.clone();
+            move || {
+                let r = crate::verify::execution::verify_file(&p, &opts);
+                match (r.ok, r.sender_errors) {
+                    (false, _) => Err(format!("{:?}", r.errors)),
+                    (true, Some(n)) if n > 0 => Err(format!("{n} sender errors")),
+                    _ => Ok(()),
+                }
+            }
+        };
+        lines.add(
+            names::VERIFY,
+            &self.era1,
+            1,
+            best(&self.one, self.runs, names::VERIFY, verify(None))?,
+        );
+        for (backend, signer) in &self.signers {
+            let name = names::verify_senders(backend);
+            lines.add(
+                &name,
+                &self.era1,
+                1,
+                best(&self.one, self.runs, &name, verify(Some(*signer)))?,
+            );
+        }
+        Ok(())
+    }
+
+    /// Export of the era1 file with every dataset: without senders, then with them on each backend, on one and
+    /// two threads.
+    fn era1_export(&self, lines: &mut Lines) -> Result<(), BenchError> {
+        let export_to = |signer: Option<&'static Signer>, name: &str| {
+            export_stage(self.dir, &self.era1.path, signer, name)
+        };
+        lines.add(
+            names::EXPORT_NO_SENDERS,
+            &self.era1,
+            1,
+            best(
+                &self.one,
+                self.runs,
+                names::EXPORT_NO_SENDERS,
+                export_to(None, "out-nosend-1"),
+            )?,
+        );
+        for (threads, p) in [(1, &self.one), (2, &self.two)] {
+            for (backend, signer) in &self.signers {
+                let name = names::export_senders(backend, threads);
+                let to = format!("out-send-{backend}-{threads}");
+                lines.add(
+                    &name,
+                    &self.era1,
+                    threads,
+                    best(p, self.runs, &name, export_to(Some(*signer), &to))?,
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The remote set's era1 files in `dir/mirror`, with a checksums.txt beside them as public mirrors publish
+    /// (each download is checked against it): the archive they make and their sizes.
+    fn mirror_set(&self) -> Result<(BenchArchive, Vec<PathBuf>, Vec<u64>), BenchError> {
+        let mut m = self.era1_options.clone();
+        m.files = MIRROR_FILES as u64;
+        let mirror_dir = self.dir.join("mirror");
+        let mirror_files = crate::synth::era1::write_once(&mirror_dir, &m)?.paths;
+        let mut mirror_bytes = Vec::with_capacity(mirror_files.len());
+        let mut sums = String::new();
+        for f in &mirror_files {
+            mirror_bytes.push(size_of(f)?);
+            let io = |source| BenchError::Io {
+                path: f.clone(),
+                source,
+            };
+            let sha = hex::encode(sha256::sha256(&std::fs::read(f).map_err(io)?));
+            let name = f.file_name().map(|n| n.to_string_lossy().into_owned());
+            sums.push_str(&format!("{sha}  {}\n", name.unwrap_or_default()));
+        }
+        let sums_path = mirror_dir.join("checksums.txt");
+        std::fs::write(&sums_path, sums).map_err(|source| BenchError::Io {
+            path: sums_path,
+            source,
+        })?;
+        let set = BenchArchive {
+            kind: "era1 x8",
+            path: mirror_dir,
+            blocks: m.blocks * mirror_files.len() as u64,
+            transactions: m.blocks * u64::from(m.txs_per_block) * mirror_files.len() as u64,
+            bytes: mirror_bytes.iter().sum(),
+        };
+        Ok((set, mirror_files, mirror_bytes))
+    }
+
+    /// Remote input beside local files: the same files exported from a loopback HTTP mirror (fetched by the
+    /// prefetcher into a cache bounded at two files while the worker exports) and from the local folder. One
+    /// worker thread, so the mirror and the download have the other core: the mirror is not the bottleneck.
+    /// Returns the cache bound.
+    fn remote_set(&self, lines: &mut Lines) -> Result<u64, BenchError> {
+        let (one, runs, dir) = (&self.one, self.runs, self.dir);
+        let (set, mirror_files, mirror_bytes) = self.mirror_set()?;
+        let mirror_dir = &set.path;
+        let cache = crate::store::cache::CacheOptions {
+            dir: dir.join("cache"),
+            max_bytes: 2 * mirror_bytes.iter().copied().max().unwrap_or(0),
+            keep: false,
+            // As configs/default.toml.
+            downloads: 4,
+        };
+        let one_connection = crate::store::cache::CacheOptions {
+            downloads: 1,
+            ..cache.clone()
+        };
+        let mirror_io = |source| BenchError::Io {
+            path: mirror_dir.clone(),
+            source,
+        };
+        let server = mirror::Mirror::start(mirror_dir).map_err(mirror_io)?;
+        let local_inputs = mirror_files
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        lines.add(
+            names::SET_LOCAL,
+            &set,
+            1,
+            best(
+                one,
+                runs,
+                names::SET_LOCAL,
+                export_set_stage(dir, local_inputs, "out-set-local", &cache),
+            )?,
+        );
+        lines.add(
+            names::SET_HTTP,
+            &set,
+            1,
+            best(
+                one,
+                runs,
+                names::SET_HTTP,
+                export_set_stage(dir, vec![server.url()], "out-set-http", &cache),
+            )?,
+        );
+        drop(server);
+        // A mirror whose every connection is slower than the export: one connection at a time bounds the run by
+        // the mirror; several (files side by side, ranges of a big file) by the export again.
+        let slow = mirror::Mirror::start_throttled(mirror_dir, Some(mirror::SLOW_BYTES_PER_SECOND))
+            .map_err(mirror_io)?;
+        for (name, c) in [
+            (names::SET_SLOW_1, &one_connection),
+            (names::SET_SLOW_4, &cache),
+        ] {
+            lines.add(
+                name,
+                &set,
+                1,
+                best(
+                    one,
+                    runs,
+                    name,
+                    export_set_stage(dir, vec![slow.url()], "out-set-slow", c),
+                )?,
+            );
+        }
+        drop(slow);
+        Ok(cache.max_bytes)
+    }
+
+    /// Prune: verification on the light path (no receipts, no senders) and the manifest's lists, on one and two
+    /// threads, after its floor.
+    fn prune(&self, lines: &mut Lines) -> Result<(), BenchError> {
+        let input = &self.era1.path;
+        let prune_to = |name: &'static str| {
+            let (input, out) = (input.clone(), self.dir.join(name));
+            move || {
+                crate::prune::run(
+                    std::slice::from_ref(&input),
+                    &out,
+                    &crate::prune::PruneOptions::default(),
+                )
+                .map(drop)
+                .map_err(|e| crate::error::render(&e))
+            }
+        };
+        // Its floor (issue 12, item 5): snappy of every header and body, keccak of every header and transaction,
+        // and the transactions trie over them (each leaf holds a whole transaction: a second keccak pass), as the
+        // light verification path computes them, and nothing else.
+        lines.add(
+            names::PRUNE_FLOOR,
+            &self.era1,
+            1,
+            best(&self.one, self.runs, names::PRUNE_FLOOR, || {
+                prune_floor(input).map(|x| {
+                    std::hint::black_box(x);
+                })
+            })?,
+        );
+        for (name, threads, p, out) in [
+            (names::PRUNE_1, 1, &self.one, "prune-1"),
+            (names::PRUNE_2, 2, &self.two, "prune-2"),
+        ] {
+            lines.add(
+                name,
+                &self.era1,
+                threads,
+                best(p, self.runs, name, prune_to(out))?,
+            );
+        }
+        Ok(())
+    }
+
+    /// Floor for the Parquet side: re-encoding the batches the export without senders produced, with the same
+    /// writer settings.
+    fn parquet_floor(&self, lines: &mut Lines) -> Result<(), BenchError> {
+        let dir = self.dir;
+        let batches = read_batches(&dir.join("out-nosend-1"))?;
+        lines.add(
+            names::PARQUET,
+            &self.era1,
+            1,
+            best(&self.one, self.runs, names::PARQUET, || {
+                for (ds, bs) in &batches {
+                    let Some(schema) = bs.first().map(|b| b.schema()) else {
+                        continue;
+                    };
+                    let p = dir.join("encode-only").join(format!("{ds}.parquet"));
+                    let mut sink = crate::sink::parquet::ParquetSink::create(
+                        &p,
+                        schema,
+                        &ParquetOptions::default(),
+                    )
+                    .map_err(|e| e.to_string())?;
+                    for b in bs {
+                        sink.write(b).map_err(|e| e.to_string())?;
+                    }
+                    sink.commit().map_err(|e| e.to_string())?;
+                }
+                Ok(())
+            })?,
+        );
+        Ok(())
+    }
+
+    /// The ere file of the same blocks: count the keccak permutations its verification runs (on the real path),
+    /// then time that many permutations and the snappy decompression of its records (the floor), its
+    /// verification, and the verification of the file with proofs. Returns the lengths of the messages hashed.
+    fn ere_verify(&self, lines: &mut Lines) -> Result<Vec<u32>, BenchError> {
+        let (one, runs, ere) = (&self.one, self.runs, &self.ere);
+        let verify_ere = || verify_stage(&ere.path, crate::verify::execution::verify_file);
+        let verify_ere_proofs = || {
+            let (input, opts) = (
+                self.ere_proofs.clone(),
+                VerifyOptions {
+                    accumulator: Some(self.own_accumulator.clone()),
+                    ..Default::default()
+                },
+            );
+            move || {
+                let r = crate::verify::execution::verify_file(&input, &opts);
+                match (r.ok, r.canonical) {
+                    (true, Some(true)) => Ok(()),
+                    _ => Err(format!("canonical {:?}: {:?}", r.canonical, r.errors)),
+                }
+            }
+        };
+        keccak::set_recording(true);
+        let _ = keccak::take_recorded();
+        let counted = one.install(verify_ere());
+        keccak::set_recording(false);
+        let lengths = keccak::take_recorded();
+        counted.map_err(|detail| BenchError::Stage {
+            stage: names::ERE_VERIFY.into(),
+            detail,
+        })?;
+        let ere_bytes = std::fs::read(&ere.path).map_err(|source| BenchError::Io {
+            path: ere.path.clone(),
+            source,
+        })?;
+        let ere_compressed = records(
+            &ere_bytes,
+            &[
+                RecordType::COMPRESSED_HEADER,
+                RecordType::COMPRESSED_BODY,
+                RecordType::COMPRESSED_SLIM_RECEIPTS,
+            ],
+        );
+        // The floor: every message verification hashed, by length, from one buffer (no copies), then the snappy
+        // decompression of every header, body and receipts record.
+        let longest = lengths.iter().copied().max().unwrap_or(0) as usize;
+        let source: Vec<u8> = (0..longest + 64).map(|i| (i * 131 % 251) as u8).collect();
+        let floor = best(one, runs, names::ERE_FLOOR, || {
+            let mut x = 0u8;
+            for (i, &l) in lengths.iter().enumerate() {
+                let from = i % 64;
+                x ^= keccak256(std::hint::black_box(&source[from..from + l as usize]))[0];
+            }
+            std::hint::black_box(x);
+            std::hint::black_box(decompress_all(&ere_compressed)?);
+            Ok(())
+        })?;
+        lines.add(names::ERE_FLOOR, ere, 1, floor);
+        lines.add(
+            names::ERE_VERIFY,
+            ere,
+            1,
+            best(one, runs, names::ERE_VERIFY, verify_ere())?,
+        );
+        lines.add(
+            names::ERE_VERIFY_PROOFS,
+            ere,
+            1,
+            best(one, runs, names::ERE_VERIFY_PROOFS, verify_ere_proofs())?,
+        );
+        Ok(lengths)
+    }
+
+    /// Export of the ere file with every dataset, without senders, then with them (the first backend).
+    fn ere_export(&self, lines: &mut Lines) -> Result<(), BenchError> {
+        let (one, runs, ere) = (&self.one, self.runs, &self.ere);
+        let export_ere = |signer: Option<&'static Signer>, name: &str| {
+            export_stage(self.dir, &ere.path, signer, name)
+        };
+        lines.add(
+            names::ERE_EXPORT_NO_SENDERS,
+            ere,
+            1,
+            best(
+                one,
+                runs,
+                names::ERE_EXPORT_NO_SENDERS,
+                export_ere(None, "out-ere-nosend-1"),
+            )?,
+        );
+        if let Some((backend, signer)) = self.signers.first() {
+            let name = names::ere_export_senders(backend);
+            lines.add(
+                &name,
+                ere,
+                1,
+                best(
+                    one,
+                    runs,
+                    &name,
+                    export_ere(Some(*signer), "out-ere-send-1"),
+                )?,
+            );
+        }
+        Ok(())
+    }
+
+    /// The era file: count the SHA-256 blocks its verification hashes (on the real path), then time that many
+    /// blocks through the batched hasher (the tighter floor) and the verification itself, on one and two
+    /// threads. Returns the blocks counted and the cost of one in ns.
+    fn era_verify(&self, lines: &mut Lines) -> Result<(u64, f64), BenchError> {
+        let (one, runs, era) = (&self.one, self.runs, &self.era);
+        let verify_era = || verify_stage(&era.path, crate::verify::era::verify_file);
+        sha256::set_hash_counting(true);
+        let _ = sha256::take_hash_count();
+        let counted = one.install(verify_era());
+        let era_sha256_blocks = sha256::take_hash_count();
+        sha256::set_hash_counting(false);
+        counted.map_err(|detail| BenchError::Stage {
+            stage: names::ERA_1.into(),
+            detail,
+        })?;
+        const BATCH: usize = 4096;
+        let blocks: Vec<u8> = (0..64 * BATCH).map(|i| (i * 131 % 251) as u8).collect();
+        let reps = (era_sha256_blocks as usize).div_ceil(BATCH).max(1);
+        let batch_seconds = best(one, runs, names::ERA_FLOOR, || {
+            let mut hashed = vec![0u8; 32 * BATCH];
+            for _ in 0..reps {
+                sha256::hash_blocks(std::hint::black_box(&blocks), &mut hashed);
+            }
+            std::hint::black_box(&hashed);
+            Ok(())
+        })?;
+        let per_block = |s: f64| s / (reps * BATCH) as f64;
+        let sha256_block_ns = per_block(batch_seconds.wall) * 1e9;
+        lines.add(
+            names::ERA_FLOOR,
+            era,
+            1,
+            Timing {
+                wall: era_sha256_blocks as f64 * per_block(batch_seconds.wall),
+                cpu: batch_seconds
+                    .cpu
+                    .map(|c| era_sha256_blocks as f64 * per_block(c)),
+                rss: batch_seconds.rss,
+            },
+        );
+        lines.add(
+            names::ERA_1,
+            era,
+            1,
+            best(one, runs, names::ERA_1, verify_era())?,
+        );
+        lines.add(
+            names::ERA_2,
+            era,
+            2,
+            best(&self.two, runs, names::ERA_2, verify_era())?,
+        );
+        Ok((era_sha256_blocks, sha256_block_ns))
+    }
+}
+
+/// The size of file `p`.
+fn size_of(p: &Path) -> Result<u64, BenchError> {
+    std::fs::metadata(p)
+        .map(|m| m.len())
+        .map_err(|source| BenchError::Io {
+            path: p.to_path_buf(),
+            source,
+        })
+}
+
+/// The data of every record of `kinds` in the e2store file `bytes`.
+fn records<'b>(bytes: &'b [u8], kinds: &[RecordType]) -> Vec<&'b [u8]> {
+    E2StoreReader::new(bytes)
+        .filter_map(Result::ok)
+        .filter(|r| kinds.contains(&r.kind))
+        .map(|r| r.data)
+        .collect()
+}
+
+/// Snappy-decompresses every record with one reused decoder: the bytes they held.
+fn decompress_all(compressed: &[&[u8]]) -> Result<usize, String> {
+    let mut d = FramedDecoder::new();
+    let mut n = 0usize;
+    for c in compressed {
+        n += d.decompress(c).map_err(|e| e.to_string())?.len();
+    }
+    Ok(n)
+}
+
+/// A stage exporting the remote set's `inputs` (local files or a mirror's URL) with every dataset, no senders,
+/// into `dir/out` through the remote-input path with `cache`: it fails unless every file was exported.
+fn export_set_stage(
+    dir: &Path,
+    inputs: Vec<String>,
+    out: &str,
+    cache: &crate::store::cache::CacheOptions,
+) -> impl Fn() -> Result<(), String> + Sync + Send {
+    let opts = ExportOptions {
+        out: dir.join(out),
+        datasets: datasets::ALL.to_vec(),
+        senders: false,
+        signer_backend: SignerBackend::default(),
+        signer: None,
+        network: None,
+        overwrite: true,
+        verify_outputs: false,
+        input_hashes: None,
+        clean_stale: false,
+        parquet: ParquetOptions::default(),
+    };
+    let cache = cache.clone();
+    move || {
+        let o = crate::pipeline::stream::export_inputs(&inputs, &opts, &cache)
+            .map_err(|e| crate::error::render(&e))?;
+        match o.iter().find(|o| !o.ok) {
+            _ if o.len() != MIRROR_FILES => Err(format!("{} outcomes", o.len())),
+            Some(bad) => Err(format!("{}: {:?}", bad.file, bad.errors)),
+            None => Ok(()),
+        }
+    }
 }
 
 /// [`run`] with only the consensus datasets' lines (`eraflow bench --consensus`): the other report fields are
@@ -742,16 +887,14 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
 fn run_consensus(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
     let one = pool(1)?;
     let load_average_start = loadavg();
-    let mut out: Vec<Measurement> = Vec::new();
-    let mut add = |name: &str, a: &BenchArchive, threads: usize, t: Timing| {
-        out.push(Measurement::new(name, a, threads, t));
-    };
-    let (archives, consensus) = consensus::measure(dir, opts, &one, &mut add)?;
+    let mut lines = Lines(Vec::new());
+    let (archives, consensus) =
+        consensus::measure(dir, opts, &one, &mut |n, a, t, x| lines.add(n, a, t, x))?;
     let mut report = BenchReport {
         load_average_start,
         load_average_end: loadavg(),
         archives,
-        measurements: out,
+        measurements: lines.0,
         ratios: Vec::new(),
         era_sha256_blocks: 0,
         sha256_block_ns: 0.0,

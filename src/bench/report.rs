@@ -127,19 +127,27 @@ impl BenchReport {
 /// Seconds of a stage by name (wall-clock or CPU time), `None` when it was not measured.
 type Seconds<'a> = &'a dyn Fn(&str) -> Option<f64>;
 
-/// The ratios the goals are stated in, from one run's measurements.
-pub(super) fn ratios(r: &BenchReport) -> Vec<Ratio> {
-    let mut out = Vec::new();
-    // `f` computes the ratio from a lookup of seconds by stage name; it runs once on wall times and once on
-    // CPU times (which only one-thread stages have).
-    let mut push = |name: String,
-                    formula: String,
-                    goal: Option<f64>,
-                    f: &dyn Fn(Seconds<'_>) -> Option<f64>| {
+/// The ratios of one report, as they are added.
+struct Ratios<'a> {
+    report: &'a BenchReport,
+    out: Vec<Ratio>,
+}
+
+impl Ratios<'_> {
+    /// Adds a ratio when its stages were measured. `f` computes it from a lookup of seconds by stage name; it
+    /// runs once on wall times and once on CPU times (which only one-thread stages have).
+    fn push(
+        &mut self,
+        name: String,
+        formula: String,
+        goal: Option<f64>,
+        f: &dyn Fn(Seconds<'_>) -> Option<f64>,
+    ) {
+        let r = self.report;
         let wall = |n: &str| r.get(n).map(|m| m.seconds);
         let cpu = |n: &str| r.get(n).and_then(|m| m.cpu_seconds);
         if let Some(value) = f(&wall) {
-            out.push(Ratio {
+            self.out.push(Ratio {
                 name,
                 formula,
                 value,
@@ -147,7 +155,32 @@ pub(super) fn ratios(r: &BenchReport) -> Vec<Ratio> {
                 goal,
             });
         }
+    }
+}
+
+/// The ratios the goals are stated in, from one run's measurements, in the order they are printed.
+pub(super) fn ratios(report: &BenchReport) -> Vec<Ratio> {
+    let mut r = Ratios {
+        report,
+        out: Vec::new(),
     };
+    senders_ratios(&mut r);
+    remote_ratios(&mut r);
+    speed_up_ratios(&mut r);
+    prune_and_era_ratios(&mut r);
+    ere_ratios(&mut r);
+    consensus_ratios(&mut r);
+    r.push(
+        "era verification, 2 threads speed-up over 1".into(),
+        format!("[{}] / [{}]", names::ERA_1, names::ERA_2),
+        None,
+        &|s| Some(s(names::ERA_1)? / s(names::ERA_2)?),
+    );
+    r.out
+}
+
+/// Sender recovery in verification, alone and in export, against the raw library doing only that.
+fn senders_ratios(r: &mut Ratios<'_>) {
     let lib = SignerBackend::Libsecp256k1.name();
     let k = SignerBackend::K256.name();
     // Senders inside the pipeline: what recovery adds to verification, against the raw library doing only that.
@@ -156,7 +189,7 @@ pub(super) fn ratios(r: &BenchReport) -> Vec<Ratio> {
         (k, names::RAW_K256, None),
     ] {
         let with = names::verify_senders(backend);
-        push(
+        r.push(
             format!("senders inside the pipeline ({backend}), per core, ÷ raw {backend}"),
             format!("[{floor}] / ([{with}] - [{}])", names::VERIFY),
             goal,
@@ -166,7 +199,7 @@ pub(super) fn ratios(r: &BenchReport) -> Vec<Ratio> {
     // The signer in a tight loop (its own overhead: decoding, signing hash, checks).
     for (backend, floor) in [(lib, names::RAW_LIBSECP), (k, names::RAW_K256)] {
         let alone = names::signer_alone(backend);
-        push(
+        r.push(
             format!("signer alone ({backend}) ÷ raw {backend}"),
             format!("[{floor}] / [{alone}]"),
             None,
@@ -176,32 +209,42 @@ pub(super) fn ratios(r: &BenchReport) -> Vec<Ratio> {
     // The same inside export, where more work (Arrow columns, Parquet) runs between recoveries.
     for (backend, floor) in [(lib, names::RAW_LIBSECP), (k, names::RAW_K256)] {
         let with = names::export_senders(backend, 1);
-        push(
+        r.push(
             format!("senders inside export ({backend}), per core, ÷ raw {backend}"),
             format!("[{floor}] / ([{with}] - [{}])", names::EXPORT_NO_SENDERS),
             None,
             &|s| Some(s(floor)? / (s(&with)? - s(names::EXPORT_NO_SENDERS)?)),
         );
     }
-    push(
+}
+
+/// Remote input from the loopback mirror (fast, throttled) against local files.
+fn remote_ratios(r: &mut Ratios<'_>) {
+    r.push(
         "remote input (loopback HTTP mirror, prefetched, bounded cache) ÷ local files".into(),
         format!("[{}] / [{}]", names::SET_LOCAL, names::SET_HTTP),
         Some(0.9),
         &|s| Some(s(names::SET_LOCAL)? / s(names::SET_HTTP)?),
     );
-    push(
+    r.push(
         "throttled mirror (20 MB/s per connection), 1 connection ÷ local files".into(),
         format!("[{}] / [{}]", names::SET_LOCAL, names::SET_SLOW_1),
         None,
         &|s| Some(s(names::SET_LOCAL)? / s(names::SET_SLOW_1)?),
     );
-    push(
+    r.push(
         "throttled mirror (20 MB/s per connection), 4 connections ÷ local files".into(),
         format!("[{}] / [{}]", names::SET_LOCAL, names::SET_SLOW_4),
         Some(0.9),
         &|s| Some(s(names::SET_LOCAL)? / s(names::SET_SLOW_4)?),
     );
-    push(
+}
+
+/// libsecp256k1 over k256, and 2 threads over 1, for recovery and export with senders.
+fn speed_up_ratios(r: &mut Ratios<'_>) {
+    let lib = SignerBackend::Libsecp256k1.name();
+    let k = SignerBackend::K256.name();
+    r.push(
         "raw libsecp256k1 recovery speed-up over raw k256".into(),
         format!("[{}] / [{}]", names::RAW_K256, names::RAW_LIBSECP),
         None,
@@ -213,7 +256,7 @@ pub(super) fn ratios(r: &BenchReport) -> Vec<Ratio> {
             names::export_senders(lib, threads),
         );
         let t = if threads == 1 { "thread" } else { "threads" };
-        push(
+        r.push(
             format!("export with senders, libsecp256k1 speed-up over k256, {threads} {t}"),
             format!("[{a}] / [{b}]"),
             Some(1.7),
@@ -225,47 +268,56 @@ pub(super) fn ratios(r: &BenchReport) -> Vec<Ratio> {
             names::export_senders(backend, 1),
             names::export_senders(backend, 2),
         );
-        push(
+        r.push(
             format!("export with senders ({backend}), 2 threads speed-up over 1"),
             format!("[{a}] / [{b}]"),
             (backend == lib).then_some(1.85),
             &|s| Some(s(&a)? / s(&b)?),
         );
     }
-    push(
+}
+
+/// Prune and era verification against their floors, and prune's 2 threads over 1.
+fn prune_and_era_ratios(r: &mut Ratios<'_>) {
+    r.push(
         "prune, 1 thread, ÷ its floor with the transactions root (fraction of the floor's speed)"
             .into(),
         format!("[{}] / [{}]", names::PRUNE_FLOOR, names::PRUNE_1),
         Some(0.8),
         &|s| Some(s(names::PRUNE_FLOOR)? / s(names::PRUNE_1)?),
     );
-    push(
+    r.push(
         "prune, 2 threads speed-up over 1 (one file)".into(),
         format!("[{}] / [{}]", names::PRUNE_1, names::PRUNE_2),
         None,
         &|s| Some(s(names::PRUNE_1)? / s(names::PRUNE_2)?),
     );
-    push(
+    r.push(
         "era verification, 1 thread, ÷ its sha256 floor (fraction of the floor's speed)".into(),
         format!("[{}] / [{}]", names::ERA_FLOOR, names::ERA_1),
         None,
         &|s| Some(s(names::ERA_FLOOR)? / s(names::ERA_1)?),
     );
-    push(
+}
+
+/// Ere verification against its floor and with proofs, and export from ere against export from era1.
+fn ere_ratios(r: &mut Ratios<'_>) {
+    let lib = SignerBackend::Libsecp256k1.name();
+    r.push(
         "ere verification, 1 thread, ÷ its floor: keccak of every block it hashes + snappy (fraction of the floor's speed)"
             .into(),
         format!("[{}] / [{}]", names::ERE_FLOOR, names::ERE_VERIFY),
         Some(0.8),
         &|s| Some(s(names::ERE_FLOOR)? / s(names::ERE_VERIFY)?),
     );
-    push(
+    r.push(
         "default-profile ere verification (proofs checked) ÷ the same file's noproofs verification (speed)"
             .into(),
         format!("[{}] / [{}]", names::ERE_VERIFY, names::ERE_VERIFY_PROOFS),
         Some(0.9),
         &|s| Some(s(names::ERE_VERIFY)? / s(names::ERE_VERIFY_PROOFS)?),
     );
-    push(
+    r.push(
         "export from ere ÷ export from the era1 file of the same blocks, without senders (speed)"
             .into(),
         format!(
@@ -280,37 +332,34 @@ pub(super) fn ratios(r: &BenchReport) -> Vec<Ratio> {
         names::export_senders(lib, 1),
         names::ere_export_senders(lib),
     );
-    push(
+    r.push(
         format!("export from ere ÷ export from the era1 file of the same blocks, with senders ({lib}) (speed)"),
         format!("[{a}] / [{b}]"),
         Some(0.95),
         &|s| Some(s(&a)? / s(&b)?),
     );
+}
+
+/// The consensus datasets: what the operation datasets add to an era export, `validators` against its floor.
+fn consensus_ratios(r: &mut Ratios<'_>) {
     for fork in ["deneb", "electra"] {
         let (without, with) = (
             names::era_export_operations(fork, false),
             names::era_export_operations(fork, true),
         );
-        push(
+        r.push(
             format!("era export ({fork}) without ÷ with the operation datasets (speed; >= 0.833: they add <= 20%)"),
             format!("[{without}] / [{with}]"),
             Some(1.0 / 1.2),
             &|s| Some(s(&without)? / s(&with)?),
         );
     }
-    push(
+    r.push(
         "validators dataset ÷ its floor, parquet encode of the same rows (fraction of the floor's speed)".into(),
         format!("[{}] / [{}]", names::VALIDATORS_FLOOR, names::VALIDATORS),
         Some(0.7),
         &|s| Some(s(names::VALIDATORS_FLOOR)? / s(names::VALIDATORS)?),
     );
-    push(
-        "era verification, 2 threads speed-up over 1".into(),
-        format!("[{}] / [{}]", names::ERA_1, names::ERA_2),
-        None,
-        &|s| Some(s(names::ERA_1)? / s(names::ERA_2)?),
-    );
-    out
 }
 
 /// Bytes in MiB.

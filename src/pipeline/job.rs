@@ -3,7 +3,9 @@
 //! ([`super::config`]) and resolves names into types once: the network preset, datasets, codecs, forks and the
 //! signature algorithm. Everything after this point is typed.
 
-use super::config::{self, ConfigError, Layers, PipelineConfig};
+use super::config::{
+    self, ConfigError, ExportStage, Layers, PipelineConfig, PruneStage, SynthStage, VerifyStage,
+};
 use crate::crypto::signer::{SignatureAlgorithm, SignerBackend, SignerError};
 use crate::error::ExitStatus;
 use crate::export::ExportOptions;
@@ -330,13 +332,232 @@ fn invalid(key: &'static str, message: impl std::fmt::Display) -> JobError {
     }
 }
 
+/// The output location: a local directory, or an object-store URL with the local directory outputs are staged
+/// in before they are uploaded. An http(s) URL is refused (it is an input only).
+fn resolve_out(out: Option<&str>) -> Result<(Option<PathBuf>, Option<RemoteUrl>), JobError> {
+    match out.map(Location::parse).transpose() {
+        Err(source) => Err(JobError::Location { key: "out", source }),
+        Ok(None) => Ok((None, None)),
+        Ok(Some(Location::Local(p))) => Ok((Some(p), None)),
+        Ok(Some(Location::Remote(u))) => match u.scheme() {
+            Scheme::Http | Scheme::Https => Err(invalid(
+                "out",
+                format!("{u}: http(s) locations are inputs only"),
+            )),
+            // Outputs are staged locally, then uploaded.
+            _ => Ok((Some(crate::store::output::staging_dir()), Some(u))),
+        },
+    }
+}
+
+/// The inputs, each checked as a location: local ones as given (a glob stays a glob) unless a `file://` URL
+/// named them, remote ones kept to be listed and fetched when the job runs.
+fn resolve_inputs(inputs: &[String]) -> Result<Vec<String>, JobError> {
+    inputs
+        .iter()
+        .map(|i| {
+            match Location::parse(i).map_err(|source| JobError::Location {
+                key: "inputs",
+                source,
+            })? {
+                // As given (a glob stays a glob), unless it was a file:// URL.
+                Location::Local(p) => Ok(match p.to_str() {
+                    Some(s) if s == i => i.clone(),
+                    _ => p.to_string_lossy().into_owned(),
+                }),
+                // Listed and fetched when the job runs.
+                Location::Remote(_) => Ok(i.clone()),
+            }
+        })
+        .collect()
+}
+
+/// The synth stage: its network (the job's, else its own), the options of its archive kind, checked.
+fn resolve_synth(s: SynthStage, network: Option<&Network>) -> Result<SynthJob, JobError> {
+    let net = match network {
+        Some(n) => n.clone(),
+        None => Network::resolve(&s.network)?,
+    };
+    if s.kind != ArchiveKind::Era && s.fork.is_some() {
+        return Err(invalid("synth.fork", "applies to kind = \"era\" only"));
+    }
+    if s.kind != ArchiveKind::Ere && s.profile.is_some() {
+        return Err(invalid("synth.profile", "applies to kind = \"ere\" only"));
+    }
+    if s.files == 0 {
+        return Err(invalid("synth.files", "expected at least 1, found 0"));
+    }
+    if s.kind == ArchiveKind::Era && s.validators == 0 {
+        return Err(invalid(
+            "synth.validators",
+            "an era file's state needs at least 1 validator, found 0",
+        ));
+    }
+    let chain = SynthOptions {
+        network: net.clone(),
+        era: s.era.unwrap_or(0),
+        files: s.files,
+        blocks: s.blocks.unwrap_or(s.era1_blocks),
+        txs_per_block: s.txs_per_block,
+        seed: s.seed,
+    };
+    let archives = match s.kind {
+        ArchiveKind::Era1 => SynthArchives::Era1(chain),
+        ArchiveKind::Ere => {
+            let profile = s
+                .profile
+                .as_deref()
+                .map(parse_profile)
+                .transpose()
+                .map_err(|e| match e {
+                    JobError::Invalid { message, .. } => invalid("synth.profile", message),
+                    e => e,
+                })?
+                // Synthetic ere files carry no proofs (synth::ere says why).
+                .unwrap_or(EreProfile {
+                    no_proofs: true,
+                    no_receipts: false,
+                });
+            SynthArchives::Ere(crate::synth::ere::EreSynthOptions { chain, profile })
+        }
+        ArchiveKind::Era => SynthArchives::Era(EraSynthOptions {
+            era: crate::synth::era::era_to_synthesize(&net, s.era, s.fork)?,
+            network: net,
+            files: s.files,
+            blocks: s.blocks.unwrap_or(s.era_blocks),
+            validators: s.validators,
+            withdrawal_validators: None,
+            txs_per_block: s.txs_per_block,
+            seed: s.seed,
+        }),
+    };
+    Ok(SynthJob {
+        out: local_location("synth.out", &s.out.to_string_lossy())?,
+        archives,
+    })
+}
+
+/// The verify stage: its options (the signer and trusted roots are set when the job runs, from the names kept).
+fn resolve_verify(v: VerifyStage, network: Option<&Network>) -> VerifyJob {
+    VerifyJob {
+        options: VerifyOptions {
+            network: network.cloned(),
+            checksum: v.checksum,
+            senders: v.senders,
+            skip_receipts: false,
+            signer: None,
+            trusted_states: None,
+            historical_summaries: None,
+            accumulator: None,
+        },
+        signature_algorithm: v.signature_algorithm,
+        trusted_states: v.trusted_states,
+        historical_summaries: v.historical_summaries,
+        accumulator: v.accumulator,
+    }
+}
+
+/// The export stage: datasets by name, Parquet options checked, into `out` (`remote`: a staging directory of a
+/// remote output), its input-hash cache placed.
+fn resolve_export(
+    e: ExportStage,
+    out: Option<&PathBuf>,
+    remote: bool,
+    cache_dir: &Path,
+    signer_backend: SignerBackend,
+    network: Option<&Network>,
+) -> Result<ExportOptions, JobError> {
+    let datasets =
+        crate::datasets::by_names(&e.datasets).map_err(|m| invalid("export.datasets", m))?;
+    let parquet = ParquetOptions {
+        compression: e.compression,
+        compression_level: e.compression_level,
+        row_group_size: e.row_group_size,
+    };
+    parquet.validate().map_err(JobError::Parquet)?;
+    let out = out
+        .cloned()
+        .ok_or_else(|| invalid("out", "an export needs an output directory"))?;
+    // Kept beside the verification cache: in a local output, else in this machine's cache folder
+    // (a remote output's local folder is only staging; devices and inodes are this machine's).
+    let input_hashes = if remote {
+        cache_dir.join(crate::export::hash_cache::CACHE_DIR)
+    } else {
+        out.join(crate::export::hash_cache::DIR)
+    };
+    Ok(ExportOptions {
+        out,
+        datasets,
+        senders: e.senders,
+        signer_backend,
+        signer: None,
+        network: network.cloned(),
+        overwrite: e.overwrite,
+        verify_outputs: e.verify_outputs,
+        input_hashes: Some(input_hashes),
+        clean_stale: e.clean_stale,
+        parquet,
+    })
+}
+
+/// The prune stage: its output and options, the memory budget checked.
+fn resolve_prune(p: PruneStage, network: Option<&Network>) -> Result<PruneJob, JobError> {
+    // Below this every few hashes would be spilled as a run of their own.
+    if p.memory_budget < MIN_PRUNE_MEMORY_BUDGET {
+        return Err(invalid(
+            "prune.memory_budget",
+            format!(
+                "{} bytes: at least {MIN_PRUNE_MEMORY_BUDGET}",
+                p.memory_budget
+            ),
+        ));
+    }
+    Ok(PruneJob {
+        out: local_location("prune.out", &p.out.to_string_lossy())?,
+        options: PruneOptions {
+            network: network.cloned(),
+            from_block: p.from_block,
+            until_block: p.until_block,
+            allow_gaps: p.allow_gaps,
+            format: p.format,
+            memory_budget: p.memory_budget,
+        },
+        check: p.check,
+    })
+}
+
+/// Requests kept open at once for remote inputs: 1 to [`MAX_DOWNLOADS`].
+fn resolve_downloads(n: usize) -> Result<usize, JobError> {
+    match n {
+        0 => Err(invalid("download_concurrency", "at least 1")),
+        n if n > MAX_DOWNLOADS => Err(invalid(
+            "download_concurrency",
+            format!("{n} is more than {MAX_DOWNLOADS}"),
+        )),
+        n => Ok(n),
+    }
+}
+
+/// The read timeout of remote inputs, in seconds: more than 0, at most a day.
+fn resolve_read_timeout(t: f64) -> Result<std::time::Duration, JobError> {
+    match t {
+        t if t.is_finite() && t > 0.0 && t <= 86_400.0 => Ok(std::time::Duration::from_secs_f64(t)),
+        t => Err(invalid(
+            "read_timeout",
+            format!("{t}: seconds, more than 0 and at most a day"),
+        )),
+    }
+}
+
 impl Job {
     /// Layers defaults < `layers.file` < `layers.sets` < `layers.flags` and resolves the result.
     pub fn load(layers: Layers<'_>) -> Result<Job, JobError> {
         Job::resolve(config::load(layers)?)
     }
 
-    /// Resolves names into types and checks every value, so a bad option fails before any work.
+    /// Resolves names into types and checks every value, so a bad option fails before any work. The checks run
+    /// in this order (threads, network, locations, stages, remote inputs), so the first bad value reported is
+    /// always the same one.
     pub fn resolve(cfg: PipelineConfig) -> Result<Job, JobError> {
         if cfg.threads > MAX_THREADS {
             return Err(invalid(
@@ -345,189 +566,47 @@ impl Job {
             ));
         }
         let network = cfg.network.as_deref().map(Network::resolve).transpose()?;
-        let (out, remote_out) = match cfg.out.as_deref().map(Location::parse).transpose() {
-            Err(source) => return Err(JobError::Location { key: "out", source }),
-            Ok(None) => (None, None),
-            Ok(Some(Location::Local(p))) => (Some(p), None),
-            Ok(Some(Location::Remote(u))) => match u.scheme() {
-                Scheme::Http | Scheme::Https => {
-                    return Err(invalid(
-                        "out",
-                        format!("{u}: http(s) locations are inputs only"),
-                    ))
-                }
-                // Outputs are staged locally, then uploaded.
-                _ => (Some(crate::store::output::staging_dir()), Some(u)),
-            },
-        };
-        let inputs = cfg
-            .inputs
-            .iter()
-            .map(|i| {
-                match Location::parse(i).map_err(|source| JobError::Location {
-                    key: "inputs",
-                    source,
-                })? {
-                    // As given (a glob stays a glob), unless it was a file:// URL.
-                    Location::Local(p) => Ok(match p.to_str() {
-                        Some(s) if s == i => i.clone(),
-                        _ => p.to_string_lossy().into_owned(),
-                    }),
-                    // Listed and fetched when the job runs.
-                    Location::Remote(_) => Ok(i.clone()),
-                }
-            })
-            .collect::<Result<Vec<String>, JobError>>()?;
+        let (out, remote_out) = resolve_out(cfg.out.as_deref())?;
+        let inputs = resolve_inputs(&cfg.inputs)?;
         let cache_dir = match cfg.cache_dir.as_str() {
             "" => std::env::temp_dir().join("eraflow-cache"),
             d => local_location("cache_dir", d)?,
         };
         let synth = cfg
             .synth
-            .map(|s| -> Result<SynthJob, JobError> {
-                let net = match &network {
-                    Some(n) => n.clone(),
-                    None => Network::resolve(&s.network)?,
-                };
-                if s.kind != ArchiveKind::Era && s.fork.is_some() {
-                    return Err(invalid("synth.fork", "applies to kind = \"era\" only"));
-                }
-                if s.kind != ArchiveKind::Ere && s.profile.is_some() {
-                    return Err(invalid("synth.profile", "applies to kind = \"ere\" only"));
-                }
-                if s.files == 0 {
-                    return Err(invalid("synth.files", "expected at least 1, found 0"));
-                }
-                if s.kind == ArchiveKind::Era && s.validators == 0 {
-                    return Err(invalid(
-                        "synth.validators",
-                        "an era file's state needs at least 1 validator, found 0",
-                    ));
-                }
-                let chain = SynthOptions {
-                    network: net.clone(),
-                    era: s.era.unwrap_or(0),
-                    files: s.files,
-                    blocks: s.blocks.unwrap_or(s.era1_blocks),
-                    txs_per_block: s.txs_per_block,
-                    seed: s.seed,
-                };
-                let archives = match s.kind {
-                    ArchiveKind::Era1 => SynthArchives::Era1(chain),
-                    ArchiveKind::Ere => {
-                        let profile = s
-                            .profile
-                            .as_deref()
-                            .map(parse_profile)
-                            .transpose()
-                            .map_err(|e| match e {
-                                JobError::Invalid { message, .. } => {
-                                    invalid("synth.profile", message)
-                                }
-                                e => e,
-                            })?
-                            // Synthetic ere files carry no proofs (synth::ere says why).
-                            .unwrap_or(EreProfile {
-                                no_proofs: true,
-                                no_receipts: false,
-                            });
-                        SynthArchives::Ere(crate::synth::ere::EreSynthOptions { chain, profile })
-                    }
-                    ArchiveKind::Era => SynthArchives::Era(EraSynthOptions {
-                        era: crate::synth::era::era_to_synthesize(&net, s.era, s.fork)?,
-                        network: net,
-                        files: s.files,
-                        blocks: s.blocks.unwrap_or(s.era_blocks),
-                        validators: s.validators,
-                        withdrawal_validators: None,
-                        txs_per_block: s.txs_per_block,
-                        seed: s.seed,
-                    }),
-                };
-                Ok(SynthJob {
-                    out: local_location("synth.out", &s.out.to_string_lossy())?,
-                    archives,
-                })
-            })
+            .map(|s| resolve_synth(s, network.as_ref()))
             .transpose()?;
-        let verify = cfg.verify.map(|v| VerifyJob {
-            options: VerifyOptions {
-                network: network.clone(),
-                checksum: v.checksum,
-                senders: v.senders,
-                skip_receipts: false,
-                signer: None,
-                trusted_states: None,
-                historical_summaries: None,
-                accumulator: None,
-            },
-            signature_algorithm: v.signature_algorithm,
-            trusted_states: v.trusted_states,
-            historical_summaries: v.historical_summaries,
-            accumulator: v.accumulator,
-        });
+        let verify = cfg.verify.map(|v| resolve_verify(v, network.as_ref()));
         let export = cfg
             .export
-            .map(|e| -> Result<ExportOptions, JobError> {
-                let datasets = crate::datasets::by_names(&e.datasets)
-                    .map_err(|m| invalid("export.datasets", m))?;
-                let parquet = ParquetOptions {
-                    compression: e.compression,
-                    compression_level: e.compression_level,
-                    row_group_size: e.row_group_size,
-                };
-                parquet.validate().map_err(JobError::Parquet)?;
-                let out = out
-                    .clone()
-                    .ok_or_else(|| invalid("out", "an export needs an output directory"))?;
-                // Kept beside the verification cache: in a local output, else in this machine's cache folder
-                // (a remote output's local folder is only staging; devices and inodes are this machine's).
-                let input_hashes = match &remote_out {
-                    None => out.join(crate::export::hash_cache::DIR),
-                    Some(_) => cache_dir.join(crate::export::hash_cache::CACHE_DIR),
-                };
-                Ok(ExportOptions {
-                    out,
-                    datasets,
-                    senders: e.senders,
-                    signer_backend: cfg.signer_backend,
-                    signer: None,
-                    network: network.clone(),
-                    overwrite: e.overwrite,
-                    verify_outputs: e.verify_outputs,
-                    input_hashes: Some(input_hashes),
-                    clean_stale: e.clean_stale,
-                    parquet,
-                })
+            .map(|e| {
+                let remote = remote_out.is_some();
+                resolve_export(
+                    e,
+                    out.as_ref(),
+                    remote,
+                    &cache_dir,
+                    cfg.signer_backend,
+                    network.as_ref(),
+                )
             })
             .transpose()?;
         let prune = cfg
             .prune
-            .map(|p| -> Result<PruneJob, JobError> {
-                // Below this every few hashes would be spilled as a run of their own.
-                if p.memory_budget < MIN_PRUNE_MEMORY_BUDGET {
-                    return Err(invalid(
-                        "prune.memory_budget",
-                        format!(
-                            "{} bytes: at least {MIN_PRUNE_MEMORY_BUDGET}",
-                            p.memory_budget
-                        ),
-                    ));
-                }
-                Ok(PruneJob {
-                    out: local_location("prune.out", &p.out.to_string_lossy())?,
-                    options: PruneOptions {
-                        network: network.clone(),
-                        from_block: p.from_block,
-                        until_block: p.until_block,
-                        allow_gaps: p.allow_gaps,
-                        format: p.format,
-                        memory_budget: p.memory_budget,
-                    },
-                    check: p.check,
-                })
-            })
+            .map(|p| resolve_prune(p, network.as_ref()))
             .transpose()?;
+        let fetch = FetchOptions {
+            cache_dir,
+            max_bytes: cfg.cache_max_bytes,
+            keep: cfg.keep_cache,
+            downloads: resolve_downloads(cfg.download_concurrency)?,
+            read_timeout: resolve_read_timeout(cfg.read_timeout)?,
+            http_headers: cfg
+                .http_headers
+                .iter()
+                .map(|h| h.parse().map_err(|m| invalid("http_headers", m)))
+                .collect::<Result<_, _>>()?,
+        };
         Ok(Job {
             name: cfg.name,
             network,
@@ -538,37 +617,7 @@ impl Job {
             shard: cfg.shard,
             lock: cfg.lock,
             signer_backend: cfg.signer_backend,
-            fetch: FetchOptions {
-                cache_dir,
-                max_bytes: cfg.cache_max_bytes,
-                keep: cfg.keep_cache,
-                downloads: match cfg.download_concurrency {
-                    0 => return Err(invalid("download_concurrency", "at least 1")),
-                    n if n > MAX_DOWNLOADS => {
-                        return Err(invalid(
-                            "download_concurrency",
-                            format!("{n} is more than {MAX_DOWNLOADS}"),
-                        ))
-                    }
-                    n => n,
-                },
-                read_timeout: match cfg.read_timeout {
-                    t if t.is_finite() && t > 0.0 && t <= 86_400.0 => {
-                        std::time::Duration::from_secs_f64(t)
-                    }
-                    t => {
-                        return Err(invalid(
-                            "read_timeout",
-                            format!("{t}: seconds, more than 0 and at most a day"),
-                        ))
-                    }
-                },
-                http_headers: cfg
-                    .http_headers
-                    .iter()
-                    .map(|h| h.parse().map_err(|m| invalid("http_headers", m)))
-                    .collect::<Result<_, _>>()?,
-            },
+            fetch,
             report: cfg.report,
             synth,
             verify,

@@ -271,29 +271,18 @@ fn legend(h: &mut String, items: &[(&str, (u8, u8, u8))]) {
 /// The eras of one archive kind of one network: present in the output, and failed in their last run.
 type PresentFailed = (BTreeSet<u64>, BTreeSet<u64>);
 
+/// Eras present and failed, by network and archive kind.
+type Eras = BTreeMap<(String, ArchiveKind), PresentFailed>;
+
 fn coverage(h: &mut String, p: &PageInput<'_>) {
     h.push_str("<section id=\"coverage\">\n<h2>Coverage</h2>\n");
     let failed = failed_files(&p.runs.1);
-    // (network, kind) -> eras present / failed.
-    type Eras = BTreeMap<(String, ArchiveKind), PresentFailed>;
-    let mut eras: Eras = BTreeMap::new();
     let sources: Vec<(&String, &SourceEntry)> = p
         .manifest
         .get()
         .map(|m| m.sources.iter().collect())
         .unwrap_or_default();
-    for (name, s) in &sources {
-        let (k, e) = era_of(name, s);
-        eras.entry((s.network.clone(), k)).or_default().0.insert(e);
-    }
-    for name in failed.keys() {
-        if let Ok(n) = ArchiveName::parse(name) {
-            eras.entry((n.network.clone(), n.kind))
-                .or_default()
-                .1
-                .insert(n.era);
-        }
-    }
+    let eras = coverage_eras(&sources, &failed);
     if eras.is_empty() {
         h.push_str("<figure class=\"nodata\" role=\"note\"><h4>Archives by era</h4><p>No data: the output holds no exported source and no run names a failed archive.</p></figure>\n");
     }
@@ -317,124 +306,161 @@ fn coverage(h: &mut String, p: &PageInput<'_>) {
                 .iter()
                 .filter_map(|k| eras.get(&(net.clone(), *k)).map(|v| (*k, v)))
                 .collect();
-            if rows.is_empty() {
-                continue;
+            if !rows.is_empty() {
+                coverage_figure(h, &format!("coverage-{ni}-{gi}"), net, title, &rows);
             }
-            let all = rows.iter().flat_map(|(_, (a, b))| a.iter().chain(b));
-            let lo = all.clone().min().copied().unwrap_or(0);
-            let hi = all.max().copied().unwrap_or(0);
-            let mut desc = String::new();
-            let mut strip_rows = Vec::new();
-            for (k, (present, bad)) in &rows {
-                let (plo, phi) = match (
-                    present.iter().chain(bad.iter()).min(),
-                    present.iter().chain(bad.iter()).max(),
-                ) {
-                    (Some(a), Some(b)) => (*a, *b),
-                    _ => (lo, hi),
-                };
-                let _ = write!(
-                    desc,
-                    "{}: {} eras present from {plo} to {phi}, {}, {} failed. ",
-                    kind_name(*k),
-                    present.len(),
-                    gaps_text(plo, phi, present, bad),
-                    bad.len()
-                );
-                strip_rows.push((kind_name(*k).to_string(), runs_of(plo, phi, present, bad)));
-            }
-            let id = format!("coverage-{ni}-{gi}");
-            let full_title = format!("{net}: {title}");
-            let label = Label {
-                id: &id,
-                title: &full_title,
-                desc: desc.trim_end(),
-            };
-            let _ = writeln!(
-                h,
-                "<figure aria-labelledby=\"{id}-h\"><h4 id=\"{id}-h\">{}</h4>",
-                esc(title)
-            );
-            match charts::strip(&label, lo, hi, &strip_rows) {
-                Ok(svg) => h.push_str(&svg),
-                Err(e) => {
-                    let _ = write!(h, "<p class=\"failed\">chart not drawn: {}</p>", esc(&e));
-                }
-            }
-            legend(
-                h,
-                &[
-                    ("present (verified, exported)", PRESENT),
-                    ("gap", GAP),
-                    ("failed in its last run", FAILED),
-                ],
-            );
-            let _ = writeln!(
-                h,
-                "<figcaption>{}</figcaption></figure>",
-                esc(desc.trim_end())
-            );
         }
         h.push_str("</div>\n");
     }
     if !failed.is_empty() {
-        let _ = writeln!(h, "<h3>Failed files</h3>\n<p>{} input file{} failed in the last run that read {}:</p>\n<div class=\"scroll\"><table><thead><tr><th scope=\"col\">file</th><th scope=\"col\">first error</th></tr></thead><tbody>",
-            failed.len(), if failed.len() == 1 { "" } else { "s" }, if failed.len() == 1 { "it" } else { "them" });
-        for (f, e) in failed.iter().take(200) {
-            let _ = writeln!(
-                h,
-                "<tr><td><code>{}</code></td><td>{}</td></tr>",
-                esc(f),
-                esc(e)
-            );
-        }
-        h.push_str("</tbody></table></div>\n");
-        if failed.len() > 200 {
-            let _ = writeln!(
-                h,
-                "<p class=\"muted\">… and {} more (the run reports list them all).</p>",
-                failed.len() - 200
-            );
-        }
+        failed_files_table(h, &failed);
     }
     if !sources.is_empty() {
-        let _ = writeln!(h, "<details><summary>Sources ({}): kind, blocks, slots, canonical, datasets, sizes</summary>\n<p class=\"muted\">Every source listed was verified when exported (a file that fails verification is never exported).</p>\n<div class=\"scroll\"><table class=\"sources\"><thead><tr><th scope=\"col\">source</th><th scope=\"col\">network</th><th scope=\"col\">kind</th><th scope=\"col\">blocks</th><th scope=\"col\">slots</th><th scope=\"col\">canonical</th><th scope=\"col\">datasets</th><th scope=\"col\">bytes</th></tr></thead><tbody>", sources.len());
-        for (name, s) in &sources {
-            let (k, _) = era_of(name, s);
-            let blocks = match (k, s.first_block, s.last_block) {
-                (ArchiveKind::Era, 0, 0) => "–".to_string(),
-                (_, a, b) => format!("{a}–{b}"),
-            };
-            let slots = s.slots.map_or("–".to_string(), |(a, b)| format!("{a}–{b}"));
-            let canonical = match s.canonical {
-                Some(true) => {
-                    let by: Vec<String> = s
-                        .canonical_by
-                        .iter()
-                        .map(|(a, n)| format!("{a}: {n}"))
-                        .collect();
-                    format!("yes ({})", by.join(", "))
-                }
-                _ if !s.canonical_by.is_empty() => {
-                    let by: Vec<String> = s
-                        .canonical_by
-                        .iter()
-                        .map(|(a, n)| format!("{a}: {n}"))
-                        .collect();
-                    format!("partly ({})", by.join(", "))
-                }
-                _ => "not proven".into(),
-            };
-            let size: u64 = s.outputs.iter().map(|o| o.bytes).sum();
-            let _ = writeln!(
-                h,
-                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(name), esc(&s.network), kind_name(k), blocks, slots, esc(&canonical), esc(&s.datasets.join(", ")), bytes(size)
-            );
-        }
-        h.push_str("</tbody></table></div></details>\n");
+        sources_table(h, &sources);
     }
     h.push_str("</section>\n");
+}
+
+/// The eras of each (network, kind): present as the manifest's sources, failed as the last runs name them.
+fn coverage_eras(sources: &[(&String, &SourceEntry)], failed: &BTreeMap<String, String>) -> Eras {
+    let mut eras: Eras = BTreeMap::new();
+    for (name, s) in sources {
+        let (k, e) = era_of(name, s);
+        eras.entry((s.network.clone(), k)).or_default().0.insert(e);
+    }
+    for name in failed.keys() {
+        if let Ok(n) = ArchiveName::parse(name) {
+            eras.entry((n.network.clone(), n.kind))
+                .or_default()
+                .1
+                .insert(n.era);
+        }
+    }
+    eras
+}
+
+/// One group's strip of eras (a row per archive kind: present, gaps, failed) with its text alternative.
+fn coverage_figure(
+    h: &mut String,
+    id: &str,
+    net: &str,
+    title: &str,
+    rows: &[(ArchiveKind, &PresentFailed)],
+) {
+    let all = rows.iter().flat_map(|(_, (a, b))| a.iter().chain(b));
+    let lo = all.clone().min().copied().unwrap_or(0);
+    let hi = all.max().copied().unwrap_or(0);
+    let mut desc = String::new();
+    let mut strip_rows = Vec::new();
+    for (k, (present, bad)) in rows {
+        let (plo, phi) = match (
+            present.iter().chain(bad.iter()).min(),
+            present.iter().chain(bad.iter()).max(),
+        ) {
+            (Some(a), Some(b)) => (*a, *b),
+            _ => (lo, hi),
+        };
+        let _ = write!(
+            desc,
+            "{}: {} eras present from {plo} to {phi}, {}, {} failed. ",
+            kind_name(*k),
+            present.len(),
+            gaps_text(plo, phi, present, bad),
+            bad.len()
+        );
+        strip_rows.push((kind_name(*k).to_string(), runs_of(plo, phi, present, bad)));
+    }
+    let full_title = format!("{net}: {title}");
+    let label = Label {
+        id,
+        title: &full_title,
+        desc: desc.trim_end(),
+    };
+    let _ = writeln!(
+        h,
+        "<figure aria-labelledby=\"{id}-h\"><h4 id=\"{id}-h\">{}</h4>",
+        esc(title)
+    );
+    match charts::strip(&label, lo, hi, &strip_rows) {
+        Ok(svg) => h.push_str(&svg),
+        Err(e) => {
+            let _ = write!(h, "<p class=\"failed\">chart not drawn: {}</p>", esc(&e));
+        }
+    }
+    legend(
+        h,
+        &[
+            ("present (verified, exported)", PRESENT),
+            ("gap", GAP),
+            ("failed in its last run", FAILED),
+        ],
+    );
+    let _ = writeln!(
+        h,
+        "<figcaption>{}</figcaption></figure>",
+        esc(desc.trim_end())
+    );
+}
+
+/// The files that failed in their last run with their first error (the first 200).
+fn failed_files_table(h: &mut String, failed: &BTreeMap<String, String>) {
+    let _ = writeln!(h, "<h3>Failed files</h3>\n<p>{} input file{} failed in the last run that read {}:</p>\n<div class=\"scroll\"><table><thead><tr><th scope=\"col\">file</th><th scope=\"col\">first error</th></tr></thead><tbody>",
+        failed.len(), if failed.len() == 1 { "" } else { "s" }, if failed.len() == 1 { "it" } else { "them" });
+    for (f, e) in failed.iter().take(200) {
+        let _ = writeln!(
+            h,
+            "<tr><td><code>{}</code></td><td>{}</td></tr>",
+            esc(f),
+            esc(e)
+        );
+    }
+    h.push_str("</tbody></table></div>\n");
+    if failed.len() > 200 {
+        let _ = writeln!(
+            h,
+            "<p class=\"muted\">… and {} more (the run reports list them all).</p>",
+            failed.len() - 200
+        );
+    }
+}
+
+/// Every exported source: kind, blocks, slots, what proved it canonical, datasets and output size.
+fn sources_table(h: &mut String, sources: &[(&String, &SourceEntry)]) {
+    let _ = writeln!(h, "<details><summary>Sources ({}): kind, blocks, slots, canonical, datasets, sizes</summary>\n<p class=\"muted\">Every source listed was verified when exported (a file that fails verification is never exported).</p>\n<div class=\"scroll\"><table class=\"sources\"><thead><tr><th scope=\"col\">source</th><th scope=\"col\">network</th><th scope=\"col\">kind</th><th scope=\"col\">blocks</th><th scope=\"col\">slots</th><th scope=\"col\">canonical</th><th scope=\"col\">datasets</th><th scope=\"col\">bytes</th></tr></thead><tbody>", sources.len());
+    for (name, s) in sources {
+        let (k, _) = era_of(name, s);
+        let blocks = match (k, s.first_block, s.last_block) {
+            (ArchiveKind::Era, 0, 0) => "–".to_string(),
+            (_, a, b) => format!("{a}–{b}"),
+        };
+        let slots = s.slots.map_or("–".to_string(), |(a, b)| format!("{a}–{b}"));
+        let canonical = match s.canonical {
+            Some(true) => {
+                let by: Vec<String> = s
+                    .canonical_by
+                    .iter()
+                    .map(|(a, n)| format!("{a}: {n}"))
+                    .collect();
+                format!("yes ({})", by.join(", "))
+            }
+            _ if !s.canonical_by.is_empty() => {
+                let by: Vec<String> = s
+                    .canonical_by
+                    .iter()
+                    .map(|(a, n)| format!("{a}: {n}"))
+                    .collect();
+                format!("partly ({})", by.join(", "))
+            }
+            _ => "not proven".into(),
+        };
+        let size: u64 = s.outputs.iter().map(|o| o.bytes).sum();
+        let _ = writeln!(
+            h,
+            "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(name), esc(&s.network), kind_name(k), blocks, slots, esc(&canonical), esc(&s.datasets.join(", ")), bytes(size)
+        );
+    }
+    h.push_str("</tbody></table></div></details>\n");
 }
 
 fn runs(h: &mut String, p: &PageInput<'_>) {
@@ -606,169 +632,215 @@ fn chain(h: &mut String, p: &PageInput<'_>) {
     }
     let empty = Sums::default();
     for (ni, net) in networks.into_iter().enumerate() {
-        let s = c.networks.get(net).unwrap_or(&empty);
-        let has = |d: &str| c.charted.get(net).is_some_and(|x| x.contains(d));
-        let missing =
-            |d: &str| (!has(d)).then(|| format!("no `{d}` files for {net} in this output"));
+        let n = NetworkCharts {
+            ni,
+            net,
+            s: c.networks.get(net).unwrap_or(&empty),
+            charted: c.charted.get(net),
+        };
         let _ = writeln!(h, "<h3>{}</h3>\n<div class=\"grid\">", esc(net));
-        let day_series = |f: &dyn Fn(&super::aggregate::Day) -> f64| -> Vec<(f64, f64)> {
-            s.days.iter().map(|(d, v)| (*d as f64, f(v))).collect()
-        };
-        let id = |k: &str| format!("chain-{ni}-{k}");
-        let tx_total: u64 = s.days.values().map(|d| d.transactions).sum();
-        figure(
-            h,
-            Figure {
-                id: id("txs"),
-                title: "Transactions per day",
-                y: "transactions",
-                caption: format!(
-                    "{} transactions over {} days (rows of `transactions`).",
-                    thousands(u128::from(tx_total)),
-                    s.days.values().filter(|d| d.transactions > 0).count()
-                ),
-                x: XAxis::Days,
-                stacked: false,
-                no_data: missing("transactions"),
-                series: vec![Series {
-                    name: "transactions",
-                    color: PALETTE[0],
-                    points: day_series(&|d| d.transactions as f64),
-                }],
-            },
-        );
-        let gas: u128 = s.days.values().map(|d| d.gas_used).sum();
-        figure(
-            h,
-            Figure {
-                id: id("gas"),
-                title: "Gas used per day",
-                y: "gas",
-                caption: format!(
-                    "{} gas in {} blocks (sum of `blocks.gas_used`).",
-                    charts::si(gas as f64),
-                    thousands(u128::from(s.days.values().map(|d| d.blocks).sum::<u64>()))
-                ),
-                x: XAxis::Days,
-                stacked: false,
-                no_data: missing("blocks"),
-                series: vec![Series {
-                    name: "gas used",
-                    color: PALETTE[1],
-                    points: day_series(&|d| d.gas_used as f64),
-                }],
-            },
-        );
-        let mut type_series = Vec::new();
-        for (t, name) in TYPE_NAMES.iter().enumerate() {
-            if s.days.values().any(|d| d.types[t] > 0) {
-                type_series.push(Series {
-                    name,
-                    color: PALETTE[t],
-                    points: day_series(&|d| d.types[t] as f64),
-                });
-            }
-        }
-        let mix: Vec<String> = TYPE_NAMES
-            .iter()
-            .enumerate()
-            .filter_map(|(t, n)| {
-                let k: u64 = s.days.values().map(|d| d.types[t]).sum();
-                (k > 0).then(|| format!("{n} {:.1}%", 100.0 * k as f64 / tx_total.max(1) as f64))
-            })
-            .collect();
-        figure(
-            h,
-            Figure {
-                id: id("types"),
-                title: "Transaction types per day",
-                y: "transactions",
-                caption: format!(
-                    "Stacked by EIP-2718 type (`transactions.transaction_type`): {}.",
-                    mix.join(", ")
-                ),
-                x: XAxis::Days,
-                stacked: true,
-                no_data: missing("transactions"),
-                series: type_series,
-            },
-        );
-        let blob: u128 = s.days.values().map(|d| d.blob_gas_used).sum();
-        figure(
-            h,
-            Figure {
-                id: id("blob"),
-                title: "Blob gas used per day",
-                y: "blob gas",
-                caption: format!(
-                    "{} blob gas (sum of `blocks.blob_gas_used`; EIP-4844, from Cancun on).",
-                    charts::si(blob as f64)
-                ),
-                x: XAxis::Days,
-                stacked: false,
-                no_data: missing("blocks").or_else(|| {
-                    (blob == 0).then(|| {
-                        "no blob gas used in the exported blocks (blobs start at Cancun)".into()
-                    })
-                }),
-                series: vec![Series {
-                    name: "blob gas",
-                    color: PALETTE[4],
-                    points: day_series(&|d| d.blob_gas_used as f64),
-                }],
-            },
-        );
-        let wd: u64 = s.days.values().map(|d| d.withdrawals).sum();
-        let gwei: u128 = s.days.values().map(|d| d.withdrawn_gwei).sum();
-        figure(h, Figure {
-            id: id("withdrawals"), title: "Withdrawals per day", y: "withdrawals",
-            caption: format!("{} withdrawals of {} ETH in total (rows of `withdrawals`; from Shanghai/Capella on).", thousands(u128::from(wd)), charts::si(gwei as f64 / 1e9)),
-            x: XAxis::Days, stacked: false,
-            no_data: missing("withdrawals").or_else(|| (wd == 0).then(|| "no withdrawals in the exported blocks".into())),
-            series: vec![Series { name: "withdrawals", color: PALETTE[2], points: day_series(&|d| d.withdrawals as f64) }],
-        });
-        let era_series = |f: &dyn Fn(&super::aggregate::Era) -> f64| -> Vec<(f64, f64)> {
-            s.eras.iter().map(|(e, v)| (*e as f64, f(v))).collect()
-        };
-        let last = s.eras.iter().next_back();
-        figure(
-            h,
-            Figure {
-                id: id("validators"),
-                title: "Validators per era",
-                y: "validators",
-                caption: last.map_or(String::new(), |(e, v)| {
-                    format!(
-                        "{} validators in era {e}'s state (rows of `validators` per era).",
-                        thousands(u128::from(v.validators))
-                    )
-                }),
-                x: XAxis::Eras,
-                stacked: false,
-                no_data: missing("validators"),
-                series: vec![Series {
-                    name: "validators",
-                    color: PALETTE[3],
-                    points: era_series(&|v| v.validators as f64),
-                }],
-            },
-        );
-        figure(h, Figure {
-            id: id("balance"), title: "Total effective balance per era", y: "ETH",
-            caption: last.map_or(String::new(), |(e, v)| format!("{} ETH of effective balance in era {e}'s state (sum of `validators.effective_balance`, Gwei / 1e9).", charts::si(v.effective_balance_gwei as f64 / 1e9))),
-            x: XAxis::Eras, stacked: false, no_data: missing("validators"),
-            series: vec![Series { name: "effective balance", color: PALETTE[5], points: era_series(&|v| v.effective_balance_gwei as f64 / 1e9) }],
-        });
+        transaction_figures(h, &n);
+        blob_and_withdrawal_figures(h, &n);
+        validator_figures(h, &n);
         h.push_str("</div>\n");
     }
     if !c.unreadable.is_empty() {
-        let _ = writeln!(h, "<h3>Files not read</h3>\n<p class=\"failed\">{} Parquet file{} the manifest lists could not be read; the charts and the row groups leave {} out:</p><ul>", c.unreadable.len(), if c.unreadable.len() == 1 { "" } else { "s" }, if c.unreadable.len() == 1 { "it" } else { "them" });
-        for (f, why) in c.unreadable.iter().take(100) {
-            let _ = writeln!(h, "<li><code>{}</code>: {}</li>", esc(f), esc(why));
-        }
-        h.push_str("</ul>\n");
+        unreadable_files(h, &c.unreadable);
     }
     h.push_str("</section>\n");
+}
+
+/// One network's charts: its sums, and which charted datasets had files (a chart of one without is a note).
+struct NetworkCharts<'a> {
+    /// Its place on the page, numbering its figures' ids.
+    ni: usize,
+    net: &'a str,
+    s: &'a Sums,
+    charted: Option<&'a BTreeSet<String>>,
+}
+
+impl NetworkCharts<'_> {
+    fn id(&self, k: &str) -> String {
+        format!("chain-{}-{k}", self.ni)
+    }
+
+    /// Why a chart of dataset `d` has nothing to show, when the output has no file of it.
+    fn missing(&self, d: &str) -> Option<String> {
+        let has = self.charted.is_some_and(|x| x.contains(d));
+        (!has).then(|| format!("no `{d}` files for {} in this output", self.net))
+    }
+
+    fn day_series(&self, f: &dyn Fn(&super::aggregate::Day) -> f64) -> Vec<(f64, f64)> {
+        self.s.days.iter().map(|(d, v)| (*d as f64, f(v))).collect()
+    }
+
+    fn era_series(&self, f: &dyn Fn(&super::aggregate::Era) -> f64) -> Vec<(f64, f64)> {
+        self.s.eras.iter().map(|(e, v)| (*e as f64, f(v))).collect()
+    }
+}
+
+/// Transactions, gas used and transaction types per day.
+fn transaction_figures(h: &mut String, n: &NetworkCharts<'_>) {
+    let s = n.s;
+    let tx_total: u64 = s.days.values().map(|d| d.transactions).sum();
+    figure(
+        h,
+        Figure {
+            id: n.id("txs"),
+            title: "Transactions per day",
+            y: "transactions",
+            caption: format!(
+                "{} transactions over {} days (rows of `transactions`).",
+                thousands(u128::from(tx_total)),
+                s.days.values().filter(|d| d.transactions > 0).count()
+            ),
+            x: XAxis::Days,
+            stacked: false,
+            no_data: n.missing("transactions"),
+            series: vec![Series {
+                name: "transactions",
+                color: PALETTE[0],
+                points: n.day_series(&|d| d.transactions as f64),
+            }],
+        },
+    );
+    let gas: u128 = s.days.values().map(|d| d.gas_used).sum();
+    figure(
+        h,
+        Figure {
+            id: n.id("gas"),
+            title: "Gas used per day",
+            y: "gas",
+            caption: format!(
+                "{} gas in {} blocks (sum of `blocks.gas_used`).",
+                charts::si(gas as f64),
+                thousands(u128::from(s.days.values().map(|d| d.blocks).sum::<u64>()))
+            ),
+            x: XAxis::Days,
+            stacked: false,
+            no_data: n.missing("blocks"),
+            series: vec![Series {
+                name: "gas used",
+                color: PALETTE[1],
+                points: n.day_series(&|d| d.gas_used as f64),
+            }],
+        },
+    );
+    let mut type_series = Vec::new();
+    for (t, name) in TYPE_NAMES.iter().enumerate() {
+        if s.days.values().any(|d| d.types[t] > 0) {
+            type_series.push(Series {
+                name,
+                color: PALETTE[t],
+                points: n.day_series(&|d| d.types[t] as f64),
+            });
+        }
+    }
+    let mix: Vec<String> = TYPE_NAMES
+        .iter()
+        .enumerate()
+        .filter_map(|(t, name)| {
+            let k: u64 = s.days.values().map(|d| d.types[t]).sum();
+            (k > 0).then(|| format!("{name} {:.1}%", 100.0 * k as f64 / tx_total.max(1) as f64))
+        })
+        .collect();
+    figure(
+        h,
+        Figure {
+            id: n.id("types"),
+            title: "Transaction types per day",
+            y: "transactions",
+            caption: format!(
+                "Stacked by EIP-2718 type (`transactions.transaction_type`): {}.",
+                mix.join(", ")
+            ),
+            x: XAxis::Days,
+            stacked: true,
+            no_data: n.missing("transactions"),
+            series: type_series,
+        },
+    );
+}
+
+/// Blob gas and withdrawals per day (each a note before the fork that brought it).
+fn blob_and_withdrawal_figures(h: &mut String, n: &NetworkCharts<'_>) {
+    let s = n.s;
+    let blob: u128 = s.days.values().map(|d| d.blob_gas_used).sum();
+    figure(
+        h,
+        Figure {
+            id: n.id("blob"),
+            title: "Blob gas used per day",
+            y: "blob gas",
+            caption: format!(
+                "{} blob gas (sum of `blocks.blob_gas_used`; EIP-4844, from Cancun on).",
+                charts::si(blob as f64)
+            ),
+            x: XAxis::Days,
+            stacked: false,
+            no_data: n.missing("blocks").or_else(|| {
+                (blob == 0).then(|| {
+                    "no blob gas used in the exported blocks (blobs start at Cancun)".into()
+                })
+            }),
+            series: vec![Series {
+                name: "blob gas",
+                color: PALETTE[4],
+                points: n.day_series(&|d| d.blob_gas_used as f64),
+            }],
+        },
+    );
+    let wd: u64 = s.days.values().map(|d| d.withdrawals).sum();
+    let gwei: u128 = s.days.values().map(|d| d.withdrawn_gwei).sum();
+    figure(h, Figure {
+        id: n.id("withdrawals"), title: "Withdrawals per day", y: "withdrawals",
+        caption: format!("{} withdrawals of {} ETH in total (rows of `withdrawals`; from Shanghai/Capella on).", thousands(u128::from(wd)), charts::si(gwei as f64 / 1e9)),
+        x: XAxis::Days, stacked: false,
+        no_data: n.missing("withdrawals").or_else(|| (wd == 0).then(|| "no withdrawals in the exported blocks".into())),
+        series: vec![Series { name: "withdrawals", color: PALETTE[2], points: n.day_series(&|d| d.withdrawals as f64) }],
+    });
+}
+
+/// Validators and their total effective balance per era, from the era states.
+fn validator_figures(h: &mut String, n: &NetworkCharts<'_>) {
+    let last = n.s.eras.iter().next_back();
+    figure(
+        h,
+        Figure {
+            id: n.id("validators"),
+            title: "Validators per era",
+            y: "validators",
+            caption: last.map_or(String::new(), |(e, v)| {
+                format!(
+                    "{} validators in era {e}'s state (rows of `validators` per era).",
+                    thousands(u128::from(v.validators))
+                )
+            }),
+            x: XAxis::Eras,
+            stacked: false,
+            no_data: n.missing("validators"),
+            series: vec![Series {
+                name: "validators",
+                color: PALETTE[3],
+                points: n.era_series(&|v| v.validators as f64),
+            }],
+        },
+    );
+    figure(h, Figure {
+        id: n.id("balance"), title: "Total effective balance per era", y: "ETH",
+        caption: last.map_or(String::new(), |(e, v)| format!("{} ETH of effective balance in era {e}'s state (sum of `validators.effective_balance`, Gwei / 1e9).", charts::si(v.effective_balance_gwei as f64 / 1e9))),
+        x: XAxis::Eras, stacked: false, no_data: n.missing("validators"),
+        series: vec![Series { name: "effective balance", color: PALETTE[5], points: n.era_series(&|v| v.effective_balance_gwei as f64 / 1e9) }],
+    });
+}
+
+/// The Parquet files the manifest lists that could not be read (the first 100), and why.
+fn unreadable_files(h: &mut String, unreadable: &[(String, String)]) {
+    let _ = writeln!(h, "<h3>Files not read</h3>\n<p class=\"failed\">{} Parquet file{} the manifest lists could not be read; the charts and the row groups leave {} out:</p><ul>", unreadable.len(), if unreadable.len() == 1 { "" } else { "s" }, if unreadable.len() == 1 { "it" } else { "them" });
+    for (f, why) in unreadable.iter().take(100) {
+        let _ = writeln!(h, "<li><code>{}</code>: {}</li>", esc(f), esc(why));
+    }
+    h.push_str("</ul>\n");
 }
 
 fn datasets(h: &mut String, p: &PageInput<'_>) {

@@ -110,7 +110,9 @@ fn access_list(rng: &mut Rng) -> Vec<AccessListEntry> {
 }
 
 /// Block `number` of the chain `opts` describes. Draws from its generator in the same order as ever for
-/// pre-merge blocks, so era1 files synthesised before post-merge blocks existed keep their bytes.
+/// pre-merge blocks, so era1 files synthesised before post-merge blocks existed keep their bytes: the base fee,
+/// the transactions and their receipts, the ommers, the header's own fields, the withdrawals, then the Cancun
+/// and Prague fields. Each step below draws its part in that order.
 pub(super) fn block_parts(
     number: u64,
     opts: &SynthOptions,
@@ -123,158 +125,25 @@ pub(super) fn block_parts(
     let (shanghai, cancun, prague) = (net.is_shanghai(ts), net.is_cancun(ts), net.is_prague(ts));
     let london = net.is_london(number);
     let base_fee = london.then(|| U256::from(1_000_000_000u64 + rng.below(50_000_000_000)));
-
-    // Transaction kinds the fork allows, rotated so each appears in every block with enough transactions.
-    let mut kinds: Vec<(u8, bool)> = vec![(0, true)];
-    if net.is_spurious_dragon(number) {
-        kinds.push((0, false));
-    }
-    if net.is_berlin(number) {
-        kinds.push((1, false));
-    }
-    if london {
-        kinds.push((2, false));
-    }
-    if cancun {
-        kinds.push((3, false));
-    }
-    if prague {
-        kinds.push((4, false));
-    }
-
-    let mut tx_items = Vec::with_capacity(opts.txs_per_block as usize);
-    let mut tx_canonical = Vec::with_capacity(opts.txs_per_block as usize);
-    let mut receipts = Vec::with_capacity(opts.txs_per_block as usize);
-    let mut bloom = [0u8; 256];
-    let mut cumulative = 0u64;
-    let mut blobs = 0u64;
-    for i in 0..opts.txs_per_block as u64 {
-        let g = (number - opts.era * BLOCKS_PER_ERA) * opts.txs_per_block as u64 + i;
-        let (tx_type, pre155) = kinds[(g % kinds.len() as u64) as usize];
-        // Blob and set-code transactions cannot create contracts.
-        let creation = rng.chance(1, 8) && tx_type < 3;
-        let input = if creation {
-            rng.calldata(100, 400)
-        } else {
-            rng.calldata(0, 200)
-        };
-        let gas_used = 21_000 + 16 * input.len() as u64 + rng.below(40_000);
-        let tip = U256::from(rng.below(3_000_000_000));
-        let mut req = TxRequest {
-            tx_type,
-            legacy_pre155: pre155,
-            chain_id: net.chain_id,
-            nonce: g / SENDERS,
-            gas_price: U256::from(1_000_000_000u64 + rng.below(100_000_000_000))
-                + base_fee.unwrap_or_default(),
-            max_priority_fee_per_gas: tip,
-            max_fee_per_gas: base_fee.unwrap_or_default() * U256::from(2u64) + tip,
-            gas_limit: gas_used + rng.below(100_000),
-            to: (!creation).then(|| address(&mut rng)),
-            value: value(&mut rng),
-            input,
-            access_list: if tx_type >= 1 {
-                access_list(&mut rng)
-            } else {
-                Vec::new()
-            },
-            ..Default::default()
-        };
-        if tx_type == 3 {
-            req.max_fee_per_blob_gas = U256::from(1 + rng.below(1_000_000_000));
-            for _ in 0..1 + rng.below(3) {
-                let mut commitment = [0u8; 48];
-                rng.fill(&mut commitment);
-                // kzg_commitment_to_versioned_hash: 0x01 || sha256(commitment)[1..].
-                let mut h = crate::crypto::sha256::sha256(&commitment);
-                h[0] = 0x01;
-                req.blob_versioned_hashes.push(h);
-                blobs += 1;
-            }
-        }
-        if tx_type == 4 {
-            for a in 0..1 + rng.below(2) {
-                let authority = &accounts.keys[((g + a + 1) % SENDERS) as usize];
-                // Chain id 0 (valid on any chain) for some, as EIP-7702 allows.
-                let chain = if rng.chance(1, 4) {
-                    U256::ZERO
-                } else {
-                    U256::from(net.chain_id)
-                };
-                req.authorization_list.push(
-                    SignedAuthorization::sign(
-                        chain,
-                        rng.bytes(),
-                        rng.below(1000),
-                        authority,
-                        accounts.algorithm,
-                    )
-                    .map_err(|e| SynthError::Sign(e.to_string()))?,
-                );
-            }
-        }
-        let key = &accounts.keys[(g % SENDERS) as usize];
-        let canonical = req
-            .sign_and_encode(key, accounts.algorithm)
-            .map_err(|e| SynthError::Sign(e.to_string()))?;
-        tx_items.push(TxRequest::body_item(&canonical));
-        tx_canonical.push(canonical);
-
-        cumulative += gas_used;
-        let success = rng.chance(7, 8);
-        let logs: Vec<LogFields> = if success {
-            (0..rng.below(4))
-                .map(|_| LogFields {
-                    address: address(&mut rng),
-                    topics: (0..rng.below(5)).map(|_| rng.bytes()).collect(),
-                    data: rng.calldata(0, 100),
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let root: [u8; 32] = rng.bytes();
-        let outcome = if net.is_byzantium(number) {
-            Outcome::Status(success)
-        } else {
-            Outcome::PostState(&root)
-        };
-        let (enc, rb) = receipt::encode_receipt(tx_type, outcome, cumulative, &logs);
-        crate::execution::bloom::union(&mut bloom, &rb);
-        receipts.push(enc);
-    }
+    let block = BlockContext {
+        number,
+        opts,
+        accounts,
+        base_fee,
+        kinds: tx_kinds(opts, number),
+    };
+    let txs = transactions(&block, &mut rng)?;
 
     // AuRa chains seal pre-merge blocks by step, one validator per step, and have no ommers.
     let aura = !merged && net.pre_merge_seal == PreMergeSeal::Aura;
     // Ommers before the merge only.
     let ommers: Vec<Vec<u8>> = if !aura && !merged && number > 0 && number.is_multiple_of(5) {
-        (0..1 + rng.below(2))
-            .map(|_| {
-                HeaderFields {
-                    parent_hash: B256::from(rng.bytes::<32>()),
-                    ommers_hash: B256::from(rng.bytes::<32>()),
-                    beneficiary: Address::from(address(&mut rng)),
-                    state_root: B256::from(rng.bytes::<32>()),
-                    transactions_root: trie::EMPTY_ROOT,
-                    receipts_root: trie::EMPTY_ROOT,
-                    difficulty: U256::from(131_072 + rng.below(1 << 32)),
-                    number: number - 1,
-                    gas_limit: 30_000_000,
-                    timestamp: ts - 5,
-                    extra_data: Bytes::from(rng.calldata(0, 33)),
-                    mix_hash: B256::from(rng.bytes::<32>()),
-                    nonce: B64::from(rng.bytes::<8>()),
-                    base_fee_per_gas: base_fee,
-                    ..Default::default()
-                }
-                .encode()
-            })
-            .collect()
+        ommers(&mut rng, number, ts, base_fee)
     } else {
         Vec::new()
     };
 
-    let mut body = encode_body(&tx_items, &ommers);
+    let mut body = encode_body(&txs.items, &ommers);
     let ommers_rlp = crate::execution::header::wrap_list(&ommers.concat());
     let beneficiary = Address::from(address(&mut rng));
     let state_root = B256::from(rng.bytes::<32>());
@@ -291,48 +160,21 @@ pub(super) fn block_parts(
     } else {
         B64::from(rng.bytes::<8>())
     };
-    // AuRa: `step = timestamp / 5` and the difficulty rule `2^128 - 1 + parent_step - step` (see
-    // `verify::execution`), the signature random (nothing checks it).
     let (difficulty, aura) = if aura {
-        let step = ts / AURA_STEP_SECONDS;
-        let difficulty = match number.checked_sub(1) {
-            Some(parent) => {
-                U256::from(u128::MAX) + U256::from(timestamp(parent) / AURA_STEP_SECONDS)
-                    - U256::from(step)
-            }
-            None => U256::from(131_072u64),
-        };
-        let mut signature = [0u8; 65];
-        rng.fill(&mut signature);
-        (difficulty, Some((step, signature)))
+        let (difficulty, seal) = aura_seal(&mut rng, number, ts);
+        (difficulty, Some(seal))
     } else {
         (difficulty, None)
     };
     let withdrawals_root = shanghai.then(|| {
-        let withdrawals: Vec<Vec<u8>> = (0..rng.below(MAX_WITHDRAWALS + 1))
-            .map(|k| {
-                // Mostly skims of the balance above 32 ether (a fraction of an ether), now and then a full exit.
-                let amount = if rng.chance(1, 20) {
-                    32_000_000_000 + rng.below(100_000_000)
-                } else {
-                    1_000_000 + rng.below(60_000_000)
-                };
-                Withdrawal {
-                    index: number * MAX_WITHDRAWALS + k,
-                    validator_index: rng.below(VALIDATORS),
-                    address: address(&mut rng),
-                    amount,
-                }
-                .encode()
-            })
-            .collect();
+        let withdrawals = withdrawals(&mut rng, number);
         let root = trie::ordered_root(&withdrawals);
-        body = with_withdrawals(&tx_items, &withdrawals);
+        body = with_withdrawals(&txs.items, &withdrawals);
         root
     });
     let cancun_fields = cancun.then(|| {
         (
-            blobs * GAS_PER_BLOB,
+            txs.blobs * GAS_PER_BLOB,
             rng.below(1 << 30),
             B256::from(rng.bytes::<32>()),
         )
@@ -343,13 +185,13 @@ pub(super) fn block_parts(
         ommers_hash: keccak256(&ommers_rlp),
         beneficiary,
         state_root,
-        transactions_root: trie::ordered_root(&tx_canonical),
-        receipts_root: trie::ordered_root(&receipts),
-        logs_bloom: Bloom::from(bloom),
+        transactions_root: trie::ordered_root(&txs.canonical),
+        receipts_root: trie::ordered_root(&txs.receipts),
+        logs_bloom: Bloom::from(txs.bloom),
         difficulty,
         number,
         gas_limit: 30_000_000,
-        gas_used: cumulative,
+        gas_used: txs.gas_used,
         timestamp: ts,
         extra_data,
         mix_hash,
@@ -363,8 +205,268 @@ pub(super) fn block_parts(
     Ok(BlockParts {
         header,
         body,
-        receipts: receipt::encode_list(&receipts),
+        receipts: receipt::encode_list(&txs.receipts),
     })
+}
+
+/// What every transaction of one block is drawn against.
+struct BlockContext<'a> {
+    number: u64,
+    opts: &'a SynthOptions,
+    accounts: &'a Accounts,
+    /// From London on.
+    base_fee: Option<U256>,
+    /// Transaction kinds the block's forks allow, as `(type, pre-EIP-155)`.
+    kinds: Vec<(u8, bool)>,
+}
+
+/// Transaction kinds the forks of block `number` allow, rotated so each appears in every block with enough
+/// transactions.
+fn tx_kinds(opts: &SynthOptions, number: u64) -> Vec<(u8, bool)> {
+    let net = &opts.network;
+    let ts = timestamp(number);
+    let mut kinds: Vec<(u8, bool)> = vec![(0, true)];
+    if net.is_spurious_dragon(number) {
+        kinds.push((0, false));
+    }
+    if net.is_berlin(number) {
+        kinds.push((1, false));
+    }
+    if net.is_london(number) {
+        kinds.push((2, false));
+    }
+    if net.is_cancun(ts) {
+        kinds.push((3, false));
+    }
+    if net.is_prague(ts) {
+        kinds.push((4, false));
+    }
+    kinds
+}
+
+/// A block's transactions and their receipts.
+struct Transactions {
+    /// The transactions as body list items.
+    items: Vec<Vec<u8>>,
+    /// Their canonical encodings (the transactions trie's leaves).
+    canonical: Vec<Vec<u8>>,
+    /// Their encoded receipts.
+    receipts: Vec<Vec<u8>>,
+    /// The union of the receipts' blooms.
+    bloom: [u8; 256],
+    /// Gas used by the whole block.
+    gas_used: u64,
+    /// Blobs carried by the block's blob transactions.
+    blobs: u64,
+}
+
+/// The `opts.txs_per_block` transactions of the block, each signed and followed by its receipt's draws.
+fn transactions(block: &BlockContext<'_>, rng: &mut Rng) -> Result<Transactions, SynthError> {
+    let n = block.opts.txs_per_block as usize;
+    let mut txs = Transactions {
+        items: Vec::with_capacity(n),
+        canonical: Vec::with_capacity(n),
+        receipts: Vec::with_capacity(n),
+        bloom: [0u8; 256],
+        gas_used: 0,
+        blobs: 0,
+    };
+    for i in 0..block.opts.txs_per_block as u64 {
+        // The transaction's index in its era: which kind and sender it gets, and the sender's nonce.
+        let g =
+            (block.number - block.opts.era * BLOCKS_PER_ERA) * block.opts.txs_per_block as u64 + i;
+        let (tx_type, pre155) = block.kinds[(g % block.kinds.len() as u64) as usize];
+        let (req, gas_used, blobs) = tx_request(block, rng, g, tx_type, pre155)?;
+        txs.blobs += blobs;
+        let key = &block.accounts.keys[(g % SENDERS) as usize];
+        let canonical = req
+            .sign_and_encode(key, block.accounts.algorithm)
+            .map_err(|e| SynthError::Sign(e.to_string()))?;
+        txs.items.push(TxRequest::body_item(&canonical));
+        txs.canonical.push(canonical);
+
+        txs.gas_used += gas_used;
+        let (enc, rb) = tx_receipt(
+            &block.opts.network,
+            block.number,
+            rng,
+            tx_type,
+            txs.gas_used,
+        );
+        crate::execution::bloom::union(&mut txs.bloom, &rb);
+        txs.receipts.push(enc);
+    }
+    Ok(txs)
+}
+
+/// The unsigned transaction number `g` of the era, of `tx_type`, with the gas it uses and the blobs it carries.
+fn tx_request(
+    block: &BlockContext<'_>,
+    rng: &mut Rng,
+    g: u64,
+    tx_type: u8,
+    pre155: bool,
+) -> Result<(TxRequest, u64, u64), SynthError> {
+    let net = &block.opts.network;
+    let base_fee = block.base_fee;
+    // Blob and set-code transactions cannot create contracts.
+    let creation = rng.chance(1, 8) && tx_type < 3;
+    let input = if creation {
+        rng.calldata(100, 400)
+    } else {
+        rng.calldata(0, 200)
+    };
+    let gas_used = 21_000 + 16 * input.len() as u64 + rng.below(40_000);
+    let tip = U256::from(rng.below(3_000_000_000));
+    let mut req = TxRequest {
+        tx_type,
+        legacy_pre155: pre155,
+        chain_id: net.chain_id,
+        nonce: g / SENDERS,
+        gas_price: U256::from(1_000_000_000u64 + rng.below(100_000_000_000))
+            + base_fee.unwrap_or_default(),
+        max_priority_fee_per_gas: tip,
+        max_fee_per_gas: base_fee.unwrap_or_default() * U256::from(2u64) + tip,
+        gas_limit: gas_used + rng.below(100_000),
+        to: (!creation).then(|| address(rng)),
+        value: value(rng),
+        input,
+        access_list: if tx_type >= 1 {
+            access_list(rng)
+        } else {
+            Vec::new()
+        },
+        ..Default::default()
+    };
+    let mut blobs = 0;
+    if tx_type == 3 {
+        req.max_fee_per_blob_gas = U256::from(1 + rng.below(1_000_000_000));
+        for _ in 0..1 + rng.below(3) {
+            let mut commitment = [0u8; 48];
+            rng.fill(&mut commitment);
+            // kzg_commitment_to_versioned_hash: 0x01 || sha256(commitment)[1..].
+            let mut h = crate::crypto::sha256::sha256(&commitment);
+            h[0] = 0x01;
+            req.blob_versioned_hashes.push(h);
+            blobs += 1;
+        }
+    }
+    if tx_type == 4 {
+        let accounts = block.accounts;
+        for a in 0..1 + rng.below(2) {
+            let authority = &accounts.keys[((g + a + 1) % SENDERS) as usize];
+            // Chain id 0 (valid on any chain) for some, as EIP-7702 allows.
+            let chain = if rng.chance(1, 4) {
+                U256::ZERO
+            } else {
+                U256::from(net.chain_id)
+            };
+            req.authorization_list.push(
+                SignedAuthorization::sign(
+                    chain,
+                    rng.bytes(),
+                    rng.below(1000),
+                    authority,
+                    accounts.algorithm,
+                )
+                .map_err(|e| SynthError::Sign(e.to_string()))?,
+            );
+        }
+    }
+    Ok((req, gas_used, blobs))
+}
+
+/// The receipt of a transaction of `tx_type` in block `number` (`cumulative` gas so far): mostly a success with
+/// logs, now and then a failure; its encoding and bloom.
+fn tx_receipt(
+    net: &crate::network::Network,
+    number: u64,
+    rng: &mut Rng,
+    tx_type: u8,
+    cumulative: u64,
+) -> (Vec<u8>, [u8; 256]) {
+    let success = rng.chance(7, 8);
+    let logs: Vec<LogFields> = if success {
+        (0..rng.below(4))
+            .map(|_| LogFields {
+                address: address(rng),
+                topics: (0..rng.below(5)).map(|_| rng.bytes()).collect(),
+                data: rng.calldata(0, 100),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let root: [u8; 32] = rng.bytes();
+    let outcome = if net.is_byzantium(number) {
+        Outcome::Status(success)
+    } else {
+        Outcome::PostState(&root)
+    };
+    receipt::encode_receipt(tx_type, outcome, cumulative, &logs)
+}
+
+/// The ommers of pre-merge block `number` (one or two, every fifth block).
+fn ommers(rng: &mut Rng, number: u64, ts: u64, base_fee: Option<U256>) -> Vec<Vec<u8>> {
+    (0..1 + rng.below(2))
+        .map(|_| {
+            HeaderFields {
+                parent_hash: B256::from(rng.bytes::<32>()),
+                ommers_hash: B256::from(rng.bytes::<32>()),
+                beneficiary: Address::from(address(rng)),
+                state_root: B256::from(rng.bytes::<32>()),
+                transactions_root: trie::EMPTY_ROOT,
+                receipts_root: trie::EMPTY_ROOT,
+                difficulty: U256::from(131_072 + rng.below(1 << 32)),
+                number: number - 1,
+                gas_limit: 30_000_000,
+                timestamp: ts - 5,
+                extra_data: Bytes::from(rng.calldata(0, 33)),
+                mix_hash: B256::from(rng.bytes::<32>()),
+                nonce: B64::from(rng.bytes::<8>()),
+                base_fee_per_gas: base_fee,
+                ..Default::default()
+            }
+            .encode()
+        })
+        .collect()
+}
+
+/// AuRa's seal of block `number`: `step = timestamp / 5` and the difficulty rule
+/// `2^128 - 1 + parent_step - step` (see `verify::execution`), the signature random (nothing checks it).
+fn aura_seal(rng: &mut Rng, number: u64, ts: u64) -> (U256, (u64, [u8; 65])) {
+    let step = ts / AURA_STEP_SECONDS;
+    let difficulty = match number.checked_sub(1) {
+        Some(parent) => {
+            U256::from(u128::MAX) + U256::from(timestamp(parent) / AURA_STEP_SECONDS)
+                - U256::from(step)
+        }
+        None => U256::from(131_072u64),
+    };
+    let mut signature = [0u8; 65];
+    rng.fill(&mut signature);
+    (difficulty, (step, signature))
+}
+
+/// The withdrawals of block `number` (Shanghai on), encoded.
+fn withdrawals(rng: &mut Rng, number: u64) -> Vec<Vec<u8>> {
+    (0..rng.below(MAX_WITHDRAWALS + 1))
+        .map(|k| {
+            // Mostly skims of the balance above 32 ether (a fraction of an ether), now and then a full exit.
+            let amount = if rng.chance(1, 20) {
+                32_000_000_000 + rng.below(100_000_000)
+            } else {
+                1_000_000 + rng.below(60_000_000)
+            };
+            Withdrawal {
+                index: number * MAX_WITHDRAWALS + k,
+                validator_index: rng.below(VALIDATORS),
+                address: address(rng),
+                amount,
+            }
+            .encode()
+        })
+        .collect()
 }
 
 /// A body of transactions, no ommers, and withdrawals (Shanghai on).

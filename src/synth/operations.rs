@@ -93,16 +93,50 @@ fn attestation_data(ctx: &OpsContext, data_slot: u64, index: u64) -> Vec<u8> {
 pub type BodyFields = Vec<(&'static str, Vec<u8>)>;
 
 /// The operation lists of a block body of `ctx.spec`. Also returns how many deposit requests were made (the
-/// caller advances its deposit index).
+/// caller advances its deposit index). The lists are drawn in the body's field order, each from `rng` in turn:
+/// that order is what keeps a seed's files the same bytes.
 pub fn body_operations(ctx: &OpsContext, rng: &mut Rng) -> Result<(BodyFields, u64), SszError> {
     let body = ssz::field_container(ctx.spec.block_schema(), "body")
         .ok_or_else(|| no_field("BeaconBlock", "body"))?;
     let fork = ctx.spec.fork;
-    let validator = |rng: &mut Rng| rng.below(ctx.validators.max(1));
-    let mut out: BodyFields = Vec::new();
+    // Elements are evaluated left to right: the draws keep the body's field order.
+    let mut out: BodyFields = vec![
+        ("attestations", attestations(ctx, body, rng)?),
+        ("deposits", deposits(rng)),
+        ("voluntary_exits", voluntary_exits(ctx, rng)),
+        ("proposer_slashings", proposer_slashings(ctx, rng)),
+        ("attester_slashings", attester_slashings(ctx, body, rng)?),
+    ];
+    if fork >= Fork::Altair {
+        out.push(("sync_aggregate", sync_aggregate(rng)));
+    }
+    if fork >= Fork::Capella {
+        out.push((
+            "bls_to_execution_changes",
+            bls_to_execution_changes(ctx, rng),
+        ));
+    }
+    let mut deposit_requests = 0;
+    if fork >= Fork::Electra {
+        let (requests, deposits) = execution_requests(ctx, body, rng)?;
+        out.push(("execution_requests", requests));
+        deposit_requests = deposits;
+    }
+    Ok((out, deposit_requests))
+}
 
-    // As many attestations as mainnet blocks carry (half full to full: 64-128 before Electra, 4-8 from it, when
-    // each aggregates several committees), of committees of 64-128 members.
+/// A validator index inside the registry.
+fn validator(ctx: &OpsContext, rng: &mut Rng) -> u64 {
+    rng.below(ctx.validators.max(1))
+}
+
+/// As many attestations as mainnet blocks carry (half full to full: 64-128 before Electra, 4-8 from it, when
+/// each aggregates several committees), of committees of 64-128 members.
+fn attestations(
+    ctx: &OpsContext,
+    body: &'static Container,
+    rng: &mut Rng,
+) -> Result<Vec<u8>, SszError> {
     let (att_c, att_limit) =
         list_of(body, "attestations").ok_or_else(|| no_field("body", "attestations"))?;
     let atts: Vec<Vec<u8>> = (0..att_limit / 2 + rng.below(att_limit / 2 + 1))
@@ -115,7 +149,7 @@ pub fn body_operations(ctx: &OpsContext, rng: &mut Rng) -> Result<(BodyFields, u
             };
             let data_slot = ctx.slot.saturating_sub(delay);
             let mut fields: Vec<Vec<u8>> = Vec::new();
-            if fork >= Fork::Electra {
+            if ctx.spec.fork >= Fork::Electra {
                 let committees = 1 + rng.below(3) as usize;
                 let mut bits = [0u8; 8];
                 let first = rng.below(60) as usize;
@@ -137,10 +171,12 @@ pub fn body_operations(ctx: &OpsContext, rng: &mut Rng) -> Result<(BodyFields, u
             encode(att_c, &fields)
         })
         .collect::<Result<_, _>>()?;
-    out.push(("attestations", variable(&atts)));
+    Ok(variable(&atts))
+}
 
-    // Deposits (the Eth1 bridge, still in Electra blocks until the queue drains).
-    let deposits: Vec<u8> = (0..count(rng, 16))
+/// Deposits (the Eth1 bridge, still in Electra blocks until the queue drains).
+fn deposits(rng: &mut Rng) -> Vec<u8> {
+    (0..count(rng, 16))
         .flat_map(|_| {
             let mut d = Vec::with_capacity(1240);
             for _ in 0..33 {
@@ -152,26 +188,29 @@ pub fn body_operations(ctx: &OpsContext, rng: &mut Rng) -> Result<(BodyFields, u
             d.extend(rng.bytes::<96>());
             d
         })
-        .collect();
-    out.push(("deposits", deposits));
+        .collect()
+}
 
+/// Voluntary exits of the last few epochs.
+fn voluntary_exits(ctx: &OpsContext, rng: &mut Rng) -> Vec<u8> {
     let epoch = ctx.slot / ctx.spec.preset.slots_per_epoch();
-    let exits: Vec<u8> = (0..count(rng, 16))
+    (0..count(rng, 16))
         .flat_map(|_| {
             let mut e = Vec::with_capacity(112);
             e.extend(u64le(epoch.saturating_sub(rng.below(4))));
-            e.extend(u64le(validator(rng)));
+            e.extend(u64le(validator(ctx, rng)));
             e.extend(rng.bytes::<96>());
             e
         })
-        .collect();
-    out.push(("voluntary_exits", exits));
+        .collect()
+}
 
-    // Proposer slashings: two headers of one slot and proposer, different bodies.
-    let proposer_slashings: Vec<u8> = (0..count(rng, 16))
+/// Proposer slashings: two headers of one slot and proposer, different bodies.
+fn proposer_slashings(ctx: &OpsContext, rng: &mut Rng) -> Vec<u8> {
+    (0..count(rng, 16))
         .flat_map(|_| {
             let slot = ctx.slot.saturating_sub(1 + rng.below(64));
-            let proposer = validator(rng);
+            let proposer = validator(ctx, rng);
             let mut s = Vec::with_capacity(416);
             for _ in 0..2 {
                 s.extend(u64le(slot));
@@ -183,10 +222,15 @@ pub fn body_operations(ctx: &OpsContext, rng: &mut Rng) -> Result<(BodyFields, u
             }
             s
         })
-        .collect();
-    out.push(("proposer_slashings", proposer_slashings));
+        .collect()
+}
 
-    // Attester slashings: a double vote whose attestations share some indices.
+/// Attester slashings: a double vote whose attestations share some indices.
+fn attester_slashings(
+    ctx: &OpsContext,
+    body: &'static Container,
+    rng: &mut Rng,
+) -> Result<Vec<u8>, SszError> {
     let (slashing_c, slashing_limit) = list_of(body, "attester_slashings")
         .ok_or_else(|| no_field("body", "attester_slashings"))?;
     let indexed_c = ssz::field_container(slashing_c, "attestation_1")
@@ -194,10 +238,10 @@ pub fn body_operations(ctx: &OpsContext, rng: &mut Rng) -> Result<(BodyFields, u
     let slashings: Vec<Vec<u8>> = (0..count(rng, slashing_limit))
         .map(|_| {
             let data_slot = ctx.slot.saturating_sub(1 + rng.below(32));
-            let common: Vec<u64> = (0..1 + rng.below(3)).map(|_| validator(rng)).collect();
+            let common: Vec<u64> = (0..1 + rng.below(3)).map(|_| validator(ctx, rng)).collect();
             let one = |rng: &mut Rng| -> Result<Vec<u8>, SszError> {
                 let mut idx: Vec<u64> = common.clone();
-                idx.extend((0..rng.below(4)).map(|_| validator(rng)));
+                idx.extend((0..rng.below(4)).map(|_| validator(ctx, rng)));
                 idx.sort_unstable();
                 idx.dedup();
                 let indices: Vec<u8> = idx.iter().flat_map(|i| u64le(*i)).collect();
@@ -208,73 +252,80 @@ pub fn body_operations(ctx: &OpsContext, rng: &mut Rng) -> Result<(BodyFields, u
             encode(slashing_c, &[a, b])
         })
         .collect::<Result<_, _>>()?;
-    out.push(("attester_slashings", variable(&slashings)));
+    Ok(variable(&slashings))
+}
 
-    if fork >= Fork::Altair {
-        let mut bits = [0u8; 64];
-        rng.fill(&mut bits);
-        let mut agg = bits.to_vec();
-        agg.extend(rng.bytes::<96>());
-        out.push(("sync_aggregate", agg));
-    }
-    if fork >= Fork::Capella {
-        let changes: Vec<u8> = (0..count(rng, 16))
-            .flat_map(|_| {
-                let mut c = Vec::with_capacity(172);
-                c.extend(u64le(validator(rng)));
-                c.extend(rng.bytes::<48>());
-                c.extend(rng.bytes::<20>());
-                c.extend(rng.bytes::<96>());
-                c
-            })
-            .collect();
-        out.push(("bls_to_execution_changes", changes));
-    }
-    let mut deposit_requests = 0;
-    if fork >= Fork::Electra {
-        let req_c = ssz::field_container(body, "execution_requests")
-            .ok_or_else(|| no_field("body", "execution_requests"))?;
-        deposit_requests = count(rng, 8192);
-        let deposits: Vec<u8> = (0..deposit_requests)
-            .flat_map(|k| {
-                let mut d = Vec::with_capacity(192);
-                d.extend(rng.bytes::<48>());
-                d.extend(credentials(rng));
-                d.extend(u64le(1_000_000_000 * (1 + rng.below(2048))));
-                d.extend(rng.bytes::<96>());
-                d.extend(u64le(ctx.deposit_index + k));
-                d
-            })
-            .collect();
-        let withdrawals: Vec<u8> = (0..count(rng, 16))
-            .flat_map(|_| {
-                let mut w = Vec::with_capacity(76);
-                w.extend(rng.bytes::<20>());
-                w.extend(rng.bytes::<48>());
-                // A full exit now and then (amount 0).
-                w.extend(u64le(if rng.chance(1, 3) {
-                    0
-                } else {
-                    rng.below(1 << 36)
-                }));
-                w
-            })
-            .collect();
-        let consolidations: Vec<u8> = (0..count(rng, 2))
-            .flat_map(|_| {
-                let mut c = Vec::with_capacity(116);
-                c.extend(rng.bytes::<20>());
-                c.extend(rng.bytes::<48>());
-                c.extend(rng.bytes::<48>());
-                c
-            })
-            .collect();
-        out.push((
-            "execution_requests",
-            encode(req_c, &[deposits, withdrawals, consolidations])?,
-        ));
-    }
-    Ok((out, deposit_requests))
+/// The sync committee's aggregate (Altair on): random participation bits and signature.
+fn sync_aggregate(rng: &mut Rng) -> Vec<u8> {
+    let mut bits = [0u8; 64];
+    rng.fill(&mut bits);
+    let mut agg = bits.to_vec();
+    agg.extend(rng.bytes::<96>());
+    agg
+}
+
+/// BLS-to-execution credential changes (Capella on).
+fn bls_to_execution_changes(ctx: &OpsContext, rng: &mut Rng) -> Vec<u8> {
+    (0..count(rng, 16))
+        .flat_map(|_| {
+            let mut c = Vec::with_capacity(172);
+            c.extend(u64le(validator(ctx, rng)));
+            c.extend(rng.bytes::<48>());
+            c.extend(rng.bytes::<20>());
+            c.extend(rng.bytes::<96>());
+            c
+        })
+        .collect()
+}
+
+/// Execution requests (Electra on): deposits with consecutive indices from `ctx.deposit_index`, withdrawals and
+/// consolidations. Also returns how many deposit requests it holds.
+fn execution_requests(
+    ctx: &OpsContext,
+    body: &'static Container,
+    rng: &mut Rng,
+) -> Result<(Vec<u8>, u64), SszError> {
+    let req_c = ssz::field_container(body, "execution_requests")
+        .ok_or_else(|| no_field("body", "execution_requests"))?;
+    let deposit_requests = count(rng, 8192);
+    let deposits: Vec<u8> = (0..deposit_requests)
+        .flat_map(|k| {
+            let mut d = Vec::with_capacity(192);
+            d.extend(rng.bytes::<48>());
+            d.extend(credentials(rng));
+            d.extend(u64le(1_000_000_000 * (1 + rng.below(2048))));
+            d.extend(rng.bytes::<96>());
+            d.extend(u64le(ctx.deposit_index + k));
+            d
+        })
+        .collect();
+    let withdrawals: Vec<u8> = (0..count(rng, 16))
+        .flat_map(|_| {
+            let mut w = Vec::with_capacity(76);
+            w.extend(rng.bytes::<20>());
+            w.extend(rng.bytes::<48>());
+            // A full exit now and then (amount 0).
+            w.extend(u64le(if rng.chance(1, 3) {
+                0
+            } else {
+                rng.below(1 << 36)
+            }));
+            w
+        })
+        .collect();
+    let consolidations: Vec<u8> = (0..count(rng, 2))
+        .flat_map(|_| {
+            let mut c = Vec::with_capacity(116);
+            c.extend(rng.bytes::<20>());
+            c.extend(rng.bytes::<48>());
+            c.extend(rng.bytes::<48>());
+            c
+        })
+        .collect();
+    Ok((
+        encode(req_c, &[deposits, withdrawals, consolidations])?,
+        deposit_requests,
+    ))
 }
 
 /// Withdrawal credentials: BLS (0x00), execution (0x01) or compounding (0x02) with a 20-byte address.
