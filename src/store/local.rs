@@ -5,7 +5,8 @@
 //! A temporary file names its writer's process (`.<name>.<pid>-<n>.tmp`); only those of processes no longer
 //! running are removed ([`LocalStorage::clean_stale_temporaries`]), never a live writer's.
 
-use super::output::{StoreError, META_DIR};
+use super::error::StoreError;
+use super::storage::{check_name, META_DIR};
 use super::storage::{Guard, Meta, Put, Storage, Version};
 use crate::sink::manifest::OutputEntry;
 use crate::util::fs::{self as fsutil, FileLock};
@@ -98,7 +99,7 @@ impl LocalStorage {
     /// given top-level directories (dataset folders, recursively) and `_eraflow/`. A live writer's are kept.
     pub fn clean_stale_temporaries<'a>(&self, dirs: impl IntoIterator<Item = &'a str>) {
         for d in dirs.into_iter().chain([META_DIR]) {
-            if super::output::check_name(d).is_ok() {
+            if check_name(d).is_ok() {
                 clean_dir(&self.root.join(d), 0);
             }
         }

@@ -8,6 +8,7 @@
 
 pub mod beacon;
 pub mod cache;
+pub mod error;
 pub mod fetch;
 pub mod http;
 pub mod local;

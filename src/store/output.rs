@@ -14,9 +14,11 @@
 //! - **Freshness proofs**: an output is proven unchanged by the version its record names (size and
 //!   modification time, or ETag), or read back and hashed.
 
+pub use super::error::{RemoteError, StoreError};
 use super::local::LocalStorage;
-use super::remote::{ObjectStorage, RemoteError};
-use super::storage::{bare_etag, Guard, Put, Storage, Version};
+use super::remote::ObjectStorage;
+use super::storage::{bare_etag, check_name, Guard, Put, Storage, Version};
+pub use super::storage::{OutputProof, META_DIR};
 use super::url::{Location, RemoteUrl, Scheme};
 use crate::sink::manifest::{CompletionRecord, Manifest};
 use crate::util::fs as fsutil;
@@ -25,37 +27,6 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-
-/// Why the output store could not record or publish something.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    /// A local file (record, lock, manifest, staged output) could not be read or written.
-    #[error("{}", .path.display())]
-    Local {
-        /// The file.
-        path: PathBuf,
-        /// The cause.
-        #[source]
-        source: io::Error,
-    },
-    /// The object store refused or failed.
-    #[error(transparent)]
-    Remote(#[from] RemoteError),
-    /// Another writer kept changing an object this one tried to update.
-    #[error("{location}: changed by other writers on every one of {attempts} attempts")]
-    Contended {
-        /// The object, as the storage names it.
-        location: String,
-        /// Attempts made.
-        attempts: usize,
-    },
-    /// A local output directory that does not exist.
-    #[error("{}: no such directory", .0.display())]
-    NoDirectory(PathBuf),
-    /// A location that holds no eraflow output (the message says why).
-    #[error("{0}")]
-    NotAnOutput(String),
-}
 
 /// A fresh local staging directory for the outputs of a remote output (unique per process and call).
 pub fn staging_dir() -> PathBuf {
@@ -88,23 +59,6 @@ pub fn remove_dead_staging() {
             let _ = std::fs::remove_dir_all(e.path());
         }
     }
-}
-
-/// How an output was proven unchanged since its completion record was written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
-pub enum OutputProof {
-    /// There is no output (a dataset that takes no rows from the source).
-    #[serde(rename = "none")]
-    None,
-    /// A local output's size and modification time, as recorded.
-    #[serde(rename = "size+mtime")]
-    SizeMtime,
-    /// An object-store output's size and ETag (listed or HEADed), as its upload returned them.
-    #[serde(rename = "etag")]
-    Etag,
-    /// Read back whole and hashed (`--verify-outputs`, or a record from before metadata was recorded).
-    #[serde(rename = "sha256")]
-    Sha256,
 }
 
 /// How thoroughly a completion record is checked against the output it names.
@@ -177,27 +131,8 @@ pub struct Published {
     pub etag: Option<String>,
 }
 
-/// The directory under the output root where eraflow keeps its own files.
-pub const META_DIR: &str = "_eraflow";
-
 /// How often a conditional update is retried when another writer got in between.
 const ATTEMPTS: usize = 50;
-
-/// Why a source or dataset name cannot key a record: it would leave `_eraflow/sources/`.
-pub(crate) fn check_name(name: &str) -> io::Result<()> {
-    if name.is_empty()
-        || name == "."
-        || name == ".."
-        || name.contains(['/', '\\', '\0'])
-        || name.starts_with('.')
-    {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("'{name}' is not a plain file name"),
-        ));
-    }
-    Ok(())
-}
 
 fn manifest_rel() -> String {
     format!("{META_DIR}/manifest.json")

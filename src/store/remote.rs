@@ -10,7 +10,8 @@
 //! `GOOGLE_SERVICE_ACCOUNT`, `AZURE_STORAGE_ACCOUNT_NAME`, ...). object_store is async: a current-thread
 //! tokio runtime lives here and is only entered between files, never on the workers' hot path.
 
-use super::output::StoreError;
+pub use super::error::RemoteError;
+use super::error::StoreError;
 use super::storage::{Guard, Meta, Put, Storage, Version};
 use super::url::{RemoteUrl, Scheme};
 use crate::sink::manifest::OutputEntry;
@@ -22,76 +23,6 @@ use std::sync::Arc;
 
 /// Files at most this big are uploaded with one PUT; bigger ones as a multipart upload of parts this size.
 pub const PART_BYTES: usize = 16 << 20;
-
-/// Why the object store could not be used.
-#[derive(Debug, thiserror::Error)]
-pub enum RemoteError {
-    /// The store could not be set up from the URL and the environment.
-    #[error("{url}")]
-    Open {
-        /// The URL, redacted.
-        url: String,
-        /// The cause.
-        #[source]
-        source: object_store::Error,
-    },
-    /// The scheme cannot hold outputs.
-    #[error("{url}: {} locations are inputs only", .scheme.name())]
-    ReadOnly {
-        /// The URL, redacted.
-        url: String,
-        /// Its scheme.
-        scheme: Scheme,
-    },
-    /// A request failed.
-    #[error("{location}")]
-    Request {
-        /// The object's URL, redacted.
-        location: String,
-        /// The cause.
-        #[source]
-        source: object_store::Error,
-    },
-    /// A staged file could not be read.
-    #[error("{}", .path.display())]
-    Local {
-        /// The staged file.
-        path: PathBuf,
-        /// The cause.
-        #[source]
-        source: std::io::Error,
-    },
-    /// An S3 endpoint of plain http without `AWS_ALLOW_HTTP=true` (object_store would refuse every request with
-    /// "URL scheme is not allowed").
-    #[error("{url}: the endpoint {endpoint} is plain http: set AWS_ALLOW_HTTP=true to use it (TLS is verified otherwise)")]
-    PlainHttp {
-        /// The URL, redacted.
-        url: String,
-        /// The endpoint (`AWS_ENDPOINT_URL`).
-        endpoint: String,
-    },
-    /// No credentials in the environment, and the instance metadata service (the last place object_store looks)
-    /// gave none: said once, as what it is, not as the metadata service's HTTP error on every request.
-    #[error("{url}: no credentials found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_WEB_IDENTITY_TOKEN_FILE, AWS_CONTAINER_CREDENTIALS_RELATIVE_URI, or run with an instance role; the instance metadata service at {endpoint} gave none: {reason})")]
-    NoCredentials {
-        /// The URL, redacted.
-        url: String,
-        /// The metadata service asked.
-        endpoint: String,
-        /// Its answer, in one line.
-        reason: String,
-    },
-    /// The URL's backend was left out of this build (a cargo feature).
-    #[error("{url}: this eraflow was built without {scheme} support (cargo feature `{feature}`; the default build has it)")]
-    NotBuilt {
-        /// The URL, redacted.
-        url: String,
-        /// Its scheme.
-        scheme: &'static str,
-        /// The cargo feature that brings it.
-        feature: &'static str,
-    },
-}
 
 /// The runtime `object_store`'s async calls are driven on: one thread, its own, as eraflow's work runs on
 /// rayon workers that block on each call.

@@ -5,8 +5,9 @@
 //!
 //! Keys (`rel`) are relative, `/`-separated paths under the storage's root, the same for every backend.
 
-use super::output::{OutputProof, StoreError};
+use super::error::StoreError;
 use crate::sink::manifest::OutputEntry;
+use std::io;
 use std::path::{Path, PathBuf};
 
 /// What proves an object unchanged since it was read or written, and what a conditional put is conditioned on.
@@ -148,7 +149,7 @@ pub trait Storage: Send + Sync + std::fmt::Debug {
         })?
         .ok_or_else(|| StoreError::Local {
             path: self.location(rel).into(),
-            source: std::io::ErrorKind::NotFound.into(),
+            source: io::ErrorKind::NotFound.into(),
         })?;
         Ok(out)
     }
@@ -190,4 +191,40 @@ pub trait Storage: Send + Sync + std::fmt::Debug {
     fn local_path(&self, _rel: &str) -> Option<PathBuf> {
         None
     }
+}
+
+/// The directory under the output root where eraflow keeps its own files.
+pub const META_DIR: &str = "_eraflow";
+
+/// Why a source or dataset name cannot key a record: it would leave `_eraflow/sources/`.
+pub(crate) fn check_name(name: &str) -> io::Result<()> {
+    if name.is_empty()
+        || name == "."
+        || name == ".."
+        || name.contains(['/', '\\', '\0'])
+        || name.starts_with('.')
+    {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("'{name}' is not a plain file name"),
+        ));
+    }
+    Ok(())
+}
+
+/// How an output was proven unchanged since its completion record was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+pub enum OutputProof {
+    /// There is no output (a dataset that takes no rows from the source).
+    #[serde(rename = "none")]
+    None,
+    /// A local output's size and modification time, as recorded.
+    #[serde(rename = "size+mtime")]
+    SizeMtime,
+    /// An object-store output's size and ETag (listed or HEADed), as its upload returned them.
+    #[serde(rename = "etag")]
+    Etag,
+    /// Read back whole and hashed (`--verify-outputs`, or a record from before metadata was recorded).
+    #[serde(rename = "sha256")]
+    Sha256,
 }
