@@ -26,6 +26,7 @@ use eraflow::execution::body::BodyView;
 use eraflow::execution::trie::ordered_root_and_hashes;
 use eraflow::formats::era1::Era1File;
 use eraflow::formats::execution::{decompress, BlockDecoders};
+use eraflow::formats::MappedArchive;
 use eraflow::network::Network;
 use eraflow::prune::{run, PruneOptions};
 use eraflow::synth::era1::{write, SynthOptions};

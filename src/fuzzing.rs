@@ -14,6 +14,7 @@ use crate::execution::transaction::{canonical_and_kind, TxView};
 use crate::formats::e2store::{read_record_at, E2StoreReader};
 use crate::formats::era::EraFile;
 use crate::formats::snappy::{compress_framed, FramedDecoder};
+use crate::formats::MappedArchive;
 use std::path::Path;
 use std::sync::OnceLock;
 

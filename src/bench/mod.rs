@@ -20,6 +20,7 @@ use crate::export::progress::Progress;
 use crate::export::{export, ExportOptions};
 use crate::formats::e2store::{E2StoreReader, RecordType};
 use crate::formats::snappy::FramedDecoder;
+use crate::formats::MappedArchive;
 use crate::network::Network;
 use crate::sink::parquet::ParquetOptions;
 use crate::synth::era1::SynthError;

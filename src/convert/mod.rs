@@ -205,7 +205,7 @@ fn convert_one(
         report.error(ReportError::Check(format!("{}: {message}", path.display())));
         failed(report)
     };
-    if !opts.to.is_execution() {
+    if !opts.to.holds().execution_blocks {
         return refuse(format!(
             "cannot convert to {}: execution archives convert to ere or era1",
             opts.to

@@ -4,7 +4,7 @@
 
 use super::{Dataset, DatasetBuilder, DatasetError, ExportContext};
 use crate::consensus::SszError;
-use crate::formats::ArchiveKind;
+use crate::formats::Need;
 use crate::verify::era::VerifiedBeaconBlock;
 use arrow_array::builder::{BinaryBuilder, StringBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::ArrayRef;
@@ -62,8 +62,8 @@ impl Dataset for BeaconBlocks {
     fn sort_columns(&self) -> &'static [&'static str] {
         &["slot"]
     }
-    fn sources(&self) -> &'static [ArchiveKind] {
-        &[ArchiveKind::Era]
+    fn needs(&self) -> Need {
+        Need::BeaconBlocks
     }
     fn builder(&self, _: ExportContext) -> Box<dyn DatasetBuilder> {
         Box::<BeaconBlocksBuilder>::default()

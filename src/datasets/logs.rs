@@ -1,7 +1,7 @@
 //! `logs`: one row per log of every receipt. `log_index` counts within the block, as on chain.
 
 use super::{Dataset, DatasetBuilder, ExportContext};
-use crate::formats::ArchiveKind;
+use crate::formats::Need;
 use crate::verify::execution::VerifiedBlock;
 use arrow_array::builder::{BinaryBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::ArrayRef;
@@ -43,9 +43,9 @@ impl Dataset for Logs {
     fn dictionary_columns(&self) -> &'static [&'static str] {
         &["address", "topic0", "topic1", "topic2", "topic3"]
     }
-    fn sources(&self) -> &'static [ArchiveKind] {
+    fn needs(&self) -> Need {
         // era files carry no receipts, so no logs.
-        &[ArchiveKind::Era1, ArchiveKind::Ere]
+        Need::Receipts
     }
     fn needs_receipts(&self) -> bool {
         true

@@ -3,7 +3,7 @@
 use super::columns::{u256_fields, U256Columns};
 use super::{Dataset, DatasetBuilder, ExportContext};
 use crate::execution::header::HeaderView;
-use crate::formats::ArchiveKind;
+use crate::formats::Need;
 use crate::verify::execution::VerifiedBlock;
 use arrow_array::builder::{BinaryBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::ArrayRef;
@@ -45,9 +45,9 @@ impl Dataset for Uncles {
     fn dictionary_columns(&self) -> &'static [&'static str] {
         &["author"]
     }
-    fn sources(&self) -> &'static [ArchiveKind] {
+    fn needs(&self) -> Need {
         // Post-merge blocks (era payloads) have no ommers.
-        &[ArchiveKind::Era1, ArchiveKind::Ere]
+        Need::Ommers
     }
     fn needs_receipts(&self) -> bool {
         false

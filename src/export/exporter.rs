@@ -185,7 +185,11 @@ impl<'a> Exporter<'a> {
         // Blocks as a local skip counts them where the records tell (an execution file's block range).
         let blocks = done
             .first()
-            .filter(|r| r.kind != ArchiveKind::Era.extension())
+            .filter(|r| {
+                r.kind
+                    .parse::<ArchiveKind>()
+                    .map_or(true, |k| k.holds().execution_blocks)
+            })
             .map_or(0, |r| r.last_block.saturating_sub(r.first_block) + 1);
         Ok(Some(FileOutcome {
             file: source.to_string(),
@@ -314,7 +318,7 @@ fn export_one(
     let datasets: Vec<&'static dyn Dataset> = pending
         .iter()
         .copied()
-        .filter(|d| exporter.plan.gives(kind, &network.name, *d))
+        .filter(|d| exporter.plan.gives(kind.holds(), &network.name, *d))
         .collect();
     let mut sinks = Vec::with_capacity(datasets.len());
     for d in &datasets {
@@ -388,7 +392,7 @@ fn export_one(
     let mut sink_error: Option<OutcomeError> = None;
     // Empty chunks of an era file (runs of empty slots) add nothing; skipping them keeps files independent of
     // how slots fall into chunks. era1 chunks are written as always.
-    let skip_empty = kind == ArchiveKind::Era;
+    let skip_empty = kind.holds().beacon_blocks;
     // The checksum recorded in the manifest was read from this same map before verification, which ends by
     // checking that the file has not changed since it was mapped.
     let (report, first, last, slots) = match &file {

@@ -35,19 +35,20 @@ pub fn read(
 ) -> Result<DatasetRead, JobError> {
     let file = Archive::open(path)?;
     let kind = file.kind();
-    if !dataset.sources().contains(&kind) {
+    if !kind.holds().has(dataset.needs()) {
+        // The kinds that give it, in the order this message has always named them.
+        let from = [ArchiveKind::Era1, ArchiveKind::Ere, ArchiveKind::Era]
+            .into_iter()
+            .filter(|k| k.holds().has(dataset.needs()))
+            .map(|k| k.to_string())
+            .collect::<Vec<_>>()
+            .join(" and ");
         return Err(JobError::Invalid {
             key: "dataset",
             message: format!(
-                "{}: {kind} files have no {} rows (it comes from {})",
+                "{}: {kind} files have no {} rows (it comes from {from})",
                 path.display(),
                 dataset.name(),
-                dataset
-                    .sources()
-                    .iter()
-                    .map(|k| k.to_string())
-                    .collect::<Vec<_>>()
-                    .join(" and ")
             ),
         });
     }

@@ -10,6 +10,7 @@ use crate::canonical::{canonical_era1_root, verify_proof, Anchors, BlockId, NotP
 use crate::formats::ere::Component;
 use crate::formats::execution::BLOCKS_PER_ERA;
 use crate::formats::ExecutionArchive;
+use crate::formats::MappedArchive;
 use crate::network::Network;
 use std::collections::BTreeMap;
 
@@ -178,7 +179,7 @@ pub fn summaries_from_file(
         _ => (spec, None),
     };
     let path = std::path::Path::new(path);
-    if crate::formats::ArchiveKind::of(path) == Some(crate::formats::ArchiveKind::Era) {
+    if crate::formats::Holds::of_path(path).state {
         return summaries_from_era_file(path, network);
     }
     let slot = slot

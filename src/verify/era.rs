@@ -38,6 +38,7 @@ use crate::execution::transaction::TxView;
 use crate::formats::e2store::{E2StoreReader, RecordType};
 use crate::formats::era::EraFile;
 use crate::formats::snappy::FramedDecoder;
+use crate::formats::MappedArchive;
 use crate::formats::{ArchiveKind, ArchiveName};
 use crate::formats::{FormatError, FormatErrorKind};
 use crate::network::Network;

@@ -232,7 +232,7 @@ pub fn verify_file_with<V: BlockVisitor>(
         Ok(file) => verify_opened_with(&file, opts, visitor, emit),
         Err(e) => {
             let kind = crate::formats::ArchiveKind::of(path)
-                .filter(|k| k.is_execution())
+                .filter(|k| k.holds().execution_blocks)
                 .unwrap_or(crate::formats::ArchiveKind::Era1);
             FileReport::failed(path, kind.extension(), e)
         }

@@ -208,13 +208,19 @@ pub fn verify_archives(paths: &[PathBuf], opts: &VerifyOptions) -> Vec<FileRepor
     verify_archives_until(paths, opts, &|| false)
 }
 
-/// Splits archives into execution files (era1, ere) and era files.
+/// Splits archives into execution files (era1, ere) and beacon files (era), by their names.
 fn split_kinds(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
-    use crate::formats::ArchiveKind;
-    paths
-        .iter()
-        .cloned()
-        .partition(|p| ArchiveKind::of(p) != Some(ArchiveKind::Era))
+    paths.iter().cloned().partition(|p| !is_beacon(p))
+}
+
+/// Whether the file at `path` holds beacon blocks (an era file), by its name.
+fn is_beacon(path: &Path) -> bool {
+    crate::formats::Holds::of_path(path).beacon_blocks
+}
+
+/// Whether the file at `path` holds header proofs (an ere file of a profile with them), by its name.
+fn has_proofs(path: &Path) -> bool {
+    crate::formats::ArchiveName::of_path(path).is_some_and(|n| n.holds().proofs)
 }
 
 /// The checks between execution and era files, once each kind is linked: ere blocks against era payloads,
@@ -252,10 +258,7 @@ fn with_era_summaries(
     execution: &[PathBuf],
 ) -> VerifyOptions {
     let mut opts = opts.clone();
-    let proofs = execution.iter().any(|p| {
-        crate::formats::ArchiveName::of_path(p)
-            .is_some_and(|n| n.kind == crate::formats::ArchiveKind::Ere && !n.profile.no_proofs)
-    });
+    let proofs = execution.iter().any(|p| has_proofs(p));
     if opts.historical_summaries.is_some() || !proofs {
         return opts;
     }
@@ -314,10 +317,7 @@ pub fn verify_archives_cached(
         .par_iter()
         .filter(|_| !stop())
         .map(|p| {
-            let proofs = crate::formats::ArchiveName::of_path(p).is_some_and(|n| {
-                n.kind == crate::formats::ArchiveKind::Ere && !n.profile.no_proofs
-            });
-            if derived && proofs {
+            if derived && has_proofs(p) {
                 execution::verify_file(p, &exec_opts)
             } else {
                 one(p, execution::verify_file, &exec_opts)
@@ -334,10 +334,9 @@ pub fn verify_archives_cached(
 /// use): its report, and what the checks across files later need from the file itself (an execution file's
 /// first parent hash), read while it is there. [`link_streamed`] runs those checks at the end.
 pub fn verify_one(path: &Path, opts: &VerifyOptions) -> (FileReport, Option<String>) {
-    use crate::formats::ArchiveKind;
-    match ArchiveKind::of(path) {
-        Some(ArchiveKind::Era) => (era::verify_file(path, opts), None),
-        _ => (
+    match is_beacon(path) {
+        true => (era::verify_file(path, opts), None),
+        false => (
             execution::verify_file(path, opts),
             links::first_parent_hash(path),
         ),
@@ -351,7 +350,6 @@ pub fn link_streamed(
     reports: Vec<(FileReport, Option<String>)>,
     opts: &VerifyOptions,
 ) -> Vec<FileReport> {
-    use crate::formats::ArchiveKind;
     use std::collections::HashMap;
     let mut parents: HashMap<String, String> = HashMap::new();
     let (mut era_reports, mut execution_reports) = (Vec::new(), Vec::new());
@@ -359,9 +357,9 @@ pub fn link_streamed(
         if let Some(p) = parent {
             parents.insert(r.file.clone(), p);
         }
-        match ArchiveKind::of(Path::new(&r.file)) {
-            Some(ArchiveKind::Era) => era_reports.push(r),
-            _ => execution_reports.push(r),
+        match is_beacon(Path::new(&r.file)) {
+            true => era_reports.push(r),
+            false => execution_reports.push(r),
         }
     }
     links::link_execution(&mut execution_reports, |r| parents.get(&r.file).cloned());

@@ -13,6 +13,7 @@ use eraflow::canonical::{
     HistoricalRoots, HistoricalSummaries, NotProven, ProofType, Step,
 };
 use eraflow::execution::header::HeaderView;
+use eraflow::formats::MappedArchive;
 use eraflow::network::Network;
 use std::path::Path;
 

@@ -4,6 +4,7 @@ use crate::testdata;
 use eraflow::execution::body::BodyView;
 use eraflow::formats::era1::Era1File;
 use eraflow::formats::execution::{self, BlockDecoders};
+use eraflow::formats::MappedArchive;
 use eraflow::verify::execution::{verify_file, verify_files, VerifyOptions};
 use std::path::{Path, PathBuf};
 

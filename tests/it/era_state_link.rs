@@ -6,6 +6,7 @@ use eraflow::consensus::{BeaconState, Fork};
 use eraflow::formats::era::{EraFile, EraWriter};
 use eraflow::formats::snappy::FramedDecoder;
 use eraflow::formats::ArchiveName;
+use eraflow::formats::MappedArchive;
 use eraflow::network::Network;
 use eraflow::synth::era::{write, EraSynthOptions};
 use eraflow::verify::era::verify_files;

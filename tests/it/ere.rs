@@ -10,6 +10,7 @@ use eraflow::export::export;
 use eraflow::export::progress::Progress;
 use eraflow::formats::e2store::{write_record, E2StoreReader, RecordType};
 use eraflow::formats::ere::EreFile;
+use eraflow::formats::MappedArchive;
 use eraflow::formats::{ArchiveName, EreProfile};
 use eraflow::network::Network;
 use eraflow::synth::era1::SynthOptions;

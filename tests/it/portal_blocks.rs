@@ -8,6 +8,7 @@
 use crate::testdata;
 use eraflow::execution::header::HeaderView;
 use eraflow::formats::ere::{EreBlock, EreWriter};
+use eraflow::formats::MappedArchive;
 use eraflow::network::Network;
 use eraflow::verify::execution::verify_file;
 use eraflow::verify::VerifyOptions;

@@ -5,6 +5,7 @@
 use crate::util::unpack_era;
 use eraflow::consensus::{Fork, ALL_FORKS};
 use eraflow::formats::era::{EraFile, EraWriter};
+use eraflow::formats::MappedArchive;
 use eraflow::network::Network;
 use eraflow::synth::era::{write, EraSynthOptions};
 use eraflow::verify::era::verify_file;
