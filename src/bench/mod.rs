@@ -328,7 +328,7 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
         };
         let p = input.clone();
         move || {
-            let r = crate::verify::execution::verify_file(&p, &opts);
+            let r = crate::verify::file(&p, &opts);
             match (r.ok, r.sender_errors) {
                 (false, _) => Err(format!("{:?}", r.errors)),
                 (true, Some(n)) if n > 0 => Err(format!("{n} sender errors")),
@@ -564,7 +564,7 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
     // The ere file of the same blocks: count the keccak permutations its verification runs (on the real path),
     // then time that many permutations and the snappy decompression of its records (the floor), its verification
     // and its export with and without senders.
-    let verify_ere = || verify_stage(&ere_input, crate::verify::execution::verify_file);
+    let verify_ere = || verify_stage(&ere_input, crate::verify::file);
     let verify_ere_proofs = || {
         let (input, opts) = (
             ere_proofs_input.clone(),
@@ -574,7 +574,7 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
             },
         );
         move || {
-            let r = crate::verify::execution::verify_file(&input, &opts);
+            let r = crate::verify::file(&input, &opts);
             match (r.ok, r.canonical) {
                 (true, Some(true)) => Ok(()),
                 _ => Err(format!("canonical {:?}: {:?}", r.canonical, r.errors)),
@@ -669,7 +669,7 @@ pub fn run(dir: &Path, opts: &BenchOptions) -> Result<BenchReport, BenchError> {
 
     // The era file: count the SHA-256 blocks its verification hashes (on the real path), then time that many
     // blocks through the batched hasher (the tighter floor) and the verification itself.
-    let verify_era = || verify_stage(&era_input, crate::verify::era::verify_file);
+    let verify_era = || verify_stage(&era_input, crate::verify::file);
     sha256::set_hash_counting(true);
     let _ = sha256::take_hash_count();
     let counted = one.install(verify_era());

@@ -395,40 +395,22 @@ fn export_one(
     let skip_empty = kind.holds().beacon_blocks;
     // The checksum recorded in the manifest was read from this same map before verification, which ends by
     // checking that the file has not changed since it was mapped.
-    let (report, first, last, slots) = match &file {
-        Archive::Execution(f) => {
-            // The map the sha256 was read from: one map of the file, so its pages count once in RSS.
-            let report = crate::verify::execution::verify_opened_with(
-                f,
-                &vopts,
-                &visitor,
-                |(blocks, txs, builders)| {
-                    progress.advance(blocks, txs);
-                    if sink_error.is_none() {
-                        sink_error = write_chunk(&mut sinks, builders, skip_empty).err();
-                    }
-                },
-            );
-            (report, f.first_block(), f.last_block(), None)
+    let report = crate::verify::archive(&file, &vopts, &visitor, |c| {
+        progress.advance(c.blocks, c.transactions);
+        if let Some(e) = c.error {
+            sink_error.get_or_insert(e.into());
         }
-        Archive::Era(f) => {
-            let report = crate::verify::era::verify_opened_with(f, &vopts, &visitor, |c| {
-                progress.advance(c.blocks, c.transactions);
-                if let Some(e) = c.error {
-                    sink_error.get_or_insert(e.into());
-                }
-                if sink_error.is_none() {
-                    sink_error = write_chunk(&mut sinks, c.builders, skip_empty).err();
-                }
-            });
-            let (first, last) = (report.first_block, report.last_block);
-            (
-                report,
-                first.unwrap_or(0),
-                last.unwrap_or(0),
-                Some(era_slot_range(f.era())),
-            )
+        if sink_error.is_none() {
+            sink_error = write_chunk(&mut sinks, c.builders, skip_empty).err();
         }
+    });
+    let (first, last, slots) = match &file {
+        Archive::Execution(f) => (f.first_block(), f.last_block(), None),
+        Archive::Era(f) => (
+            report.first_block.unwrap_or(0),
+            report.last_block.unwrap_or(0),
+            Some(era_slot_range(f.era())),
+        ),
     };
     finish_source(
         FinishArgs {

@@ -196,10 +196,7 @@ pub fn inspect(file: &Path, network: Option<&Network>) -> Result<FileReport, Job
         historical_summaries: None,
         accumulator: None,
     };
-    Ok(match ArchiveKind::of(file) {
-        Some(ArchiveKind::Era) => crate::verify::era::verify_file(file, &opts),
-        _ => crate::verify::execution::verify_file(file, &opts),
-    })
+    Ok(crate::verify::file(file, &opts))
 }
 
 /// `eraflow export`: verify and export every input; the run report is written under the output directory.

@@ -4,7 +4,7 @@
 
 use super::job::JobError;
 use crate::datasets::{Dataset, ExportContext};
-use crate::export::{network_of, EraChunk, ExportVisitor};
+use crate::export::{network_of, ExportChunk, ExportVisitor};
 use crate::formats::{Archive, ArchiveKind};
 use crate::network::Network;
 use crate::verify::init_signer;
@@ -83,21 +83,12 @@ pub fn read(
     };
     let mut batches = Vec::new();
     let mut dataset_error = None;
-    let report = match kind {
-        ArchiveKind::Era1 | ArchiveKind::Ere => {
-            crate::verify::execution::verify_file_with(path, &opts, &visitor, |(_, _, builders)| {
-                batches.extend(builders.into_iter().map(|b| b.finish()));
-            })
+    let report = crate::verify::archive(&file, &opts, &visitor, |c: ExportChunk| {
+        if let Some(e) = c.error {
+            dataset_error.get_or_insert(e);
         }
-        ArchiveKind::Era => {
-            crate::verify::era::verify_file_with(path, &opts, &visitor, |c: EraChunk| {
-                if let Some(e) = c.error {
-                    dataset_error.get_or_insert(e);
-                }
-                batches.extend(c.builders.into_iter().map(|b| b.finish()));
-            })
-        }
-    };
+        batches.extend(c.builders.into_iter().map(|b| b.finish()));
+    });
     if let Some(e) = dataset_error {
         return Err(JobError::Dataset(e));
     }

@@ -24,16 +24,13 @@
 
 use super::era_state::{check_history, sequential_checks, SlotFacts, StateFacts};
 use super::report::{BeaconReport, FileReport};
-use super::{hex0x, mismatch, process_signer, VerifyOptions};
+pub use super::verified::{VerifiedBeaconBlock, VerifiedPayload, VerifiedState};
+use super::{hex0x, mismatch, process_signer, VerifyOptions, Visitor};
 use crate::consensus::registry::Registry;
 use crate::consensus::ssz::SszError;
-use crate::consensus::{
-    BeaconBlock, BeaconBlockBody, BeaconState, ExecutionPayload, Fork, Kind, SignedBeaconBlock,
-    Spec, Withdrawal,
-};
-use crate::crypto::keccak::{keccak256, B256};
-use crate::crypto::signer::{SenderError, Signer};
-use crate::execution::header::HeaderFields;
+use crate::consensus::{BeaconState, Fork, Kind, SignedBeaconBlock, Spec};
+use crate::crypto::keccak::keccak256;
+use crate::crypto::signer::Signer;
 use crate::execution::transaction::TxView;
 use crate::formats::e2store::{E2StoreReader, RecordType};
 use crate::formats::era::EraFile;
@@ -44,81 +41,6 @@ use crate::formats::{FormatError, FormatErrorKind};
 use crate::network::Network;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
-use std::path::Path;
-
-/// A post-merge execution payload that passed its checks, as handed to a [`BeaconVisitor`].
-pub struct VerifiedPayload<'a> {
-    /// The payload view.
-    pub payload: &'a ExecutionPayload<'a>,
-    /// The execution header rebuilt from the payload; its keccak is `block_hash` (checked).
-    pub header: &'a HeaderFields,
-    /// The execution block hash.
-    pub block_hash: B256,
-    /// Decoded transactions, in order.
-    pub transactions: &'a [TxView<'a>],
-    /// Recovered senders, parallel to `transactions`; empty unless senders were requested.
-    pub senders: &'a [Result<[u8; 20], SenderError>],
-    /// Withdrawals (capella on).
-    pub withdrawals: &'a [Withdrawal],
-}
-
-/// One beacon block that passed every per-block check.
-pub struct VerifiedBeaconBlock<'a> {
-    /// Its slot.
-    pub slot: u64,
-    /// hash_tree_root of the block message (equal to `state.block_roots[slot % 8192]`).
-    pub root: [u8; 32],
-    /// The block message.
-    pub block: &'a BeaconBlock<'a>,
-    /// Its body, validated (read once here for every dataset).
-    pub body: &'a BeaconBlockBody<'a>,
-    /// The execution payload, for blocks after the merge (`None` before bellatrix and for the empty payloads
-    /// of bellatrix blocks before the merge).
-    pub execution: Option<VerifiedPayload<'a>>,
-}
-
-/// The era file's BeaconState once its root is computed and its own checks ran (genesis validators root,
-/// historical accumulator, file name), with its validator registry read column by column.
-pub struct VerifiedState<'a> {
-    /// The state's slot (`era * 8192`).
-    pub slot: u64,
-    /// The era number.
-    pub era: u64,
-    /// hash_tree_root of the state.
-    pub root: [u8; 32],
-    /// The state view.
-    pub state: &'a BeaconState<'a>,
-    /// Its registry.
-    pub registry: &'a Registry<'a>,
-}
-
-/// Work done on every verified beacon block in the verification pass (export builds datasets here), so each
-/// block is decompressed and decoded once. Chunks of consecutive slots are visited in parallel and handed
-/// back in slot order; outputs of a file whose report says `ok: false` must be discarded.
-pub trait BeaconVisitor: Sync {
-    /// What one chunk of slots produces.
-    type Chunk: Send;
-    /// A fresh output for the chunk starting at `first_slot`.
-    fn start_chunk(&self, first_slot: u64) -> Self::Chunk;
-    /// Adds one verified block to `chunk`.
-    fn visit(&self, chunk: &mut Self::Chunk, block: &VerifiedBeaconBlock<'_>);
-    /// Whether [`BeaconVisitor::visit_state`] has work (the registry is read only then).
-    fn wants_state(&self) -> bool {
-        false
-    }
-    /// Work on the era's state, before the blocks: its outputs go to `emit` as chunks, like blocks' (export
-    /// streams the validator registry through it in bounded chunks).
-    fn visit_state(&self, _state: &VerifiedState<'_>, _emit: &mut dyn FnMut(Self::Chunk)) {}
-}
-
-/// The visitor of plain verification.
-pub struct NoBeaconVisitor;
-
-impl BeaconVisitor for NoBeaconVisitor {
-    type Chunk = ();
-    fn start_chunk(&self, _: u64) {}
-    fn visit(&self, _: &mut (), _: &VerifiedBeaconBlock<'_>) {}
-}
 
 #[derive(Debug, Default)]
 struct Counts {
@@ -146,45 +68,9 @@ impl Counts {
     }
 }
 
-/// Verifies one era file completely (never panics; errors are in the report).
-pub fn verify_file(path: &Path, opts: &VerifyOptions) -> FileReport {
-    verify_file_with(path, opts, &NoBeaconVisitor, |_| {})
-}
-
-/// Verifies one era file and runs `visitor` over every block that passes its per-block checks; `emit` gets
-/// each chunk's output in slot order, a bounded window at a time.
-pub fn verify_file_with<V: BeaconVisitor>(
-    path: &Path,
-    opts: &VerifyOptions,
-    visitor: &V,
-    emit: impl FnMut(V::Chunk) + Send,
-) -> FileReport {
-    match EraFile::open(path) {
-        Ok(file) => verify_opened_with(&file, opts, visitor, emit),
-        Err(e) => FileReport::failed(path, "era", e),
-    }
-}
-
-/// [`verify_file_with`] on a file the caller has opened already (export reads the same map for the file's
-/// sha256: a second map would double the file's pages in the process's RSS).
-pub fn verify_opened_with<V: BeaconVisitor>(
-    file: &EraFile,
-    opts: &VerifyOptions,
-    visitor: &V,
-    mut emit: impl FnMut(V::Chunk) + Send,
-) -> FileReport {
-    let mut report = FileReport::start(file.path(), "era");
-    verify_era(file, opts, visitor, &mut emit, &mut report);
-    // Last: whatever was read must still be the file (it did not shrink under the map or get rewritten).
-    if let Err(e) = file.check_unchanged() {
-        report.error(e);
-    }
-    report
-}
-
-/// Verifies an opened era file into `report` (see [`verify_file_with`]); also the body of the `era` fuzz
-/// target, which opens files from bytes.
-pub(crate) fn verify_era<V: BeaconVisitor>(
+/// Verifies an opened era file into `report`, running `visitor` over its state and every block that passes
+/// (see [`super::archive`]).
+pub(super) fn verify_era<V: Visitor>(
     file: &EraFile,
     opts: &VerifyOptions,
     visitor: &V,
@@ -331,7 +217,7 @@ pub(crate) fn verify_era<V: BeaconVisitor>(
     );
     if let (Some(root), true) = (own_root, visitor.wants_state()) {
         match Registry::new(&state) {
-            Ok(registry) => visitor.visit_state(
+            Ok(registry) => visitor.state(
                 &VerifiedState {
                     slot: state_slot,
                     era: file.era(),
@@ -460,7 +346,7 @@ struct BlockContext<'a> {
 }
 
 /// Decodes and checks one block against the state and itself.
-fn check_block<V: BeaconVisitor>(
+fn check_block<V: Visitor>(
     ctx: &BlockContext<'_>,
     slot: u64,
     dec: &mut FramedDecoder,
@@ -540,7 +426,7 @@ fn check_block<V: BeaconVisitor>(
     // Bellatrix blocks before the merge carry the default (all-zero) payload.
     let Some(payload) = payload.filter(|p| p.block_hash().iter().any(|&b| b != 0)) else {
         against_state()?;
-        visitor.visit(
+        visitor.beacon_block(
             out,
             &VerifiedBeaconBlock {
                 slot,
@@ -660,7 +546,7 @@ fn check_block<V: BeaconVisitor>(
         payload.parent_hash().try_into().unwrap_or_default(),
     ));
     facts.payload_root = Some((payload.root().map_err(ssz_err)?, spec));
-    visitor.visit(
+    visitor.beacon_block(
         out,
         &VerifiedBeaconBlock {
             slot,
@@ -678,27 +564,6 @@ fn check_block<V: BeaconVisitor>(
         },
     );
     Ok(facts)
-}
-
-/// Verifies era files (one at a time: each uses every thread for its state root and blocks), then checks that
-/// consecutive eras of a network link up: the boundary block root and the execution chain.
-pub fn verify_files(paths: &[std::path::PathBuf], opts: &VerifyOptions) -> Vec<FileReport> {
-    verify_files_until(paths, opts, &|| false)
-}
-
-/// [`verify_files`], starting no file once `stop()` is true (those files have no report).
-pub fn verify_files_until(
-    paths: &[std::path::PathBuf],
-    opts: &VerifyOptions,
-    stop: &(dyn Fn() -> bool + Sync),
-) -> Vec<FileReport> {
-    let mut reports: Vec<FileReport> = paths
-        .iter()
-        .filter(|_| !stop())
-        .map(|p| verify_file(p, opts))
-        .collect();
-    super::links::link_era(&mut reports, opts);
-    reports
 }
 
 /// Walks every record: counts types, and checks that the block records are exactly those the index names.

@@ -26,82 +26,9 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+pub use super::verified::{BlockHashes, VerifiedBlock};
 pub use super::VerifyOptions;
-
-/// One block that passed every per-block check, as handed to a [`BlockVisitor`].
-pub struct VerifiedBlock<'a> {
-    /// Its block number.
-    pub number: u64,
-    /// Its header.
-    pub header: HeaderView<'a>,
-    /// Its body (transactions and ommers).
-    pub body: BodyView<'a>,
-    /// Decoded transactions, in order.
-    pub transactions: &'a [TxView<'a>],
-    /// Recovered senders, parallel to `transactions`; empty unless senders were requested.
-    pub senders: &'a [Result<[u8; 20], SenderError>],
-    /// Decoded receipts, parallel to `transactions`; empty when receipts are skipped or the file has none (an
-    /// ere file of the `noreceipts` profile). Rebuilt with their blooms from an ere file's slim receipts, so they
-    /// read the same from either kind.
-    pub receipts: &'a [ReceiptView<'a>],
-    /// Withdrawals of the body (Shanghai on), in order; empty before.
-    pub withdrawals: &'a [Withdrawal],
-    /// Total difficulty after this block (checked against the chain in the sequential pass); `None` where the
-    /// file has none (post-merge ere files).
-    pub total_difficulty: Option<U256>,
-}
-
-/// Work done on every block during the verification pass, so consumers (export, prune) decode each block once.
-///
-/// Blocks are visited in parallel chunks; each chunk's output is handed back in block order. Outputs of a file
-/// that fails verification must be discarded by the caller (the report says `ok: false`).
-pub trait BlockVisitor: Sync {
-    /// What one chunk of consecutive blocks produces.
-    type Chunk: Send;
-    /// A fresh output for the chunk starting at `first_block`.
-    fn start_chunk(&self, first_block: u64) -> Self::Chunk;
-    /// Adds one verified block to `chunk`.
-    fn visit(&self, chunk: &mut Self::Chunk, block: &VerifiedBlock<'_>);
-
-    /// Whether [`visit`](Self::visit) reads `block.transactions`. A visitor that needs only hashes (prune
-    /// manifests) returns false and implements [`visit_hashed`](Self::visit_hashed): when receipts are
-    /// skipped and no senders are asked for, verification then checks the transactions root without decoding
-    /// every transaction field, and hashes the header, the transactions and the trie leaves once each, in one
-    /// pass (see [`crate::execution::trie::ordered_root_and_hashes`]).
-    fn needs_decoded_transactions(&self) -> bool {
-        true
-    }
-
-    /// Adds one verified block to `chunk` on that light path: `block.transactions` is empty, `hashes` holds
-    /// the block hash and each transaction's hash. The default ignores the hashes and calls `visit`.
-    fn visit_hashed(
-        &self,
-        chunk: &mut Self::Chunk,
-        block: &VerifiedBlock<'_>,
-        hashes: &BlockHashes<'_>,
-    ) {
-        let _ = hashes;
-        self.visit(chunk, block)
-    }
-}
-
-/// Hashes the light verification path computed anyway, handed to [`BlockVisitor::visit_hashed`] so the
-/// visitor does not hash the same bytes again.
-pub struct BlockHashes<'a> {
-    /// keccak256 of the header: the block hash.
-    pub block: [u8; 32],
-    /// Each transaction's hash, in block order.
-    pub transactions: &'a [[u8; 32]],
-}
-
-/// The visitor of plain verification: does nothing.
-pub struct NoVisitor;
-
-impl BlockVisitor for NoVisitor {
-    type Chunk = ();
-    fn start_chunk(&self, _: u64) {}
-    fn visit(&self, _: &mut (), _: &VerifiedBlock<'_>) {}
-}
+use super::Visitor;
 
 /// What one parallel chunk of blocks produced: per-block facts, counts, errors, and the visitor's output.
 type ChunkResult<C> = (Vec<BlockFacts>, Counts, Vec<FormatError>, C);
@@ -213,49 +140,6 @@ pub fn kind_label(kind: TxKind) -> &'static str {
     }
 }
 
-/// Verifies one era1 or ere file completely and returns its report (never panics; errors are in the report).
-pub fn verify_file(path: &Path, opts: &VerifyOptions) -> FileReport {
-    verify_file_with(path, opts, &NoVisitor, |_| {})
-}
-
-/// Verifies one era1 or ere file and runs `visitor` over every block that passes its per-block checks; `emit`
-/// gets each chunk's output in block order, a bounded window of chunks at a time (memory does not grow with the
-/// file), while the workers verify the next window. Whether the file as a whole verified is only known from the
-/// returned report.
-pub fn verify_file_with<V: BlockVisitor>(
-    path: &Path,
-    opts: &VerifyOptions,
-    visitor: &V,
-    emit: impl FnMut(V::Chunk) + Send,
-) -> FileReport {
-    match ExecutionArchive::open(path) {
-        Ok(file) => verify_opened_with(&file, opts, visitor, emit),
-        Err(e) => {
-            let kind = crate::formats::ArchiveKind::of(path)
-                .filter(|k| k.holds().execution_blocks)
-                .unwrap_or(crate::formats::ArchiveKind::Era1);
-            FileReport::failed(path, kind.extension(), e)
-        }
-    }
-}
-
-/// [`verify_file_with`] on a file the caller has opened already: export and prune read the same map for the
-/// file's sha256, and a second map of the file would double its pages in the process's RSS.
-pub fn verify_opened_with<V: BlockVisitor>(
-    file: &ExecutionArchive,
-    opts: &VerifyOptions,
-    visitor: &V,
-    mut emit: impl FnMut(V::Chunk) + Send,
-) -> FileReport {
-    let mut report = FileReport::start(file.path(), file.kind().extension());
-    verify_execution(file, opts, visitor, &mut emit, &mut report);
-    // Last: whatever was read must still be the file (it did not shrink under the map or get rewritten).
-    if let Err(e) = file.check_unchanged() {
-        report.error(e);
-    }
-    report
-}
-
 /// Per-thread state of the block pass: the record decoders, and the buffer slim receipts are rebuilt into.
 #[derive(Default)]
 struct Worker {
@@ -263,9 +147,9 @@ struct Worker {
     rebuilt: Vec<u8>,
 }
 
-/// Verifies an opened era1 or ere file into `report` (see [`verify_file_with`]); also the body of the `era1`
-/// and `ere` fuzz targets, which open files from bytes.
-pub(crate) fn verify_execution<V: BlockVisitor>(
+/// Verifies an opened era1 or ere file into `report`, running `visitor` over every block that passes (see
+/// [`super::archive`]).
+pub(super) fn verify_execution<V: Visitor>(
     file: &ExecutionArchive,
     opts: &VerifyOptions,
     visitor: &V,
@@ -479,7 +363,7 @@ const EMPTY_OMMERS_HASH: [u8; 32] =
 /// Decodes and checks one block against itself: header fields for its fork, transactions, ommers and
 /// withdrawals roots, blob gas, receipts with blooms and gas.
 #[allow(clippy::too_many_arguments)]
-fn check_block<V: BlockVisitor>(
+fn check_block<V: Visitor>(
     file: &ExecutionArchive,
     i: u64,
     worker: &mut Worker,
@@ -711,9 +595,9 @@ fn check_block<V: BlockVisitor>(
             block: hash,
             transactions: light_hashes.get(2..).unwrap_or_default(),
         };
-        visitor.visit_hashed(out, &block, &hashes);
+        visitor.block_hashed(out, &block, &hashes);
     } else {
-        visitor.visit(out, &block);
+        visitor.block(out, &block);
     }
     Ok(BlockFacts {
         hash,
@@ -849,30 +733,6 @@ pub(super) fn rlp_error(e: rlp::RlpError, offset: u64, path: &Path, number: u64)
     FormatError::at(offset, FormatErrorKind::Rlp(e.to_string()))
         .in_file(path)
         .in_block(number)
-}
-
-/// Verifies many era1 and ere files in parallel, then checks continuity between consecutive files of the same
-/// network (parent hash and total difficulty across the boundary) and agreement between files of the same blocks.
-/// Reports come back in input order.
-pub fn verify_files(paths: &[std::path::PathBuf], opts: &VerifyOptions) -> Vec<FileReport> {
-    verify_files_until(paths, opts, &|| false)
-}
-
-/// [`verify_files`], starting no file once `stop()` is true (those files have no report).
-pub fn verify_files_until(
-    paths: &[std::path::PathBuf],
-    opts: &VerifyOptions,
-    stop: &(dyn Fn() -> bool + Sync),
-) -> Vec<FileReport> {
-    let mut reports: Vec<FileReport> = paths
-        .par_iter()
-        .filter(|_| !stop())
-        .map(|p| verify_file(p, opts))
-        .collect();
-    super::links::link_execution(&mut reports, |r| {
-        super::links::first_parent_hash(Path::new(&r.file))
-    });
-    reports
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use eraflow::formats::ArchiveName;
 use eraflow::formats::MappedArchive;
 use eraflow::network::Network;
 use eraflow::synth::era::{write, EraSynthOptions};
-use eraflow::verify::era::verify_files;
+use eraflow::verify::verify_archives as verify_files;
 use eraflow::verify::VerifyOptions;
 use std::path::PathBuf;
 

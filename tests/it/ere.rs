@@ -591,7 +591,7 @@ fn a_preset_merge_inside_mined_blocks_fails_them() {
         .remove(0);
     let mut net = synthnet();
     net.first_pos_block = 32;
-    let r = eraflow::verify::execution::verify_file(
+    let r = eraflow::verify::file(
         &file,
         &VerifyOptions {
             network: Some(net),

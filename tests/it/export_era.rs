@@ -14,7 +14,7 @@ use eraflow::formats::MappedArchive;
 use eraflow::network::Network;
 use eraflow::sink::names::era_output_path;
 use eraflow::synth::era::{write, EraSynthOptions};
-use eraflow::verify::era::verify_file;
+use eraflow::verify::file as verify_file;
 use eraflow::verify::VerifyOptions;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
