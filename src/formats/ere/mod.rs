@@ -26,7 +26,7 @@
 //!   merge-transition file repeats the final total difficulty for its post-merge blocks and roots the
 //!   accumulator over its pre-merge blocks; a post-merge file has neither.
 //! - A file is named `<network>-<era:05>-<first 4 bytes of the last block's hash>(-noproofs)?(-noreceipts)?.ere`
-//!   (`.erae` on older mirrors); see [`ArchiveName`].
+//!   (`.erae` on older mirrors); see [`crate::formats::ArchiveName`].
 
 pub mod read;
 pub mod write;
