@@ -126,3 +126,58 @@ fn rank(holds: Holds) -> Option<u8> {
         (Receipts::None, _) => 3,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::ArchiveKind::{self, Era, Era1, Ere};
+
+    #[test]
+    fn datasets_come_from_the_kinds_that_hold_what_they_need() {
+        let from = |name: &str| -> Vec<ArchiveKind> {
+            let d = crate::datasets::by_names(&[name]).unwrap()[0];
+            ArchiveKind::ALL
+                .into_iter()
+                .filter(|k| k.holds().has(d.needs()))
+                .collect()
+        };
+        assert_eq!(from("blocks"), [Era1, Era, Ere]);
+        assert_eq!(from("transactions"), [Era1, Era, Ere]);
+        assert_eq!(from("uncles"), [Era1, Ere]);
+        assert_eq!(from("logs"), [Era1, Ere]);
+        assert_eq!(from("withdrawals"), [Era, Ere]);
+        assert_eq!(from("beacon_blocks"), [Era]);
+        assert_eq!(from("attestations"), [Era]);
+        assert_eq!(from("validators"), [Era]);
+    }
+
+    #[test]
+    fn an_eras_execution_files_give_way_to_the_one_holding_most() {
+        let names: Vec<PathBuf> = [
+            "mainnet-00003-00000000.era1",
+            "mainnet-00003-11111111-noreceipts.ere",
+            "mainnet-00003-22222222-noproofs.ere",
+            "mainnet-00003-33333333.ere",
+            "mainnet-00004-44444444.era",
+        ]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+        let plan = SourcePlan::new(&names, None);
+        for other in &names[..3] {
+            let name = other.to_str().unwrap();
+            assert_eq!(
+                plan.same_blocks_as(name),
+                Some("mainnet-00003-33333333.ere"),
+                "{name}"
+            );
+        }
+        assert_eq!(plan.same_blocks_as("mainnet-00003-33333333.ere"), None);
+        assert_eq!(plan.same_blocks_as("mainnet-00004-44444444.era"), None);
+        let plan = SourcePlan::new(&names[..2], None);
+        assert_eq!(
+            plan.same_blocks_as("mainnet-00003-11111111-noreceipts.ere"),
+            Some("mainnet-00003-00000000.era1")
+        );
+    }
+}

@@ -489,6 +489,26 @@ mod tests {
     }
 
     #[test]
+    fn what_a_file_holds_by_kind_name_and_profile() {
+        let h = ArchiveName::parse("mainnet-00000-4bb7de2e-noproofs-noreceipts.ere")
+            .unwrap()
+            .holds();
+        assert!(h.execution_blocks && h.post_merge && !h.proofs);
+        assert_eq!(h.receipts, Receipts::None);
+        assert_eq!(ArchiveKind::Ere.holds().receipts, Receipts::Slim);
+        assert_eq!(ArchiveKind::Era1.holds().receipts, Receipts::Full);
+        // A file of no archive extension is read as era1.
+        assert_eq!(
+            Holds::of_path(Path::new("x.bin")),
+            ArchiveKind::Era1.holds()
+        );
+        let era = Holds::of_path(Path::new("d/mainnet-00000-4b363db9.era"));
+        assert!(era.state && era.beacon_blocks && !era.execution_blocks);
+        assert!(era.has(Need::Withdrawals) && !era.has(Need::Ommers) && !era.has(Need::Receipts));
+        assert!(!ArchiveKind::Era1.holds().has(Need::Withdrawals));
+    }
+
+    #[test]
     fn ere_names_carry_their_profile() {
         for (name, network, era, profile) in [
             ("mainnet-00000-4bb7de2e.ere", "mainnet", 0, "default"),
