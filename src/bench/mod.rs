@@ -835,7 +835,7 @@ fn ere_of(
     let existing = std::fs::read_dir(dir).ok().and_then(|rd| {
         rd.flatten()
             .map(|e| e.path())
-            .find(|p| p.extension().is_some_and(|e| e == "ere"))
+            .find(|p| crate::formats::ArchiveKind::of(p) == Some(crate::formats::ArchiveKind::Ere))
     });
     let newer = |a: &Path, b: &Path| {
         let m = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();

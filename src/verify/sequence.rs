@@ -50,8 +50,9 @@ pub(super) fn sequential_checks(
     let path = file.path();
     let off = |i: usize| file.header_offset(i as u64);
     let all_ok = facts.iter().all(|f| f.ok);
-    let era1 = matches!(file, ExecutionArchive::Era1(_));
-    // era1: every block's header record; ere: the pre-merge blocks' (mined, difficulty above zero).
+    // Files of pre-merge history (era1): every block's header record; ere: the pre-merge blocks' (mined,
+    // difficulty above zero).
+    let all_pre_merge = !file.holds().post_merge;
     let mut records = HeaderRecords::with_capacity(facts.len());
     let mut prev_td: Option<U256> = None;
     let mut pre_merge = 0u64;
@@ -59,7 +60,7 @@ pub(super) fn sequential_checks(
     for (i, f) in facts.iter().enumerate() {
         let mined = !f.difficulty.is_zero();
         if let Some(td) = &f.td_le {
-            if era1 || mined {
+            if all_pre_merge || mined {
                 records.push(&f.hash, td);
             }
         }
@@ -246,7 +247,7 @@ fn accumulator_checks(
     let path = file.path();
     let has_td = facts.first().is_some_and(|f| f.td_le.is_some());
     match (file.accumulator(), pre_merge > 0) {
-        (Some((_, at)), false) if !matches!(file, ExecutionArchive::Era1(_)) => {
+        (Some((_, at)), false) if file.holds().post_merge => {
             report.error(
                 mismatch(
                     at,
