@@ -57,27 +57,29 @@ impl ExecutionArchive {
         }
     }
 
-    /// The opened file, for what every mapped archive has.
-    fn mapped(&self) -> &dyn MappedArchive {
-        match self {
-            ExecutionArchive::Era1(f) => f,
-            ExecutionArchive::Ere(f) => f,
-        }
-    }
-
     /// The file's path.
     pub fn path(&self) -> &Path {
-        self.mapped().path()
+        // A match, not a `&dyn MappedArchive`: verification asks for the path on every block.
+        match self {
+            ExecutionArchive::Era1(f) => f.path(),
+            ExecutionArchive::Ere(f) => f.path(),
+        }
     }
 
     /// The whole file as bytes (the memory map).
     pub fn bytes(&self) -> &[u8] {
-        self.mapped().bytes()
+        match self {
+            ExecutionArchive::Era1(f) => f.bytes(),
+            ExecutionArchive::Ere(f) => f.bytes(),
+        }
     }
 
     /// Fails when the file changed since it was opened (see [`super::mapped`]).
     pub fn check_unchanged(&self) -> Result<(), FormatError> {
-        self.mapped().check_unchanged()
+        match self {
+            ExecutionArchive::Era1(f) => f.check_unchanged(),
+            ExecutionArchive::Ere(f) => f.check_unchanged(),
+        }
     }
 
     /// First block number.
