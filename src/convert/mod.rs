@@ -213,9 +213,10 @@ fn convert_one(
             opts.to
         ));
     }
+    // An ere input's profile; era1 has none.
     let input = match &file {
         ExecutionArchive::Ere(f) => Some(f.profile()),
-        ExecutionArchive::Era1(_) => None,
+        _ => None,
     };
     match (input, opts.to) {
         (None, ArchiveKind::Era1) => return refuse("already an era1 file".into()),
