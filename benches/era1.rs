@@ -10,7 +10,7 @@ use eraflow::execution::accumulator::HeaderRecords;
 use eraflow::formats::e2store::{E2StoreReader, RecordType};
 use eraflow::formats::snappy::FramedDecoder;
 use eraflow::network::Network;
-use eraflow::verify::execution::{verify_file, VerifyOptions};
+use eraflow::verify::{file as verify_file, VerifyOptions};
 use std::hint::black_box;
 use std::io::Read;
 

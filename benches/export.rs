@@ -10,7 +10,7 @@ use eraflow::export::progress::Progress;
 use eraflow::export::{export, ExportOptions};
 use eraflow::network::Network;
 use eraflow::sink::parquet::ParquetOptions;
-use eraflow::verify::execution::{verify_file, VerifyOptions};
+use eraflow::verify::{file as verify_file, VerifyOptions};
 use std::hint::black_box;
 
 fn bench(c: &mut Criterion) {

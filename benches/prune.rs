@@ -26,12 +26,11 @@ use eraflow::execution::body::BodyView;
 use eraflow::execution::trie::ordered_root_and_hashes;
 use eraflow::formats::era1::Era1File;
 use eraflow::formats::execution::{decompress, BlockDecoders};
+use eraflow::formats::MappedArchive;
 use eraflow::network::Network;
 use eraflow::prune::{run, PruneOptions};
 use eraflow::synth::era1::{write, SynthOptions};
-use eraflow::verify::execution::{
-    verify_file_with, BlockHashes, BlockVisitor, VerifiedBlock, VerifyOptions,
-};
+use eraflow::verify::{file_with, BlockHashes, VerifiedBlock, VerifyOptions, Visitor};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -39,14 +38,14 @@ use std::time::{Duration, Instant};
 /// A visitor that asks for the light transaction path, as prune's does, and keeps nothing.
 struct Light;
 
-impl BlockVisitor for Light {
+impl Visitor for Light {
     type Chunk = ();
     fn start_chunk(&self, _: u64) {}
-    fn visit(&self, _: &mut (), _: &VerifiedBlock<'_>) {}
+    fn block(&self, _: &mut (), _: &VerifiedBlock<'_>) {}
     fn needs_decoded_transactions(&self) -> bool {
         false
     }
-    fn visit_hashed(&self, _: &mut (), _: &VerifiedBlock<'_>, h: &BlockHashes<'_>) {
+    fn block_hashed(&self, _: &mut (), _: &VerifiedBlock<'_>, h: &BlockHashes<'_>) {
         black_box(h.block);
     }
 }
@@ -192,9 +191,7 @@ fn bench(c: &mut Criterion) {
             accumulator: None,
         };
         g.bench_function("verify_light_mb", |b| {
-            b.iter(|| {
-                pool.install(|| black_box(verify_file_with(&path, &vopts, &Light, |_| {}).ok))
-            })
+            b.iter(|| pool.install(|| black_box(file_with(&path, &vopts, &Light, |_| {}).ok)))
         });
         g.bench_function("manifest_mb", |b| {
             b.iter_batched(fresh, |_| pool.install(prune_once), BatchSize::PerIteration)

@@ -14,6 +14,7 @@ use crate::execution::transaction::{canonical_and_kind, TxView};
 use crate::formats::e2store::{read_record_at, E2StoreReader};
 use crate::formats::era::EraFile;
 use crate::formats::snappy::{compress_framed, FramedDecoder};
+use crate::formats::MappedArchive;
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -109,17 +110,9 @@ fn execution_file(path: &Path, data: &[u8]) {
             .clone(),
         ..Default::default()
     };
-    let report = one_thread(|| {
-        let mut report = crate::verify::report::FileReport::start(path, file.kind().extension());
-        crate::verify::execution::verify_execution(
-            &file,
-            &opts,
-            &crate::verify::execution::NoVisitor,
-            &mut |_| {},
-            &mut report,
-        );
-        report
-    });
+    let file = crate::formats::Archive::Execution(file);
+    let report =
+        one_thread(|| crate::verify::archive(&file, &opts, &crate::verify::NoVisitor, |_| {}));
     assert_eq!(report.ok, report.errors.is_empty());
     for e in &report.errors {
         let _ = crate::error::render(e);

@@ -19,6 +19,7 @@ use crate::consensus::registry::Registry;
 use crate::consensus::{BeaconState, Fork, Spec};
 use crate::datasets::{self, Dataset, ExportContext};
 use crate::formats::era::EraFile;
+use crate::formats::MappedArchive;
 use crate::network::Network;
 use crate::sink::parquet::{FileLayout, ParquetOptions, ParquetSink};
 use crate::synth::era::{write_once, EraSynthOptions};
@@ -49,7 +50,7 @@ fn era_datasets(with_operations: bool) -> Vec<&'static dyn Dataset> {
     datasets::ALL
         .iter()
         .copied()
-        .filter(|d| d.sources().contains(&crate::formats::ArchiveKind::Era) && !d.reads_state())
+        .filter(|d| crate::formats::ArchiveKind::Era.holds().has(d.needs()) && !d.reads_state())
         .filter(|d| with_operations || base.contains(&d.name()))
         .collect()
 }

@@ -5,6 +5,7 @@ use super::{decode_err, BenchError};
 use crate::datasets;
 use crate::formats::snappy::FramedDecoder;
 use crate::formats::ArchiveKind;
+use crate::formats::MappedArchive;
 use crate::network::Network;
 use std::path::Path;
 
@@ -90,7 +91,7 @@ pub(super) fn read_batches(
     let mut all = Vec::new();
     for d in datasets::ALL
         .iter()
-        .filter(|d| d.sources().contains(&ArchiveKind::Era1))
+        .filter(|d| ArchiveKind::Era1.holds().has(d.needs()))
     {
         let mut bs = Vec::new();
         // Files sit in `network=<name>` partition folders; a dataset with no rows has no folder at all.

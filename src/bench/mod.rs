@@ -20,6 +20,7 @@ use crate::export::progress::Progress;
 use crate::export::{export, ExportOptions};
 use crate::formats::e2store::{E2StoreReader, RecordType};
 use crate::formats::snappy::FramedDecoder;
+use crate::formats::MappedArchive;
 use crate::network::Network;
 use crate::sink::parquet::ParquetOptions;
 use crate::synth::era1::SynthError;
@@ -415,7 +416,7 @@ impl<'a> Bench<'a> {
             };
             let p = self.era1.path.clone();
             move || {
-                let r = crate::verify::execution::verify_file(&p, &opts);
+                let r = crate::verify::file(&p, &opts);
                 match (r.ok, r.sender_errors) {
                     (false, _) => Err(format!("{:?}", r.errors)),
                     (true, Some(n)) if n > 0 => Err(format!("{n} sender errors")),
@@ -662,7 +663,7 @@ impl<'a> Bench<'a> {
     /// verification, and the verification of the file with proofs. Returns the lengths of the messages hashed.
     fn ere_verify(&self, lines: &mut Lines) -> Result<Vec<u32>, BenchError> {
         let (one, runs, ere) = (&self.one, self.runs, &self.ere);
-        let verify_ere = || verify_stage(&ere.path, crate::verify::execution::verify_file);
+        let verify_ere = || verify_stage(&ere.path, crate::verify::file);
         let verify_ere_proofs = || {
             let (input, opts) = (
                 self.ere_proofs.clone(),
@@ -672,7 +673,7 @@ impl<'a> Bench<'a> {
                 },
             );
             move || {
-                let r = crate::verify::execution::verify_file(&input, &opts);
+                let r = crate::verify::file(&input, &opts);
                 match (r.ok, r.canonical) {
                     (true, Some(true)) => Ok(()),
                     _ => Err(format!("canonical {:?}: {:?}", r.canonical, r.errors)),
@@ -769,7 +770,7 @@ impl<'a> Bench<'a> {
     /// threads. Returns the blocks counted and the cost of one in ns.
     fn era_verify(&self, lines: &mut Lines) -> Result<(u64, f64), BenchError> {
         let (one, runs, era) = (&self.one, self.runs, &self.era);
-        let verify_era = || verify_stage(&era.path, crate::verify::era::verify_file);
+        let verify_era = || verify_stage(&era.path, crate::verify::file);
         sha256::set_hash_counting(true);
         let _ = sha256::take_hash_count();
         let counted = one.install(verify_era());
@@ -977,7 +978,7 @@ fn ere_of(
     let existing = std::fs::read_dir(dir).ok().and_then(|rd| {
         rd.flatten()
             .map(|e| e.path())
-            .find(|p| p.extension().is_some_and(|e| e == "ere"))
+            .find(|p| crate::formats::ArchiveKind::of(p) == Some(crate::formats::ArchiveKind::Ere))
     });
     let newer = |a: &Path, b: &Path| {
         let m = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();

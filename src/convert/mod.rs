@@ -13,11 +13,13 @@ use crate::canonical::HistoricalHashesAccumulator;
 use crate::execution::receipt;
 use crate::formats::era1::Era1Writer;
 use crate::formats::ere::{EreBlock, EreWriter};
-use crate::formats::{ArchiveKind, EreProfile, ExecutionArchive, FormatError, FormatErrorKind};
+use crate::formats::{
+    Archive, ArchiveKind, EreProfile, ExecutionArchive, FormatError, FormatErrorKind, Receipts,
+};
 use crate::network::Network;
-use crate::verify::execution::{verify_opened_with, BlockVisitor, VerifiedBlock};
 use crate::verify::report::{FileReport, ReportError};
 use crate::verify::VerifyOptions;
+use crate::verify::{VerifiedBlock, Visitor};
 use alloy_primitives::U256;
 use proofs::{prove_archive, ArchiveProofs, EraFiles, ProofError};
 use std::path::{Path, PathBuf};
@@ -73,14 +75,14 @@ struct ConvertVisitor {
     receipts: bool,
 }
 
-impl BlockVisitor for ConvertVisitor {
+impl Visitor for ConvertVisitor {
     type Chunk = Vec<Block>;
     fn start_chunk(&self, _: u64) -> Vec<Block> {
         Vec::new()
     }
-    fn visit(&self, chunk: &mut Vec<Block>, b: &VerifiedBlock<'_>) {
-        let receipts = self.receipts.then(|| match self.to {
-            ArchiveKind::Ere => receipt::encode_slim_list(b.receipts.iter().copied()),
+    fn block(&self, chunk: &mut Vec<Block>, b: &VerifiedBlock<'_>) {
+        let receipts = self.receipts.then(|| match self.to.holds().receipts {
+            Receipts::Slim => receipt::encode_slim_list(b.receipts.iter().copied()),
             _ => receipt::encode_list(
                 &b.receipts
                     .iter()
@@ -205,15 +207,16 @@ fn convert_one(
         report.error(ReportError::Check(format!("{}: {message}", path.display())));
         failed(report)
     };
-    if !opts.to.is_execution() {
+    if !opts.to.holds().execution_blocks {
         return refuse(format!(
             "cannot convert to {}: execution archives convert to ere or era1",
             opts.to
         ));
     }
+    // An ere input's profile; era1 has none.
     let input = match &file {
         ExecutionArchive::Ere(f) => Some(f.profile()),
-        ExecutionArchive::Era1(_) => None,
+        _ => None,
     };
     match (input, opts.to) {
         (None, ArchiveKind::Era1) => return refuse("already an era1 file".into()),
@@ -300,7 +303,8 @@ fn convert_one(
         ..Default::default()
     };
     let mut write_error: Option<ReportError> = None;
-    let mut report = verify_opened_with(&file, &vopts, &visitor, |blocks: Vec<Block>| {
+    let file = Archive::Execution(file);
+    let mut report = crate::verify::archive(&file, &vopts, &visitor, |blocks: Vec<Block>| {
         for b in &blocks {
             if write_error.is_none() {
                 write_error = writer.add(b, &opts.out, proofs.as_ref()).err();

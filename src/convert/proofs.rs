@@ -30,6 +30,7 @@ use crate::execution::rlp::RlpError;
 use crate::formats::era::EraFile;
 use crate::formats::execution::{decompress, MAX_HEADER_BYTES};
 use crate::formats::snappy::FramedDecoder;
+use crate::formats::MappedArchive;
 use crate::formats::{ArchiveName, ExecutionArchive, FormatError, FormatErrorKind};
 use crate::network::Network;
 use rayon::prelude::*;

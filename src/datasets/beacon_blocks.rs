@@ -5,7 +5,7 @@
 use super::table::{Columns, Table};
 use super::{Dataset, DatasetBuilder, DatasetError, ExportContext};
 use crate::consensus::SszError;
-use crate::formats::ArchiveKind;
+use crate::formats::Need;
 use crate::verify::era::VerifiedBeaconBlock;
 use arrow_array::builder::{BinaryBuilder, StringBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::RecordBatch;
@@ -24,8 +24,8 @@ impl Dataset for BeaconBlocks {
         false
     }
     /// Era files only: era1 files hold no beacon blocks.
-    fn sources(&self) -> &'static [ArchiveKind] {
-        &[ArchiveKind::Era]
+    fn needs(&self) -> Need {
+        Need::BeaconBlocks
     }
     fn builder(&self, _: ExportContext) -> Box<dyn DatasetBuilder> {
         Box::<BeaconBlocksColumns>::default()

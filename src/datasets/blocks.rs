@@ -8,7 +8,7 @@ use super::table::{Columns, Table};
 use super::{Dataset, DatasetBuilder, DatasetError, ExportContext};
 use crate::execution::header::Seal;
 use crate::execution::transaction::TxView;
-use crate::formats::ArchiveKind;
+use crate::formats::Need;
 use crate::verify::era::VerifiedBeaconBlock;
 use crate::verify::execution::VerifiedBlock;
 use arrow_array::builder::{BinaryBuilder, UInt32Builder, UInt64Builder};
@@ -27,8 +27,8 @@ impl Dataset for Blocks {
     fn needs_receipts(&self) -> bool {
         false
     }
-    fn sources(&self) -> &'static [ArchiveKind] {
-        &[ArchiveKind::Era1, ArchiveKind::Ere, ArchiveKind::Era]
+    fn needs(&self) -> Need {
+        Need::Blocks
     }
     fn builder(&self, ctx: ExportContext) -> Box<dyn DatasetBuilder> {
         Box::new(BlocksBuilder {

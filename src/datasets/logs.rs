@@ -2,7 +2,7 @@
 
 use super::table::{Columns, Table};
 use super::{Dataset, DatasetBuilder, ExportContext};
-use crate::formats::ArchiveKind;
+use crate::formats::Need;
 use crate::verify::execution::VerifiedBlock;
 use arrow_array::builder::{BinaryBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::RecordBatch;
@@ -17,9 +17,9 @@ impl Dataset for Logs {
     fn table(&self) -> &'static Table {
         LogsColumns::table()
     }
-    fn sources(&self) -> &'static [ArchiveKind] {
+    fn needs(&self) -> Need {
         // era files carry no receipts, so no logs.
-        &[ArchiveKind::Era1, ArchiveKind::Ere]
+        Need::Receipts
     }
     fn needs_receipts(&self) -> bool {
         true

@@ -5,8 +5,8 @@
 //!
 //! Two archive kinds feed them: era1 files (pre-merge execution blocks, [`DatasetBuilder::add_block`]) and era
 //! files (beacon blocks with their post-merge execution payloads, [`DatasetBuilder::add_beacon_block`], and the
-//! era's BeaconState, [`DatasetBuilder::add_state`]). A dataset says which kinds can give it rows
-//! ([`Dataset::sources`]); export writes its file only for those.
+//! era's BeaconState, [`DatasetBuilder::add_state`]). A dataset says what it reads from an archive
+//! ([`Dataset::needs`]); export writes its file only for the sources that hold it.
 //!
 //! Consensus datasets: `beacon_blocks` (a row per block), one dataset per block operation (a row per item, see
 //! [`operations`]) and `validators` (a row per validator of the era's state, opt-in: not in the default
@@ -30,9 +30,9 @@ macro_rules! era_dataset {
             fn needs_receipts(&self) -> bool {
                 false
             }
-            /// Era files only: they hold the beacon blocks and states.
-            fn sources(&self) -> &'static [$crate::formats::ArchiveKind] {
-                &[$crate::formats::ArchiveKind::Era]
+            /// Beacon blocks: era files hold them.
+            fn needs(&self) -> $crate::formats::Need {
+                $crate::formats::Need::BeaconBlocks
             }
             fn builder(
                 &self,
@@ -70,7 +70,6 @@ pub mod withdrawals;
 
 use crate::consensus::SszError;
 use crate::crypto::signer::Signer;
-use crate::formats::ArchiveKind;
 use crate::verify::era::{VerifiedBeaconBlock, VerifiedState};
 use crate::verify::execution::VerifiedBlock;
 use arrow_array::RecordBatch;
@@ -144,10 +143,10 @@ pub trait Dataset: Sync + Send {
     fn table(&self) -> &'static Table;
     /// Whether rows need receipts (receipt decompression is skipped when no selected dataset needs them).
     fn needs_receipts(&self) -> bool;
-    /// Archive kinds that can give this dataset rows: export writes the dataset's file for a source only when
-    /// its kind is listed (an era1 file has no withdrawals, an era file no receipts or ommers), so no
-    /// structurally empty files are made.
-    fn sources(&self) -> &'static [ArchiveKind];
+    /// What the dataset reads from an archive: export writes the dataset's file for a source only when the
+    /// source's kind holds it ([`crate::formats::Holds::has`]: an era1 file has no withdrawals, an era file no
+    /// receipts or ommers), so no structurally empty files are made.
+    fn needs(&self) -> crate::formats::Need;
     /// A builder for one chunk of consecutive blocks.
     fn builder(&self, ctx: ExportContext) -> Box<dyn DatasetBuilder>;
     /// The Arrow schema of every batch.
@@ -627,7 +626,13 @@ mod tests {
                     f.metadata()
                 );
             }
-            let _ = writeln!(out, "  sources {:?}", d.sources());
+            // The kinds whose files give it rows (what `sources()` listed before datasets said what they need).
+            use crate::formats::ArchiveKind::{Era, Era1, Ere};
+            let kinds: Vec<_> = [Era1, Ere, Era]
+                .into_iter()
+                .filter(|k| k.holds().has(d.needs()))
+                .collect();
+            let _ = writeln!(out, "  sources {kinds:?}");
             let _ = writeln!(
                 out,
                 "  needs_receipts {} reads_state {}",

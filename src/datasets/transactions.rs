@@ -8,7 +8,7 @@ use super::{Dataset, DatasetBuilder, DatasetError, ExportContext};
 use crate::crypto::signer::{SenderError, Signer};
 use crate::execution::receipt::{Outcome, ReceiptView};
 use crate::execution::transaction::TxView;
-use crate::formats::ArchiveKind;
+use crate::formats::Need;
 use crate::verify::era::VerifiedBeaconBlock;
 use crate::verify::execution::VerifiedBlock;
 use alloy_primitives::U256;
@@ -33,8 +33,8 @@ impl Dataset for Transactions {
     fn needs_receipts(&self) -> bool {
         true
     }
-    fn sources(&self) -> &'static [ArchiveKind] {
-        &[ArchiveKind::Era1, ArchiveKind::Ere, ArchiveKind::Era]
+    fn needs(&self) -> Need {
+        Need::Blocks
     }
     fn builder(&self, ctx: ExportContext) -> Box<dyn DatasetBuilder> {
         Box::new(TxBuilder {

@@ -4,7 +4,7 @@ use super::columns::U256Columns;
 use super::table::{Columns, Table};
 use super::{Dataset, DatasetBuilder, ExportContext};
 use crate::execution::header::HeaderView;
-use crate::formats::ArchiveKind;
+use crate::formats::Need;
 use crate::verify::execution::VerifiedBlock;
 use arrow_array::builder::{BinaryBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::RecordBatch;
@@ -19,9 +19,9 @@ impl Dataset for Uncles {
     fn table(&self) -> &'static Table {
         UnclesColumns::table()
     }
-    fn sources(&self) -> &'static [ArchiveKind] {
+    fn needs(&self) -> Need {
         // Post-merge blocks (era payloads) have no ommers.
-        &[ArchiveKind::Era1, ArchiveKind::Ere]
+        Need::Ommers
     }
     fn needs_receipts(&self) -> bool {
         false

@@ -8,7 +8,7 @@
 
 use super::table::{Columns, Table};
 use super::{Dataset, DatasetBuilder, DatasetError, ExportContext};
-use crate::formats::ArchiveKind;
+use crate::formats::Need;
 use crate::verify::era::VerifiedState;
 use arrow_array::builder::{
     BinaryBuilder, BooleanBuilder, UInt32Builder, UInt64Builder, UInt8Builder,
@@ -30,8 +30,8 @@ impl Dataset for Validators {
         false
     }
     /// Era files only: their BeaconState.
-    fn sources(&self) -> &'static [ArchiveKind] {
-        &[ArchiveKind::Era]
+    fn needs(&self) -> Need {
+        Need::State
     }
     fn builder(&self, _: ExportContext) -> Box<dyn DatasetBuilder> {
         Box::<ValidatorsColumns>::default()

@@ -5,7 +5,7 @@
 use super::table::{Columns, Table};
 use super::{Dataset, DatasetBuilder, DatasetError, ExportContext};
 use crate::execution::withdrawal::Withdrawal;
-use crate::formats::ArchiveKind;
+use crate::formats::Need;
 use crate::verify::era::VerifiedBeaconBlock;
 use crate::verify::execution::VerifiedBlock;
 use arrow_array::builder::{BinaryBuilder, UInt64Builder};
@@ -24,9 +24,9 @@ impl Dataset for Withdrawals {
     fn needs_receipts(&self) -> bool {
         false
     }
-    fn sources(&self) -> &'static [ArchiveKind] {
+    fn needs(&self) -> Need {
         // Withdrawals started after the merge: never in era1 files.
-        &[ArchiveKind::Ere, ArchiveKind::Era]
+        Need::Withdrawals
     }
     fn builder(&self, _: ExportContext) -> Box<dyn DatasetBuilder> {
         Box::<WithdrawalsColumns>::default()

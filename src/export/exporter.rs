@@ -115,6 +115,33 @@ impl<'a> Exporter<'a> {
         )
     }
 
+    /// Which of the run's datasets `source` (bytes with sha256 `sha`) still needs: completeness is per dataset,
+    /// so only those without a record proving their output are made. Also the records of the others, and how
+    /// their outputs were proven.
+    fn pending(&self, source: &str, sha: &str) -> Result<Pending, StoreError> {
+        let mut pending: Vec<&'static dyn Dataset> = Vec::new();
+        let mut done: Vec<CompletionRecord> = Vec::new();
+        let mut outputs = OutputProof::None;
+        for &d in &self.opts.datasets {
+            if self.opts.overwrite {
+                pending.push(d);
+                continue;
+            }
+            let options = self.fingerprint(source, d);
+            match self
+                .store
+                .complete(source, d.name(), sha, &options, self.check())?
+            {
+                Some(p) => {
+                    outputs = outputs.max(p.output);
+                    done.push(p.record);
+                }
+                None => pending.push(d),
+            }
+        }
+        Ok((pending, done, outputs))
+    }
+
     /// How thoroughly completion records are checked: from metadata, or (`verify_outputs`) by contents.
     fn check(&self) -> Check {
         match self.opts.verify_outputs {
@@ -173,7 +200,11 @@ impl<'a> Exporter<'a> {
         // Blocks as a local skip counts them where the records tell (an execution file's block range).
         let blocks = done
             .first()
-            .filter(|r| r.kind != ArchiveKind::Era.extension())
+            .filter(|r| {
+                r.kind
+                    .parse::<ArchiveKind>()
+                    .map_or(true, |k| k.holds().execution_blocks)
+            })
             .map_or(0, |r| r.last_block.saturating_sub(r.first_block) + 1);
         Ok(Some(FileOutcome {
             file: source.to_string(),
@@ -198,13 +229,20 @@ impl<'a> Exporter<'a> {
     }
 }
 
+/// The datasets a source still needs, the records of the others, and how their outputs were proven.
+type Pending = (
+    Vec<&'static dyn Dataset>,
+    Vec<CompletionRecord>,
+    OutputProof,
+);
+
 fn export_one(
     path: &Path,
     exporter: &Exporter<'_>,
     progress: &Progress,
     hashes: Option<&HashCache>,
 ) -> FileOutcome {
-    let (opts, store) = (exporter.opts, &exporter.store);
+    let opts = exporter.opts;
     let started = Instant::now();
     let source = path
         .file_name()
@@ -216,18 +254,6 @@ fn export_one(
     };
     // The file's stamp before anything is read: what its hash is kept under once its bytes verified.
     let stamp = hashes.and_then(|_| Stamp::of_path(path));
-    let skipped = |mut outcome: FileOutcome, done: Vec<CompletionRecord>, proof, blocks| {
-        outcome.skipped = true;
-        outcome.ok = true;
-        outcome.blocks = blocks;
-        outcome.outputs = done
-            .into_iter()
-            .filter_map(|r| r.output)
-            .map(|o| o.path)
-            .collect();
-        outcome.proof = Some(proof);
-        outcome
-    };
     // An input unchanged since it was hashed, whose records and outputs prove every dataset complete from
     // their metadata: nothing of it, or of its outputs, is read (its index only, for the block count).
     if !opts.overwrite {
@@ -257,28 +283,13 @@ fn export_one(
         }
     };
     let sha = hex::encode(crate::crypto::sha256::sha256(file.bytes()));
-    // Completeness is per dataset: only the datasets without a record proving their output are made.
-    let mut pending: Vec<&'static dyn Dataset> = Vec::new();
-    let mut done: Vec<CompletionRecord> = Vec::new();
-    let mut outputs = OutputProof::None;
-    for &d in &opts.datasets {
-        if opts.overwrite {
-            pending.push(d);
-            continue;
+    let (pending, done, outputs) = match exporter.pending(&source, &sha) {
+        Ok(p) => p,
+        Err(e) => {
+            outcome.errors.push(e.into());
+            return outcome;
         }
-        let options = exporter.fingerprint(&source, d);
-        match store.complete(&source, d.name(), &sha, &options, exporter.check()) {
-            Ok(Some(p)) => {
-                outputs = outputs.max(p.output);
-                done.push(p.record);
-            }
-            Ok(None) => pending.push(d),
-            Err(e) => {
-                outcome.errors.push(e.into());
-                return outcome;
-            }
-        }
-    }
+    };
     if pending.is_empty() {
         // These bytes verified when their records were written: their hash is kept for the next run.
         if let (Some(h), Some(s)) = (hashes, &stamp) {
@@ -302,48 +313,18 @@ fn export_one(
     let datasets: Vec<&'static dyn Dataset> = pending
         .iter()
         .copied()
-        .filter(|d| exporter.plan.gives(kind, &network.name, *d))
+        .filter(|d| exporter.plan.gives(kind.holds(), &network.name, *d))
         .collect();
-    let mut sinks = Vec::with_capacity(datasets.len());
-    for d in &datasets {
-        let rel = match &file {
-            Archive::Execution(f) => {
-                output_path(d.name(), &network.name, f.first_block(), f.last_block())
-            }
-            Archive::Era(f) => era_output_path(d.name(), &network.name, f.era()),
-        };
-        // Facts about where the rows came from, never where the file was read from (its path or URL), so the
-        // same archive gives the same bytes wherever it is.
-        let layout = FileLayout {
-            schema: d.schema(),
-            sort_columns: d.sort_columns(),
-            dictionary_columns: d.dictionary_columns(),
-            repeated_columns: d.repeated_columns(),
-            delta_columns: d.delta_columns(),
-            metadata: vec![
-                ("eraflow.version".into(), env!("CARGO_PKG_VERSION").into()),
-                (
-                    "eraflow.schema_version".into(),
-                    crate::datasets::SCHEMA_VERSION.to_string(),
-                ),
-                ("eraflow.dataset".into(), d.name().into()),
-                ("eraflow.network".into(), network.name.clone()),
-                ("eraflow.chain_id".into(), network.chain_id.to_string()),
-                ("eraflow.source".into(), source.clone()),
-                ("eraflow.source_sha256".into(), sha.clone()),
-            ],
-        };
-        match ParquetSink::create_dataset(&opts.out.join(&rel), &layout, &opts.parquet) {
-            Ok(s) => sinks.push((rel, s)),
-            Err(e) => {
-                outcome.errors.push(e.into());
-                return outcome;
-            }
+    let mut sinks = match open_sinks(&datasets, &file, &network, &source, &sha, opts) {
+        Ok(s) => s,
+        Err(e) => {
+            outcome.errors.push(e);
+            return outcome;
         }
-    }
+    };
     // The signer only when senders are exported (then `export` initialised it before any worker started).
-    let signer = if opts.senders {
-        match opts.signer.map_or_else(crate::crypto::signer::global, Ok) {
+    let signer = match opts.senders {
+        true => match opts.signer.map_or_else(crate::crypto::signer::global, Ok) {
             Ok(s) => Some(s),
             Err(e) => {
                 outcome.errors.push(OutcomeError::Signer {
@@ -352,9 +333,8 @@ fn export_one(
                 });
                 return outcome;
             }
-        }
-    } else {
-        None
+        },
+        false => None,
     };
     let visitor = ExportVisitor {
         datasets: &datasets,
@@ -373,46 +353,14 @@ fn export_one(
         historical_summaries: None,
         accumulator: None,
     };
-    let mut sink_error: Option<OutcomeError> = None;
-    // Empty chunks of an era file (runs of empty slots) add nothing; skipping them keeps files independent of
-    // how slots fall into chunks. era1 chunks are written as always.
-    let skip_empty = kind == ArchiveKind::Era;
-    // The checksum recorded in the manifest was read from this same map before verification, which ends by
-    // checking that the file has not changed since it was mapped.
-    let (report, first, last, slots) = match &file {
-        Archive::Execution(f) => {
-            // The map the sha256 was read from: one map of the file, so its pages count once in RSS.
-            let report = crate::verify::execution::verify_opened_with(
-                f,
-                &vopts,
-                &visitor,
-                |(blocks, txs, builders)| {
-                    progress.advance(blocks, txs);
-                    if sink_error.is_none() {
-                        sink_error = write_chunk(&mut sinks, builders, skip_empty).err();
-                    }
-                },
-            );
-            (report, f.first_block(), f.last_block(), None)
-        }
-        Archive::Era(f) => {
-            let report = crate::verify::era::verify_opened_with(f, &vopts, &visitor, |c| {
-                progress.advance(c.blocks, c.transactions);
-                if let Some(e) = c.error {
-                    sink_error.get_or_insert(e.into());
-                }
-                if sink_error.is_none() {
-                    sink_error = write_chunk(&mut sinks, c.builders, skip_empty).err();
-                }
-            });
-            let (first, last) = (report.first_block, report.last_block);
-            (
-                report,
-                first.unwrap_or(0),
-                last.unwrap_or(0),
-                Some(era_slot_range(f.era())),
-            )
-        }
+    let (report, sink_error) = verify_into(&file, &vopts, &visitor, &mut sinks, progress);
+    let (first, last, slots) = match &file {
+        Archive::Execution(f) => (f.first_block(), f.last_block(), None),
+        Archive::Era(f) => (
+            report.first_block.unwrap_or(0),
+            report.last_block.unwrap_or(0),
+            Some(era_slot_range(f.era())),
+        ),
     };
     finish_source(
         FinishArgs {
@@ -436,6 +384,99 @@ fn export_one(
         outcome,
         started,
     )
+}
+
+/// `outcome` as a source skipped because the records `done` prove its outputs (`proof` says how), holding
+/// `blocks` blocks.
+fn skipped(
+    mut outcome: FileOutcome,
+    done: Vec<CompletionRecord>,
+    proof: Proof,
+    blocks: u64,
+) -> FileOutcome {
+    outcome.skipped = true;
+    outcome.ok = true;
+    outcome.blocks = blocks;
+    outcome.outputs = done
+        .into_iter()
+        .filter_map(|r| r.output)
+        .map(|o| o.path)
+        .collect();
+    outcome.proof = Some(proof);
+    outcome
+}
+
+/// One sink per dataset for the rows of `file`, named by its blocks (or era) on `network`.
+fn open_sinks(
+    datasets: &[&'static dyn Dataset],
+    file: &Archive,
+    network: &Network,
+    source: &str,
+    sha: &str,
+    opts: &ExportOptions,
+) -> Result<Vec<(String, ParquetSink)>, OutcomeError> {
+    let mut sinks = Vec::with_capacity(datasets.len());
+    for d in datasets {
+        let rel = match file {
+            Archive::Execution(f) => {
+                output_path(d.name(), &network.name, f.first_block(), f.last_block())
+            }
+            Archive::Era(f) => era_output_path(d.name(), &network.name, f.era()),
+        };
+        // Facts about where the rows came from, never where the file was read from (its path or URL), so the
+        // same archive gives the same bytes wherever it is.
+        let layout = FileLayout {
+            schema: d.schema(),
+            sort_columns: d.sort_columns(),
+            dictionary_columns: d.dictionary_columns(),
+            repeated_columns: d.repeated_columns(),
+            delta_columns: d.delta_columns(),
+            metadata: vec![
+                ("eraflow.version".into(), env!("CARGO_PKG_VERSION").into()),
+                (
+                    "eraflow.schema_version".into(),
+                    crate::datasets::SCHEMA_VERSION.to_string(),
+                ),
+                ("eraflow.dataset".into(), d.name().into()),
+                ("eraflow.network".into(), network.name.clone()),
+                ("eraflow.chain_id".into(), network.chain_id.to_string()),
+                ("eraflow.source".into(), source.to_string()),
+                ("eraflow.source_sha256".into(), sha.to_string()),
+            ],
+        };
+        match ParquetSink::create_dataset(&opts.out.join(&rel), &layout, &opts.parquet) {
+            Ok(s) => sinks.push((rel, s)),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(sinks)
+}
+
+/// Verifies `file` and writes each chunk of `visitor`'s rows into `sinks`: the file's report, and the first
+/// error writing them (or of a dataset).
+fn verify_into(
+    file: &Archive,
+    vopts: &VerifyOptions,
+    visitor: &ExportVisitor<'_>,
+    sinks: &mut [(String, ParquetSink)],
+    progress: &Progress,
+) -> (FileReport, Option<OutcomeError>) {
+    let mut sink_error: Option<OutcomeError> = None;
+    // Empty chunks of an era file (runs of empty slots) add nothing; skipping them keeps files independent of
+    // how slots fall into chunks. era1 chunks are written as always.
+    let skip_empty = file.kind().holds().beacon_blocks;
+    // The checksum recorded in the manifest was read from this same map before verification, which ends by
+    // checking that the file has not changed since it was mapped.
+    let report = crate::verify::archive(file, vopts, visitor, |c| {
+        progress.advance(c.blocks, c.transactions);
+        if let Some(e) = c.error {
+            sink_error.get_or_insert(e.into());
+        }
+        if sink_error.is_none() {
+            sink_error = write_chunk(sinks, c.builders, skip_empty).err();
+        }
+    });
+    (report, sink_error)
 }
 
 /// Writes one chunk's batch of every dataset to its sink, in dataset order.

@@ -19,7 +19,7 @@ mod visitor;
 
 pub use exporter::Exporter;
 pub(crate) use plan::SourcePlan;
-pub(crate) use visitor::{EraChunk, ExportVisitor};
+pub(crate) use visitor::{ExportChunk, ExportVisitor};
 
 use crate::crypto::signer::{Signer, SignerBackend, SignerError};
 use crate::datasets::Dataset;

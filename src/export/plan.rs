@@ -1,8 +1,7 @@
 //! Which input gives which rows when inputs of one run hold the same blocks (see [`SourcePlan`]).
 
 use crate::datasets::Dataset;
-use crate::formats::execution::BLOCKS_PER_ERA;
-use crate::formats::ArchiveKind;
+use crate::formats::{Holds, Receipts, BLOCKS_PER_ERA};
 use crate::network::Network;
 use std::path::PathBuf;
 
@@ -39,14 +38,11 @@ impl SourcePlan {
                 continue;
             };
             let net_name = network.map_or(name.network.clone(), |n| n.name.clone());
-            let rank = match (name.kind, name.profile.no_receipts, name.profile.no_proofs) {
-                (ArchiveKind::Ere, false, false) => 0,
-                (ArchiveKind::Ere, false, true) => 1,
-                (ArchiveKind::Era1, _, _) => 2,
-                (ArchiveKind::Ere, true, _) => 3,
-                (ArchiveKind::Era, _, _) => continue,
+            let holds = name.holds();
+            let Some(rank) = rank(holds) else {
+                continue;
             };
-            if name.kind == ArchiveKind::Ere && !name.profile.no_receipts {
+            if holds.post_merge && holds.receipts != Receipts::None {
                 let first_pos = network
                     .cloned()
                     .or_else(|| Network::by_name(&name.network).ok())
@@ -82,12 +78,16 @@ impl SourcePlan {
         self.same_blocks.get(source).map(String::as_str)
     }
 
-    /// Whether `dataset` takes rows from `source` (of `kind`, on `network`): not an execution dataset of an era
-    /// file when the run's ere files give that network's post-merge execution rows.
-    pub(super) fn gives(&self, kind: ArchiveKind, network: &str, dataset: &dyn Dataset) -> bool {
-        dataset.sources().contains(&kind)
-            && !(kind == ArchiveKind::Era
-                && dataset.sources().contains(&ArchiveKind::Ere)
+    /// Whether `dataset` takes rows from a source holding `holds` (by its kind, see [`ArchiveKind::holds`]) on
+    /// `network`: not execution rows of an era file when the run's ere files give that network's post-merge
+    /// execution rows.
+    ///
+    /// [`ArchiveKind::holds`]: crate::formats::ArchiveKind::holds
+    pub(super) fn gives(&self, holds: Holds, network: &str, dataset: &dyn Dataset) -> bool {
+        let need = dataset.needs();
+        holds.has(need)
+            && !(!holds.execution_blocks
+                && need.is_execution()
                 && self.execution_from_ere.contains(network))
     }
 
@@ -103,10 +103,81 @@ impl SourcePlan {
             return String::new();
         };
         let net = network.map_or(name.network.as_str(), |n| n.name.as_str());
-        if name.kind == ArchiveKind::Era && !self.gives(name.kind, net, dataset) {
+        let holds = name.kind.holds();
+        if holds.beacon_blocks && !self.gives(holds, net, dataset) {
             ";execution_rows=ere".into()
         } else {
             String::new()
         }
+    }
+}
+
+/// Which of the execution files of one era is exported, best first, by what each holds: receipts (they give
+/// `gas_used`, `success` and logs), slim ones with proofs, then without, then full ones; files without
+/// receipts last. `None` for files holding no execution blocks (era files).
+fn rank(holds: Holds) -> Option<u8> {
+    if !holds.execution_blocks {
+        return None;
+    }
+    Some(match (holds.receipts, holds.proofs) {
+        (Receipts::Slim, true) => 0,
+        (Receipts::Slim, false) => 1,
+        (Receipts::Full, _) => 2,
+        (Receipts::None, _) => 3,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::ArchiveKind::{self, Era, Era1, Ere};
+
+    #[test]
+    fn datasets_come_from_the_kinds_that_hold_what_they_need() {
+        let from = |name: &str| -> Vec<ArchiveKind> {
+            let d = crate::datasets::by_names(&[name]).unwrap()[0];
+            ArchiveKind::ALL
+                .into_iter()
+                .filter(|k| k.holds().has(d.needs()))
+                .collect()
+        };
+        assert_eq!(from("blocks"), [Era1, Era, Ere]);
+        assert_eq!(from("transactions"), [Era1, Era, Ere]);
+        assert_eq!(from("uncles"), [Era1, Ere]);
+        assert_eq!(from("logs"), [Era1, Ere]);
+        assert_eq!(from("withdrawals"), [Era, Ere]);
+        assert_eq!(from("beacon_blocks"), [Era]);
+        assert_eq!(from("attestations"), [Era]);
+        assert_eq!(from("validators"), [Era]);
+    }
+
+    #[test]
+    fn an_eras_execution_files_give_way_to_the_one_holding_most() {
+        let names: Vec<PathBuf> = [
+            "mainnet-00003-00000000.era1",
+            "mainnet-00003-11111111-noreceipts.ere",
+            "mainnet-00003-22222222-noproofs.ere",
+            "mainnet-00003-33333333.ere",
+            "mainnet-00004-44444444.era",
+        ]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+        let plan = SourcePlan::new(&names, None);
+        for other in &names[..3] {
+            let name = other.to_str().unwrap();
+            assert_eq!(
+                plan.same_blocks_as(name),
+                Some("mainnet-00003-33333333.ere"),
+                "{name}"
+            );
+        }
+        assert_eq!(plan.same_blocks_as("mainnet-00003-33333333.ere"), None);
+        assert_eq!(plan.same_blocks_as("mainnet-00004-44444444.era"), None);
+        let plan = SourcePlan::new(&names[..2], None);
+        assert_eq!(
+            plan.same_blocks_as("mainnet-00003-11111111-noreceipts.ere"),
+            Some("mainnet-00003-00000000.era1")
+        );
     }
 }

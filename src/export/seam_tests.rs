@@ -7,7 +7,7 @@ use super::progress::Progress;
 use super::{export, ExportOptions};
 use crate::datasets::table::{columns, Columns, Table};
 use crate::datasets::{Dataset, DatasetBuilder, ExportContext};
-use crate::formats::ArchiveKind;
+use crate::formats::Need;
 use crate::verify::execution::VerifiedBlock;
 use arrow_array::builder::{BinaryBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::{Array, RecordBatch, UInt64Array};
@@ -36,8 +36,8 @@ impl Dataset for GasByBlock {
     fn needs_receipts(&self) -> bool {
         false
     }
-    fn sources(&self) -> &'static [ArchiveKind] {
-        &[ArchiveKind::Era1, ArchiveKind::Ere]
+    fn needs(&self) -> Need {
+        Need::Blocks
     }
     fn builder(&self, _: ExportContext) -> Box<dyn DatasetBuilder> {
         Box::<GasByBlockColumns>::default()

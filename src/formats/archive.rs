@@ -1,317 +1,11 @@
-//! Archive kinds, their file names and opening a file of any kind: the one place that knows that `.era1` is
-//! pre-merge execution history, `.era` beacon-chain history and `.ere` (legacy `.erae`) execution history on both
-//! sides of the merge, and how they are named (`<network>-<era:05>-<hash8>.<ext>`, ere files with an optional
-//! profile suffix, as in the e2store format specs: <https://github.com/eth-clients/e2store-format-specs>).
+//! An opened archive of any kind ([`Archive`]): the top of `formats/`, over each format's reader.
 
+use super::e2store::MappedArchive;
 use super::era::EraFile;
-use super::era1::Era1File;
-use super::ere::EreFile;
-use super::error::{FormatError, FormatErrorKind};
+use super::error::FormatError;
 use super::execution::ExecutionArchive;
-use std::fmt;
+use super::name::{ArchiveKind, Holds};
 use std::path::Path;
-use std::str::FromStr;
-
-/// The three kinds of archive file eraflow reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum ArchiveKind {
-    /// `.era1`: pre-merge execution blocks, receipts, total difficulty and the accumulator root.
-    Era1,
-    /// `.era`: beacon-chain blocks of one era and the BeaconState at its end.
-    Era,
-    /// `.ere` (legacy `.erae`): execution blocks of one era before or after the merge, slim receipts, total
-    /// difficulty and the accumulator root over pre-merge blocks, Portal header proofs.
-    Ere,
-}
-
-impl ArchiveKind {
-    /// Every kind, era1 first.
-    pub const ALL: [ArchiveKind; 3] = [ArchiveKind::Era1, ArchiveKind::Era, ArchiveKind::Ere];
-
-    /// The file extension without the dot, which is also the kind's name (`era1`, `era`, `ere`).
-    pub fn extension(self) -> &'static str {
-        match self {
-            ArchiveKind::Era1 => "era1",
-            ArchiveKind::Era => "era",
-            ArchiveKind::Ere => "ere",
-        }
-    }
-
-    /// Every extension a file of this kind may have: ere files were first published as `.erae`, and mirrors
-    /// still serve that name.
-    pub fn extensions(self) -> &'static [&'static str] {
-        match self {
-            ArchiveKind::Era1 => &["era1"],
-            ArchiveKind::Era => &["era"],
-            ArchiveKind::Ere => &["ere", "erae"],
-        }
-    }
-
-    /// The kind of a path by its extension.
-    pub fn of(path: &Path) -> Option<ArchiveKind> {
-        let ext = path.extension()?.to_str()?;
-        ArchiveKind::ALL
-            .into_iter()
-            .find(|k| k.extensions().contains(&ext))
-    }
-
-    /// Whether files of this kind hold execution blocks as headers, bodies and receipts (era1, ere), read by
-    /// one block-verification and dataset path ([`ExecutionArchive`]).
-    pub fn is_execution(self) -> bool {
-        matches!(self, ArchiveKind::Era1 | ArchiveKind::Ere)
-    }
-}
-
-impl fmt::Display for ArchiveKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.extension())
-    }
-}
-
-/// An archive kind name that is none of `era1`, `era`, `ere`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown archive kind '{0}': era1, era or ere")]
-pub struct UnknownArchiveKind(pub String);
-
-impl FromStr for ArchiveKind {
-    type Err = UnknownArchiveKind;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ArchiveKind::ALL
-            .into_iter()
-            .find(|k| k.extensions().contains(&s))
-            .ok_or_else(|| UnknownArchiveKind(s.to_string()))
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for ArchiveKind {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
-
-impl serde::Serialize for ArchiveKind {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.extension())
-    }
-}
-
-/// Which optional components an ere file leaves out, as its name's suffix says (`-noproofs`, `-noreceipts`, or
-/// both in alphabetical order). The default (nothing left out) is the fully verifiable profile, whose name has no
-/// suffix. era1 and era names always have the default.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub struct EreProfile {
-    /// No `Proof` records (`-noproofs`).
-    pub no_proofs: bool,
-    /// No `CompressedSlimReceipts` records (`-noreceipts`).
-    pub no_receipts: bool,
-}
-
-impl EreProfile {
-    /// The profile's name suffix, with its leading dash (empty for the default profile).
-    pub fn suffix(self) -> &'static str {
-        match (self.no_proofs, self.no_receipts) {
-            (false, false) => "",
-            (true, false) => "-noproofs",
-            (false, true) => "-noreceipts",
-            (true, true) => "-noproofs-noreceipts",
-        }
-    }
-
-    /// The profile's name as reports show it: `default`, `noproofs`, `noreceipts`, `noproofs-noreceipts`.
-    pub fn name(self) -> &'static str {
-        match self.suffix() {
-            "" => "default",
-            s => &s[1..],
-        }
-    }
-
-    /// Splits a profile suffix off a file stem: `(stem without it, profile)`.
-    fn split(stem: &str) -> (&str, EreProfile) {
-        for p in [
-            EreProfile {
-                no_proofs: true,
-                no_receipts: true,
-            },
-            EreProfile {
-                no_proofs: true,
-                no_receipts: false,
-            },
-            EreProfile {
-                no_proofs: false,
-                no_receipts: true,
-            },
-        ] {
-            if let Some(rest) = stem.strip_suffix(p.suffix()) {
-                return (rest, p);
-            }
-        }
-        (stem, EreProfile::default())
-    }
-}
-
-impl FromStr for EreProfile {
-    type Err = String;
-
-    /// A profile by name: `default` (header proofs and receipts), `noproofs`, `noreceipts` or
-    /// `noproofs-noreceipts`; the error says which names there are.
-    fn from_str(name: &str) -> Result<EreProfile, String> {
-        let profile = |no_proofs, no_receipts| EreProfile {
-            no_proofs,
-            no_receipts,
-        };
-        match name {
-            "default" => Ok(profile(false, false)),
-            "noproofs" => Ok(profile(true, false)),
-            "noreceipts" => Ok(profile(false, true)),
-            "noproofs-noreceipts" => Ok(profile(true, true)),
-            other => Err(format!(
-                "'{other}': default (with header proofs), noproofs, noreceipts or noproofs-noreceipts"
-            )),
-        }
-    }
-}
-
-impl fmt::Display for EreProfile {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// The parts of a canonical archive file name, `<network>-<era:05>-<hash8>.<era1|era>` or
-/// `<network>-<era:05>-<hash8>(-noproofs)?(-noreceipts)?.<ere|erae>`.
-///
-/// era1: `hash8` is the first 4 bytes of the accumulator root. era: the first 4 bytes of the last historical
-/// root or summary the state records (the genesis validators root in era 0). ere: the first 4 bytes of the hash of
-/// the file's last block.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ArchiveName {
-    /// Which kind of archive the extension says.
-    pub kind: ArchiveKind,
-    /// Network preset name; it may itself contain dashes (`synthnet-r1`).
-    pub network: String,
-    /// Era number.
-    pub era: u64,
-    /// The 4 bytes the name's `hash8` spells.
-    pub short_root: [u8; 4],
-    /// The components the name says the file leaves out (ere only; the default elsewhere).
-    pub profile: EreProfile,
-}
-
-impl ArchiveName {
-    /// Parses a file name (not a path) of any kind.
-    ///
-    /// ```
-    /// use eraflow::formats::{ArchiveKind, ArchiveName};
-    /// let n = ArchiveName::parse("synthnet-r1-00002-00112233.era1").unwrap();
-    /// assert_eq!((n.kind, n.network.as_str(), n.era), (ArchiveKind::Era1, "synthnet-r1", 2));
-    /// assert_eq!(ArchiveName::format(n.kind, &n.network, n.era, &n.short_root), "synthnet-r1-00002-00112233.era1");
-    ///
-    /// // ere files name their profile; `.erae` is the legacy extension of the same format.
-    /// let n = ArchiveName::parse("mainnet-01897-a1b2c3d4-noproofs.erae").unwrap();
-    /// assert_eq!((n.kind, n.era, n.profile.name()), (ArchiveKind::Ere, 1897, "noproofs"));
-    /// assert_eq!(n.file_name(), "mainnet-01897-a1b2c3d4-noproofs.ere");
-    /// ```
-    pub fn parse(file_name: &str) -> Result<Self, FormatErrorKind> {
-        let (kind, stem) = ArchiveKind::ALL
-            .into_iter()
-            .find_map(|k| {
-                k.extensions().iter().find_map(|ext| {
-                    let stem = file_name.strip_suffix(ext)?.strip_suffix('.')?;
-                    Some((k, stem))
-                })
-            })
-            .ok_or_else(|| {
-                FormatErrorKind::FileName(format!(
-                    "'{file_name}' does not end in .era1, .era, .ere or .erae"
-                ))
-            })?;
-        let bad = || {
-            let profile = if kind == ArchiveKind::Ere {
-                "(-noproofs)?(-noreceipts)?"
-            } else {
-                ""
-            };
-            FormatErrorKind::FileName(format!(
-                "'{file_name}': expected <network>-<era:05>-<hash8>{profile}.{kind}"
-            ))
-        };
-        let (stem, profile) = if kind == ArchiveKind::Ere {
-            EreProfile::split(stem)
-        } else {
-            (stem, EreProfile::default())
-        };
-        let mut parts = stem.rsplitn(3, '-');
-        let (Some(hash), Some(era), Some(network)) = (parts.next(), parts.next(), parts.next())
-        else {
-            return Err(bad());
-        };
-        let mut short_root = [0u8; 4];
-        if network.is_empty()
-            || era.len() < 5
-            || !era.bytes().all(|b| b.is_ascii_digit())
-            || hash.len() != 8
-        {
-            return Err(bad());
-        }
-        hex::decode_to_slice(hash, &mut short_root).map_err(|_| bad())?;
-        let era = era
-            .parse()
-            .map_err(|_| FormatErrorKind::FileName(format!("'{file_name}': era too large")))?;
-        Ok(ArchiveName {
-            kind,
-            network: network.to_string(),
-            era,
-            short_root,
-            profile,
-        })
-    }
-
-    /// Parses a file name that must be of `kind` (an `.era` name is no era1 name).
-    pub fn parse_as(kind: ArchiveKind, file_name: &str) -> Result<Self, FormatErrorKind> {
-        match ArchiveName::parse(file_name) {
-            Ok(n) if n.kind == kind => Ok(n),
-            Ok(_) => Err(FormatErrorKind::FileName(format!(
-                "'{file_name}' does not end in .{kind}"
-            ))),
-            Err(e) => Err(e),
-        }
-    }
-
-    /// The name of a path's file, when it is a canonical archive name.
-    pub fn of_path(path: &Path) -> Option<ArchiveName> {
-        ArchiveName::parse(path.file_name()?.to_str()?).ok()
-    }
-
-    /// The canonical file name of an era1 or era file, or of a default-profile ere file; `root` is the
-    /// accumulator root (era1), historical root (era) or last block hash (ere), of which the first 4 bytes are
-    /// spelled.
-    pub fn format(kind: ArchiveKind, network: &str, era: u64, root: &[u8]) -> String {
-        let mut short_root = [0u8; 4];
-        let n = root.len().min(4);
-        short_root[..n].copy_from_slice(&root[..n]);
-        ArchiveName {
-            kind,
-            network: network.to_string(),
-            era,
-            short_root,
-            profile: EreProfile::default(),
-        }
-        .file_name()
-    }
-
-    /// The canonical file name these parts spell (an ere file always with the `.ere` extension).
-    pub fn file_name(&self) -> String {
-        format!(
-            "{}-{:05}-{}{}.{}",
-            self.network,
-            self.era,
-            hex::encode(self.short_root),
-            self.profile.suffix(),
-            self.kind
-        )
-    }
-}
 
 /// An opened (memory-mapped) archive of any kind.
 pub enum Archive {
@@ -322,17 +16,27 @@ pub enum Archive {
 }
 
 impl Archive {
-    /// Opens `path` as the kind its extension names; anything else is read as era1 (a file named explicitly is
-    /// kept whatever its extension, and era1 is the format that says so in its first record).
+    /// Opens `path` as the kind it is read as ([`ArchiveKind::read_as`]: its extension's, anything else era1).
     pub fn open(path: &Path) -> Result<Archive, FormatError> {
-        match ArchiveKind::of(path) {
-            Some(ArchiveKind::Era) => EraFile::open(path).map(Archive::Era),
-            Some(ArchiveKind::Ere) => EreFile::open(path)
-                .map(ExecutionArchive::Ere)
-                .map(Archive::Execution),
-            _ => Era1File::open(path)
-                .map(ExecutionArchive::Era1)
-                .map(Archive::Execution),
+        match ArchiveKind::read_as(path) {
+            ArchiveKind::Era => EraFile::open(path).map(Archive::Era),
+            _ => ExecutionArchive::open(path).map(Archive::Execution),
+        }
+    }
+
+    /// What the file holds (see [`Holds`]).
+    pub fn holds(&self) -> Holds {
+        match self {
+            Archive::Execution(f) => f.holds(),
+            Archive::Era(_) => ArchiveKind::Era.holds(),
+        }
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        match self {
+            Archive::Execution(f) => f.path(),
+            Archive::Era(f) => f.path(),
         }
     }
 
@@ -368,95 +72,5 @@ impl Archive {
                 .block_index()
                 .map_or(0, |i| i.offsets.iter().flatten().count() as u64),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_parse_and_format_both_kinds() {
-        let n = ArchiveName::parse("sepolia-00021-b8814b14.era1").unwrap();
-        assert_eq!(n.kind, ArchiveKind::Era1);
-        assert_eq!((n.network.as_str(), n.era), ("sepolia", 21));
-        assert_eq!(n.short_root, [0xb8, 0x81, 0x4b, 0x14]);
-        let n = ArchiveName::parse("mainnet-00000-4b363db9.era").unwrap();
-        assert_eq!(
-            (n.kind, n.network.as_str(), n.era),
-            (ArchiveKind::Era, "mainnet", 0)
-        );
-        assert_eq!(
-            ArchiveName::format(ArchiveKind::Era, "mainnet", 0, &n.short_root),
-            "mainnet-00000-4b363db9.era"
-        );
-        for bad in [
-            "x.era2",
-            "mainnet-00000-4b363db9-noproofs.era1",
-            "mainnet-00000-4b363db9-noreceipts-noproofs.ere",
-            "mainnet-0000-4b363db9.era",
-            "mainnet-00000-4b363db.era1",
-            "-00000-4b363db9.era",
-            "mainnet-00000-zzzzzzzz.era1",
-            "mainnet-99999999999999999999999-4b363db9.era1",
-        ] {
-            assert!(ArchiveName::parse(bad).is_err(), "{bad}");
-        }
-        assert_eq!("era".parse::<ArchiveKind>().unwrap(), ArchiveKind::Era);
-        assert!("era2".parse::<ArchiveKind>().is_err());
-        assert_eq!(
-            ArchiveKind::of(Path::new("/a/b.era1")),
-            Some(ArchiveKind::Era1)
-        );
-        assert_eq!(ArchiveKind::of(Path::new("/a/b.txt")), None);
-        assert_eq!(
-            ArchiveKind::of(Path::new("/a/b.erae")),
-            Some(ArchiveKind::Ere)
-        );
-        assert_eq!("erae".parse::<ArchiveKind>().unwrap(), ArchiveKind::Ere);
-    }
-
-    #[test]
-    fn ere_names_carry_their_profile() {
-        for (name, network, era, profile) in [
-            ("mainnet-00000-4bb7de2e.ere", "mainnet", 0, "default"),
-            (
-                "mainnet-00000-4bb7de2e-noproofs.ere",
-                "mainnet",
-                0,
-                "noproofs",
-            ),
-            (
-                "synthnet-r1-00123-4bb7de2e-noreceipts.erae",
-                "synthnet-r1",
-                123,
-                "noreceipts",
-            ),
-            (
-                "sepolia-00021-4bb7de2e-noproofs-noreceipts.ere",
-                "sepolia",
-                21,
-                "noproofs-noreceipts",
-            ),
-        ] {
-            let n = ArchiveName::parse(name).unwrap();
-            assert_eq!(n.kind, ArchiveKind::Ere, "{name}");
-            assert_eq!(
-                (n.network.as_str(), n.era, n.profile.name()),
-                (network, era, profile)
-            );
-            assert_eq!(n.short_root, [0x4b, 0xb7, 0xde, 0x2e]);
-            assert_eq!(
-                ArchiveName::parse(&n.file_name()).unwrap(),
-                n,
-                "{name} round trip"
-            );
-        }
-        // A profile is part of an ere name only.
-        let e = ArchiveName::parse("mainnet-00000-4bb7de2e-nothing.ere").unwrap_err();
-        assert!(
-            e.to_string().contains("(-noproofs)?(-noreceipts)?.ere"),
-            "{e}"
-        );
     }
 }

@@ -8,6 +8,7 @@ use super::runlock::RunLock;
 use super::stream::{run_inputs, Inputs};
 use crate::consensus::{self, Fork, Kind};
 use crate::error::ExitStatus;
+use crate::formats::MappedArchive;
 use crate::formats::{ArchiveKind, ArchiveName, FormatError, FormatErrorKind};
 use crate::network::Network;
 use crate::prune::check::CheckSummary;
@@ -93,7 +94,7 @@ fn with_trusted_states(v: &VerifyJob, files: &[PathBuf]) -> Result<VerifyOptions
             let mut wanted: Vec<_> = files
                 .iter()
                 .filter_map(|p| ArchiveName::of_path(p))
-                .filter(|n| n.kind == ArchiveKind::Era)
+                .filter(|n| n.holds().state)
                 .map(|n| {
                     let slot = n.era.saturating_mul(crate::formats::era::SLOTS_PER_ERA);
                     // The job's network when it forces one, else the file name's preset.
@@ -144,7 +145,7 @@ fn with_anchors(v: &VerifyJob, files: &[PathBuf]) -> Result<VerifyOptions, JobEr
             let name = files
                 .iter()
                 .filter_map(|p| ArchiveName::of_path(p))
-                .find(|n| n.kind.is_execution())
+                .find(|n| n.holds().execution_blocks)
                 .map(|n| n.network)
                 .ok_or_else(|| {
                     bad(format!(
@@ -194,10 +195,7 @@ pub fn inspect(file: &Path, network: Option<&Network>) -> Result<FileReport, Job
         historical_summaries: None,
         accumulator: None,
     };
-    Ok(match ArchiveKind::of(file) {
-        Some(ArchiveKind::Era) => crate::verify::era::verify_file(file, &opts),
-        _ => crate::verify::execution::verify_file(file, &opts),
-    })
+    Ok(crate::verify::file(file, &opts))
 }
 
 /// `eraflow export`: verify and export every input; the run report is written under the output directory.
@@ -634,7 +632,7 @@ pub fn state_root(
     let mut dec = crate::formats::era::state_decoder();
     let era;
     let owned: Vec<u8>;
-    let ssz: &[u8] = if ArchiveKind::of(file) == Some(ArchiveKind::Era) {
+    let ssz: &[u8] = if crate::formats::Holds::of_path(file).state {
         era = crate::formats::era::EraFile::open(file)?;
         let rec = era.state_record()?;
         dec.decompress(rec.data)

@@ -283,7 +283,7 @@ pub fn era_files(paths: &[String]) -> Result<Vec<PathBuf>, JobError> {
     let era: Vec<PathBuf> = crate::inputs::expand(paths)
         .map_err(|e| invalid(e.to_string()))?
         .into_iter()
-        .filter(|p| ArchiveKind::of(p) == Some(ArchiveKind::Era))
+        .filter(|p| crate::formats::Holds::of_path(p).state)
         .collect();
     if era.is_empty() {
         return Err(invalid(format!("no .era files in {}", paths.join(" "))));

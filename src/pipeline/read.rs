@@ -4,7 +4,7 @@
 
 use super::job::JobError;
 use crate::datasets::{Dataset, ExportContext};
-use crate::export::{network_of, EraChunk, ExportVisitor};
+use crate::export::{network_of, ExportChunk, ExportVisitor};
 use crate::formats::{Archive, ArchiveKind};
 use crate::network::Network;
 use crate::verify::init_signer;
@@ -35,19 +35,20 @@ pub fn read(
 ) -> Result<DatasetRead, JobError> {
     let file = Archive::open(path)?;
     let kind = file.kind();
-    if !dataset.sources().contains(&kind) {
+    if !kind.holds().has(dataset.needs()) {
+        // The kinds that give it, in the order this message has always named them.
+        let from = [ArchiveKind::Era1, ArchiveKind::Ere, ArchiveKind::Era]
+            .into_iter()
+            .filter(|k| k.holds().has(dataset.needs()))
+            .map(|k| k.to_string())
+            .collect::<Vec<_>>()
+            .join(" and ");
         return Err(JobError::Invalid {
             key: "dataset",
             message: format!(
-                "{}: {kind} files have no {} rows (it comes from {})",
+                "{}: {kind} files have no {} rows (it comes from {from})",
                 path.display(),
                 dataset.name(),
-                dataset
-                    .sources()
-                    .iter()
-                    .map(|k| k.to_string())
-                    .collect::<Vec<_>>()
-                    .join(" and ")
             ),
         });
     }
@@ -82,21 +83,12 @@ pub fn read(
     };
     let mut batches = Vec::new();
     let mut dataset_error = None;
-    let report = match kind {
-        ArchiveKind::Era1 | ArchiveKind::Ere => {
-            crate::verify::execution::verify_file_with(path, &opts, &visitor, |(_, _, builders)| {
-                batches.extend(builders.into_iter().map(|b| b.finish()));
-            })
+    let report = crate::verify::archive(&file, &opts, &visitor, |c: ExportChunk| {
+        if let Some(e) = c.error {
+            dataset_error.get_or_insert(e);
         }
-        ArchiveKind::Era => {
-            crate::verify::era::verify_file_with(path, &opts, &visitor, |c: EraChunk| {
-                if let Some(e) = c.error {
-                    dataset_error.get_or_insert(e);
-                }
-                batches.extend(c.builders.into_iter().map(|b| b.finish()));
-            })
-        }
-    };
+        batches.extend(c.builders.into_iter().map(|b| b.finish()));
+    });
     if let Some(e) = dataset_error {
         return Err(JobError::Dataset(e));
     }

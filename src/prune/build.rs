@@ -7,11 +7,9 @@ use super::lists::{write_json, ChunkOut, Lists};
 use super::manifest::{self, BlockRange, Manifest, Ranges, SourceFile, Totals};
 use super::options::PruneOptions;
 use super::plan::{pick_network, plan, scan_inputs, Plan};
-use crate::formats::ExecutionArchive;
+use crate::formats::{Archive, ExecutionArchive};
 use crate::network::Network;
-use crate::verify::execution::{
-    verify_opened_with, BlockHashes, BlockVisitor, VerifiedBlock, VerifyOptions,
-};
+use crate::verify::{BlockHashes, VerifiedBlock, VerifyOptions, Visitor};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -216,7 +214,7 @@ struct PruneVisitor {
     until: u64,
 }
 
-impl BlockVisitor for PruneVisitor {
+impl Visitor for PruneVisitor {
     type Chunk = ChunkOut;
     fn start_chunk(&self, _first_block: u64) -> ChunkOut {
         ChunkOut {
@@ -228,7 +226,7 @@ impl BlockVisitor for PruneVisitor {
     fn needs_decoded_transactions(&self) -> bool {
         false
     }
-    fn visit_hashed(
+    fn block_hashed(
         &self,
         chunk: &mut ChunkOut,
         block: &VerifiedBlock<'_>,
@@ -248,7 +246,7 @@ impl BlockVisitor for PruneVisitor {
             chunk.txs.push((*h, block.number, idx));
         }
     }
-    fn visit(&self, chunk: &mut ChunkOut, block: &VerifiedBlock<'_>) {
+    fn block(&self, chunk: &mut ChunkOut, block: &VerifiedBlock<'_>) {
         if block.number == self.file_first {
             chunk.first_parent = Some(*block.header.parent_hash());
         }
@@ -271,7 +269,7 @@ const WRITE_QUEUE: usize = 8;
 /// The sha256 of a whole archive (recorded in the manifest), computed on a helper thread while the same file
 /// is verified, so it costs no time on the verification threads when a core is free. It reads the map
 /// verification reads: a second map of the file would count its pages twice in the process's RSS.
-fn file_sha256(file: &ExecutionArchive) -> String {
+fn file_sha256(file: &Archive) -> String {
     hex::encode(crate::crypto::sha256::sha256(file.bytes()))
 }
 
@@ -362,7 +360,7 @@ fn verify_inputs(
     for input in &plan.selected {
         let held = source.open(&input.path)?;
         let file = match ExecutionArchive::open(&held.path) {
-            Ok(f) => f,
+            Ok(f) => Archive::Execution(f),
             Err(e) => {
                 return Err(PruneError::Unverified {
                     file: input.name.clone(),
@@ -382,7 +380,7 @@ fn verify_inputs(
         let (mut blocks, mut txs) = (0u64, 0u64);
         let (report, sha) = std::thread::scope(|s| {
             let sha = s.spawn(|| file_sha256(&file));
-            let report = verify_opened_with(&file, verify_opts, &visitor, |chunk: ChunkOut| {
+            let report = crate::verify::archive(&file, verify_opts, &visitor, |chunk: ChunkOut| {
                 if failure.is_some() || writer_gone {
                     return;
                 }

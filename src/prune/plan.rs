@@ -69,7 +69,7 @@ pub(super) fn pick_network(opt: Option<&Network>, inputs: &[Input]) -> Result<Ne
     for i in inputs {
         let parsed = ArchiveName::parse(&i.name)
             .and_then(|n| {
-                if n.kind.is_execution() {
+                if n.holds().execution_blocks {
                     Ok(n)
                 } else {
                     Err(crate::formats::FormatErrorKind::FileName(format!(

@@ -187,13 +187,14 @@ fn era_of(name: &str, s: &SourceEntry) -> (ArchiveKind, u64) {
     if let Ok(n) = ArchiveName::parse(name) {
         return (n.kind, n.era);
     }
-    match s.kind.as_str() {
-        "era" => (
-            ArchiveKind::Era,
+    // Records name their kind (era1 when they predate naming it).
+    let kind = s.kind.parse().unwrap_or(ArchiveKind::Era1);
+    match kind.holds().beacon_blocks {
+        true => (
+            kind,
             s.slots.map_or(0, |(a, _)| a / 8192 + u64::from(a > 0)),
         ),
-        "ere" => (ArchiveKind::Ere, s.first_block / 8192),
-        _ => (ArchiveKind::Era1, s.first_block / 8192),
+        false => (kind, s.first_block / 8192),
     }
 }
 
@@ -247,14 +248,6 @@ fn gaps_text(lo: u64, hi: u64, present: &BTreeSet<u64>, failed: &BTreeSet<u64>) 
     }
 }
 
-fn kind_name(k: ArchiveKind) -> &'static str {
-    match k {
-        ArchiveKind::Era1 => "era1",
-        ArchiveKind::Ere => "ere",
-        ArchiveKind::Era => "era",
-    }
-}
-
 fn legend(h: &mut String, items: &[(&str, (u8, u8, u8))]) {
     h.push_str("<ul class=\"legend\">");
     for (name, c) in items {
@@ -289,16 +282,22 @@ fn coverage(h: &mut String, p: &PageInput<'_>) {
     let networks: BTreeSet<&String> = eras.keys().map(|(n, _)| n).collect();
     for (ni, net) in networks.into_iter().enumerate() {
         let _ = writeln!(h, "<h3>{}</h3>\n<div class=\"grid\">", esc(net));
-        let groups: [(&str, &str, &[ArchiveKind]); 2] = [
+        let kinds = |execution: bool| -> Vec<ArchiveKind> {
+            ArchiveKind::ALL
+                .into_iter()
+                .filter(|k| k.holds().execution_blocks == execution)
+                .collect()
+        };
+        let groups: [(&str, &str, Vec<ArchiveKind>); 2] = [
             (
                 "execution",
                 "Execution archives (era1, ere) by era of 8192 blocks",
-                &[ArchiveKind::Era1, ArchiveKind::Ere],
+                kinds(true),
             ),
             (
                 "beacon",
                 "Beacon archives (era) by era of 8192 slots",
-                &[ArchiveKind::Era],
+                kinds(false),
             ),
         ];
         for (gi, (_, title, kinds)) in groups.iter().enumerate() {
@@ -363,12 +362,15 @@ fn coverage_figure(
         let _ = write!(
             desc,
             "{}: {} eras present from {plo} to {phi}, {}, {} failed. ",
-            kind_name(*k),
+            ArchiveKind::extension(*k),
             present.len(),
             gaps_text(plo, phi, present, bad),
             bad.len()
         );
-        strip_rows.push((kind_name(*k).to_string(), runs_of(plo, phi, present, bad)));
+        strip_rows.push((
+            ArchiveKind::extension(*k).to_string(),
+            runs_of(plo, phi, present, bad),
+        ));
     }
     let full_title = format!("{net}: {title}");
     let label = Label {
@@ -429,8 +431,8 @@ fn sources_table(h: &mut String, sources: &[(&String, &SourceEntry)]) {
     let _ = writeln!(h, "<details><summary>Sources ({}): kind, blocks, slots, canonical, datasets, sizes</summary>\n<p class=\"muted\">Every source listed was verified when exported (a file that fails verification is never exported).</p>\n<div class=\"scroll\"><table class=\"sources\"><thead><tr><th scope=\"col\">source</th><th scope=\"col\">network</th><th scope=\"col\">kind</th><th scope=\"col\">blocks</th><th scope=\"col\">slots</th><th scope=\"col\">canonical</th><th scope=\"col\">datasets</th><th scope=\"col\">bytes</th></tr></thead><tbody>", sources.len());
     for (name, s) in sources {
         let (k, _) = era_of(name, s);
-        let blocks = match (k, s.first_block, s.last_block) {
-            (ArchiveKind::Era, 0, 0) => "–".to_string(),
+        let blocks = match (k.holds().beacon_blocks, s.first_block, s.last_block) {
+            (true, 0, 0) => "–".to_string(),
             (_, a, b) => format!("{a}–{b}"),
         };
         let slots = s.slots.map_or("–".to_string(), |(a, b)| format!("{a}–{b}"));
@@ -457,7 +459,7 @@ fn sources_table(h: &mut String, sources: &[(&String, &SourceEntry)]) {
         let _ = writeln!(
             h,
             "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(name), esc(&s.network), kind_name(k), blocks, slots, esc(&canonical), esc(&s.datasets.join(", ")), bytes(size)
+            esc(name), esc(&s.network), ArchiveKind::extension(k), blocks, slots, esc(&canonical), esc(&s.datasets.join(", ")), bytes(size)
         );
     }
     h.push_str("</tbody></table></div></details>\n");

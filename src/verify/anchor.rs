@@ -6,7 +6,7 @@
 //! it records) verifies. What ties a state to the real chain is its `hash_tree_root` compared with a root from
 //! outside: a trusted list of `(slot, state root)` pairs (a file, or a beacon node's answers), or, for the state
 //! of era `N`, the link to era `N + 1`'s state when slot `N * 8192` is empty (its `state_roots` entry is then
-//! this state's root; see [`crate::verify::era::verify_files`]): an anchored next state anchors this one.
+//! this state's root; see [`crate::verify::verify_archives`]): an anchored next state anchors this one.
 //!
 //! [`apply`] runs after the files are verified: a trusted root that differs fails the file; the report of every
 //! era file says whether and how its state was anchored.

@@ -7,9 +7,9 @@
 use super::report::{CanonicalDetail, FileReport};
 use super::VerifyOptions;
 use crate::canonical::{canonical_era1_root, verify_proof, Anchors, BlockId, NotProven};
-use crate::formats::ere::Component;
 use crate::formats::execution::BLOCKS_PER_ERA;
 use crate::formats::ExecutionArchive;
+use crate::formats::MappedArchive;
 use crate::network::Network;
 use std::collections::BTreeMap;
 
@@ -67,12 +67,10 @@ pub(super) fn file_canonical(
         report.canonical_detail = Some(detail);
         return;
     };
-    let has_proofs = match file {
-        ExecutionArchive::Era1(_) => false,
-        ExecutionArchive::Ere(f) => f.index().has(Component::Proof),
-    };
-    let pre_merge = match (file, &report.ere) {
-        (ExecutionArchive::Era1(_), _) => report.blocks,
+    let has_proofs = file.holds().proofs;
+    // A file of pre-merge history (era1) holds only pre-merge blocks; an ere file counted its own.
+    let pre_merge = match (file.holds().post_merge, &report.ere) {
+        (false, _) => report.blocks,
         (_, Some(x)) => x.pre_merge_blocks,
         _ => 0,
     };
@@ -178,7 +176,7 @@ pub fn summaries_from_file(
         _ => (spec, None),
     };
     let path = std::path::Path::new(path);
-    if crate::formats::ArchiveKind::of(path) == Some(crate::formats::ArchiveKind::Era) {
+    if crate::formats::Holds::of_path(path).state {
         return summaries_from_era_file(path, network);
     }
     let slot = slot

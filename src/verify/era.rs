@@ -24,100 +24,26 @@
 
 use super::era_state::{check_history, sequential_checks, SlotFacts, StateFacts};
 use super::report::{BeaconReport, FileReport};
-use super::{hex0x, mismatch, process_signer, VerifyOptions};
+pub use super::verified::{VerifiedBeaconBlock, VerifiedPayload, VerifiedState};
+use super::{hex0x, mismatch, process_signer, VerifyOptions, Visitor};
 use crate::consensus::registry::Registry;
 use crate::consensus::ssz::SszError;
 use crate::consensus::{
-    BeaconBlock, BeaconBlockBody, BeaconState, ExecutionPayload, Fork, Kind, SignedBeaconBlock,
-    Spec, Withdrawal,
+    BeaconBlockBody, BeaconState, ExecutionPayload, Fork, Kind, SignedBeaconBlock, Spec, Withdrawal,
 };
-use crate::crypto::keccak::{keccak256, B256};
+use crate::crypto::keccak::keccak256;
 use crate::crypto::signer::{SenderError, Signer};
-use crate::execution::header::HeaderFields;
 use crate::execution::transaction::TxView;
 use crate::formats::e2store::{E2StoreReader, RecordType};
 use crate::formats::era::EraFile;
 use crate::formats::snappy::FramedDecoder;
+use crate::formats::MappedArchive;
 use crate::formats::{ArchiveKind, ArchiveName};
 use crate::formats::{FormatError, FormatErrorKind};
 use crate::network::Network;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
-
-/// A post-merge execution payload that passed its checks, as handed to a [`BeaconVisitor`].
-pub struct VerifiedPayload<'a> {
-    /// The payload view.
-    pub payload: &'a ExecutionPayload<'a>,
-    /// The execution header rebuilt from the payload; its keccak is `block_hash` (checked).
-    pub header: &'a HeaderFields,
-    /// The execution block hash.
-    pub block_hash: B256,
-    /// Decoded transactions, in order.
-    pub transactions: &'a [TxView<'a>],
-    /// Recovered senders, parallel to `transactions`; empty unless senders were requested.
-    pub senders: &'a [Result<[u8; 20], SenderError>],
-    /// Withdrawals (capella on).
-    pub withdrawals: &'a [Withdrawal],
-}
-
-/// One beacon block that passed every per-block check.
-pub struct VerifiedBeaconBlock<'a> {
-    /// Its slot.
-    pub slot: u64,
-    /// hash_tree_root of the block message (equal to `state.block_roots[slot % 8192]`).
-    pub root: [u8; 32],
-    /// The block message.
-    pub block: &'a BeaconBlock<'a>,
-    /// Its body, validated (read once here for every dataset).
-    pub body: &'a BeaconBlockBody<'a>,
-    /// The execution payload, for blocks after the merge (`None` before bellatrix and for the empty payloads
-    /// of bellatrix blocks before the merge).
-    pub execution: Option<VerifiedPayload<'a>>,
-}
-
-/// The era file's BeaconState once its root is computed and its own checks ran (genesis validators root,
-/// historical accumulator, file name), with its validator registry read column by column.
-pub struct VerifiedState<'a> {
-    /// The state's slot (`era * 8192`).
-    pub slot: u64,
-    /// The era number.
-    pub era: u64,
-    /// hash_tree_root of the state.
-    pub root: [u8; 32],
-    /// The state view.
-    pub state: &'a BeaconState<'a>,
-    /// Its registry.
-    pub registry: &'a Registry<'a>,
-}
-
-/// Work done on every verified beacon block in the verification pass (export builds datasets here), so each
-/// block is decompressed and decoded once. Chunks of consecutive slots are visited in parallel and handed
-/// back in slot order; outputs of a file whose report says `ok: false` must be discarded.
-pub trait BeaconVisitor: Sync {
-    /// What one chunk of slots produces.
-    type Chunk: Send;
-    /// A fresh output for the chunk starting at `first_slot`.
-    fn start_chunk(&self, first_slot: u64) -> Self::Chunk;
-    /// Adds one verified block to `chunk`.
-    fn visit(&self, chunk: &mut Self::Chunk, block: &VerifiedBeaconBlock<'_>);
-    /// Whether [`BeaconVisitor::visit_state`] has work (the registry is read only then).
-    fn wants_state(&self) -> bool {
-        false
-    }
-    /// Work on the era's state, before the blocks: its outputs go to `emit` as chunks, like blocks' (export
-    /// streams the validator registry through it in bounded chunks).
-    fn visit_state(&self, _state: &VerifiedState<'_>, _emit: &mut dyn FnMut(Self::Chunk)) {}
-}
-
-/// The visitor of plain verification.
-pub struct NoBeaconVisitor;
-
-impl BeaconVisitor for NoBeaconVisitor {
-    type Chunk = ();
-    fn start_chunk(&self, _: u64) {}
-    fn visit(&self, _: &mut (), _: &VerifiedBeaconBlock<'_>) {}
-}
 
 #[derive(Debug, Default)]
 struct Counts {
@@ -145,45 +71,9 @@ impl Counts {
     }
 }
 
-/// Verifies one era file completely (never panics; errors are in the report).
-pub fn verify_file(path: &Path, opts: &VerifyOptions) -> FileReport {
-    verify_file_with(path, opts, &NoBeaconVisitor, |_| {})
-}
-
-/// Verifies one era file and runs `visitor` over every block that passes its per-block checks; `emit` gets
-/// each chunk's output in slot order, a bounded window at a time.
-pub fn verify_file_with<V: BeaconVisitor>(
-    path: &Path,
-    opts: &VerifyOptions,
-    visitor: &V,
-    emit: impl FnMut(V::Chunk) + Send,
-) -> FileReport {
-    match EraFile::open(path) {
-        Ok(file) => verify_opened_with(&file, opts, visitor, emit),
-        Err(e) => FileReport::failed(path, "era", e),
-    }
-}
-
-/// [`verify_file_with`] on a file the caller has opened already (export reads the same map for the file's
-/// sha256: a second map would double the file's pages in the process's RSS).
-pub fn verify_opened_with<V: BeaconVisitor>(
-    file: &EraFile,
-    opts: &VerifyOptions,
-    visitor: &V,
-    mut emit: impl FnMut(V::Chunk) + Send,
-) -> FileReport {
-    let mut report = FileReport::start(file.path(), "era");
-    verify_era(file, opts, visitor, &mut emit, &mut report);
-    // Last: whatever was read must still be the file (it did not shrink under the map or get rewritten).
-    if let Err(e) = file.check_unchanged() {
-        report.error(e);
-    }
-    report
-}
-
-/// Verifies an opened era file into `report` (see [`verify_file_with`]); also the body of the `era` fuzz
-/// target, which opens files from bytes.
-pub(crate) fn verify_era<V: BeaconVisitor>(
+/// Verifies an opened era file into `report`, running `visitor` over its state and every block that passes
+/// (see [`super::archive`]).
+pub(super) fn verify_era<V: Visitor>(
     file: &EraFile,
     opts: &VerifyOptions,
     visitor: &V,
@@ -191,45 +81,9 @@ pub(crate) fn verify_era<V: BeaconVisitor>(
     report: &mut FileReport,
 ) {
     let path = file.path();
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
-    let parsed_name = ArchiveName::parse_as(ArchiveKind::Era, name);
-    let network = match (&opts.network, &parsed_name) {
-        (Some(n), _) => n.clone(),
-        (None, Ok(n)) => match Network::by_name(&n.network) {
-            Ok(net) => net,
-            Err(e) => {
-                report.error(format!(
-                    "{}: forks cannot be known, so blocks cannot be decoded: {e}",
-                    path.display()
-                ));
-                return;
-            }
-        },
-        (None, Err(e)) => {
-            report.error(FormatError::at(0, e.clone()).in_file(path));
-            report.error(format!(
-                "{}: without a canonical name, pass --network so forks can be known",
-                path.display()
-            ));
-            return;
-        }
+    let Some((network, parsed_name)) = network_and_name(file, opts, report) else {
+        return;
     };
-    report.network = network.name.clone();
-    report.era = Some(file.era());
-    if let Ok(n) = &parsed_name {
-        if n.era != file.era() {
-            report.error(mismatch(0, "era in file name", file.era(), n.era).in_file(path));
-        }
-        if let Err(e) = super::check_network_matches_name(opts.network.as_ref(), Some(n), path) {
-            report.error(e);
-            return;
-        }
-    } else if let Err(e) = &parsed_name {
-        report.error(FormatError::at(0, e.clone()).in_file(path));
-    }
     if opts.checksum {
         report.sha256 = Some(hex::encode(crate::crypto::sha256::sha256(file.bytes())));
     }
@@ -256,70 +110,17 @@ pub(crate) fn verify_era<V: BeaconVisitor>(
         state_slot,
         ..Default::default()
     };
-    let ssz_err = |what: &str, offset: u64, e: SszError| {
-        FormatError::at(offset, FormatErrorKind::Index(format!("{what}: {e}"))).in_file(path)
-    };
-    match crate::consensus::slot_of(state_bytes, Kind::State) {
-        Ok(s) if s == state_slot => {}
-        Ok(s) => report.error(
-            mismatch(
-                state_rec.offset,
-                "state slot",
-                format!("{state_slot} (slot index)"),
-                s,
-            )
-            .in_file(path),
-        ),
-        Err(e) => report.error(ssz_err("BeaconState", state_rec.offset, e)),
-    }
-    if let Some(gloas) = network.gloas_slot().filter(|&g| state_slot >= g) {
-        report.error(format!(
-            "{}: unsupported fork: the era's state (slot {state_slot}) is in Gloas (EIP-7732, from slot {gloas} \
-             on {}), whose blocks and states eraflow does not read yet (see docs/reliability.md, \"Networks, presets and Gloas\")",
-            path.display(),
-            network.name
-        ));
+    let Some((state, own_root)) = open_state(
+        file,
+        &network,
+        state_bytes,
+        state_rec.offset,
+        &mut beacon,
+        report,
+    ) else {
         report.beacon = Some(beacon);
         return;
-    }
-    let state_spec = Spec::at_slot(state_slot, &network);
-    let state_fork = state_spec.fork;
-    beacon.state_fork = state_fork.name().into();
-    let state = match BeaconState::new(state_bytes, state_spec) {
-        Ok(s) => s,
-        Err(e) => {
-            report.error(ssz_err("BeaconState", state_rec.offset, e));
-            report.beacon = Some(beacon);
-            return;
-        }
     };
-    let own_root = match state.root() {
-        Ok(r) => {
-            beacon.state_root = hex0x(&r);
-            Some(r)
-        }
-        Err(e) => {
-            report.error(ssz_err("BeaconState", state_rec.offset, e));
-            None
-        }
-    };
-    beacon.validators = state.validator_count().unwrap_or(0) as u64;
-    let gvr = state.genesis_validators_root();
-    let want_gvr = network
-        .consensus
-        .genesis_validators_root
-        .trim_start_matches("0x");
-    if hex::encode(gvr) != want_gvr.to_ascii_lowercase() {
-        report.error(
-            mismatch(
-                state_rec.offset,
-                "genesis_validators_root (is this the network's state?)",
-                format!("0x{want_gvr} ({})", network.name),
-                hex0x(&gvr),
-            )
-            .in_file(path),
-        );
-    }
     check_history(
         file,
         &state,
@@ -330,7 +131,7 @@ pub(crate) fn verify_era<V: BeaconVisitor>(
     );
     if let (Some(root), true) = (own_root, visitor.wants_state()) {
         match Registry::new(&state) {
-            Ok(registry) => visitor.visit_state(
+            Ok(registry) => visitor.state(
                 &VerifiedState {
                     slot: state_slot,
                     era: file.era(),
@@ -340,7 +141,7 @@ pub(crate) fn verify_era<V: BeaconVisitor>(
                 },
                 emit,
             ),
-            Err(e) => report.error(ssz_err("BeaconState", state_rec.offset, e)),
+            Err(e) => report.error(state_error(path, state_rec.offset, e)),
         }
     }
     let sf = StateFacts {
@@ -357,66 +158,230 @@ pub(crate) fn verify_era<V: BeaconVisitor>(
     };
 
     // Blocks, in parallel chunks of slots.
+    let (slot_facts, counts) = match file.block_index() {
+        Some(index) => {
+            let ctx = BlockContext {
+                file,
+                network: &network,
+                state: &sf,
+                signer,
+            };
+            let (slot_facts, counts) = block_pass(&ctx, index, visitor, emit, report);
+            sequential_checks(file, &state, &sf, &slot_facts, &mut beacon, report);
+            (slot_facts, counts)
+        }
+        None => Default::default(),
+    };
+    counts_into_report(counts, &slot_facts, opts, path, &mut beacon, report);
+    beacon.links.state_root = own_root;
+    report.beacon = Some(beacon);
+}
+
+/// The network (given, else the one the file's canonical name names) and the name, checked against the file's
+/// era and the network given. `None` (the report says why) when the network cannot be known or contradicts
+/// the name.
+#[allow(clippy::type_complexity)]
+fn network_and_name(
+    file: &EraFile,
+    opts: &VerifyOptions,
+    report: &mut FileReport,
+) -> Option<(Network, Result<ArchiveName, FormatErrorKind>)> {
+    let path = file.path();
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let parsed_name = ArchiveName::parse_as(ArchiveKind::Era, name);
+    let network = match (&opts.network, &parsed_name) {
+        (Some(n), _) => n.clone(),
+        (None, Ok(n)) => match Network::by_name(&n.network) {
+            Ok(net) => net,
+            Err(e) => {
+                report.error(format!(
+                    "{}: forks cannot be known, so blocks cannot be decoded: {e}",
+                    path.display()
+                ));
+                return None;
+            }
+        },
+        (None, Err(e)) => {
+            report.error(FormatError::at(0, e.clone()).in_file(path));
+            report.error(format!(
+                "{}: without a canonical name, pass --network so forks can be known",
+                path.display()
+            ));
+            return None;
+        }
+    };
+    report.network = network.name.clone();
+    report.era = Some(file.era());
+    if let Ok(n) = &parsed_name {
+        if n.era != file.era() {
+            report.error(mismatch(0, "era in file name", file.era(), n.era).in_file(path));
+        }
+        if let Err(e) = super::check_network_matches_name(opts.network.as_ref(), Some(n), path) {
+            report.error(e);
+            return None;
+        }
+    } else if let Err(e) = &parsed_name {
+        report.error(FormatError::at(0, e.clone()).in_file(path));
+    }
+    Some((network, parsed_name))
+}
+
+/// A state error at `offset` of the file at `path`.
+fn state_error(path: &Path, offset: u64, e: SszError) -> FormatError {
+    FormatError::at(offset, FormatErrorKind::Index(format!("BeaconState: {e}"))).in_file(path)
+}
+
+/// The era's state, from `state_bytes` (the record at `offset`): its slot, fork, root, validator count and
+/// genesis validators root checked into `beacon` and `report`. `None` when it cannot be read (a state of a
+/// fork eraflow does not read, or one that does not decode); its root is `None` when it cannot be computed.
+fn open_state<'s>(
+    file: &EraFile,
+    network: &Network,
+    state_bytes: &'s [u8],
+    offset: u64,
+    beacon: &mut BeaconReport,
+    report: &mut FileReport,
+) -> Option<(BeaconState<'s>, Option<[u8; 32]>)> {
+    let path = file.path();
+    let state_slot = file.state_slot();
+    match crate::consensus::slot_of(state_bytes, Kind::State) {
+        Ok(s) if s == state_slot => {}
+        Ok(s) => report.error(
+            mismatch(
+                offset,
+                "state slot",
+                format!("{state_slot} (slot index)"),
+                s,
+            )
+            .in_file(path),
+        ),
+        Err(e) => report.error(state_error(path, offset, e)),
+    }
+    if let Some(gloas) = network.gloas_slot().filter(|&g| state_slot >= g) {
+        report.error(format!(
+            "{}: unsupported fork: the era's state (slot {state_slot}) is in Gloas (EIP-7732, from slot {gloas} \
+             on {}), whose blocks and states eraflow does not read yet (see docs/reliability.md, \"Networks, presets and Gloas\")",
+            path.display(),
+            network.name
+        ));
+        return None;
+    }
+    let state_spec = Spec::at_slot(state_slot, network);
+    let state_fork = state_spec.fork;
+    beacon.state_fork = state_fork.name().into();
+    let state = match BeaconState::new(state_bytes, state_spec) {
+        Ok(s) => s,
+        Err(e) => {
+            report.error(state_error(path, offset, e));
+            return None;
+        }
+    };
+    let own_root = match state.root() {
+        Ok(r) => {
+            beacon.state_root = hex0x(&r);
+            Some(r)
+        }
+        Err(e) => {
+            report.error(state_error(path, offset, e));
+            None
+        }
+    };
+    beacon.validators = state.validator_count().unwrap_or(0) as u64;
+    let gvr = state.genesis_validators_root();
+    let want_gvr = network
+        .consensus
+        .genesis_validators_root
+        .trim_start_matches("0x");
+    if hex::encode(gvr) != want_gvr.to_ascii_lowercase() {
+        report.error(
+            mismatch(
+                offset,
+                "genesis_validators_root (is this the network's state?)",
+                format!("0x{want_gvr} ({})", network.name),
+                hex0x(&gvr),
+            )
+            .in_file(path),
+        );
+    }
+    Some((state, own_root))
+}
+
+/// The parallel pass over the slots of `index`, in chunks of similar bytes: each block's facts for the
+/// sequential checks, and the counts of them all. Errors go to `report`, each chunk's output to `emit`.
+fn block_pass<V: Visitor>(
+    ctx: &BlockContext<'_>,
+    index: &crate::formats::era::SlotIndex,
+    visitor: &V,
+    emit: &mut (impl FnMut(V::Chunk) + Send),
+    report: &mut FileReport,
+) -> (Vec<SlotFacts>, Counts) {
+    let file = ctx.file;
     let mut slot_facts: Vec<SlotFacts> = Vec::new();
     let mut counts = Counts::default();
-    if let Some(index) = file.block_index() {
-        let n = index.offsets.len() as u64;
-        // A slot's bytes: its block record's (none for an empty slot; a record that does not read is
-        // reported by verification and counts nothing here).
-        let chunks = super::chunk_ranges(n, |i| {
-            file.block_record(index.start_slot + i)
-                .ok()
-                .flatten()
-                .map_or(0, |r| r.data.len() as u64)
-        });
-        // Each window's outputs are emitted while the next one is verified.
-        let window = (rayon::current_num_threads() * 2).max(2);
-        let work = |group: &[(u64, u64)]| -> Vec<_> {
-            group
-                .par_iter()
-                .map_init(crate::formats::era::block_decoder, |dec, &(s, e)| {
-                    let mut out = visitor.start_chunk(index.start_slot + s);
-                    let mut found = Vec::new();
-                    let mut counts = Counts::default();
-                    let mut errors = Vec::new();
-                    for i in s..e {
-                        let Some(Some(_)) = index.offsets.get(i as usize) else {
-                            continue;
-                        };
-                        let ctx = BlockContext {
-                            file,
-                            network: &network,
-                            state: &sf,
-                            signer,
-                        };
-                        match check_block(
-                            &ctx,
-                            index.start_slot + i,
-                            dec,
-                            &mut counts,
-                            visitor,
-                            &mut out,
-                        ) {
-                            Ok(f) => found.push(f),
-                            Err(err) => errors.push(err),
-                        }
+    let n = index.offsets.len() as u64;
+    // A slot's bytes: its block record's (none for an empty slot; a record that does not read is
+    // reported by verification and counts nothing here).
+    let chunks = super::chunk_ranges(n, |i| {
+        file.block_record(index.start_slot + i)
+            .ok()
+            .flatten()
+            .map_or(0, |r| r.data.len() as u64)
+    });
+    // Each window's outputs are emitted while the next one is verified.
+    let window = (rayon::current_num_threads() * 2).max(2);
+    let work = |group: &[(u64, u64)]| -> Vec<_> {
+        group
+            .par_iter()
+            .map_init(crate::formats::era::block_decoder, |dec, &(s, e)| {
+                let mut out = visitor.start_chunk(index.start_slot + s);
+                let mut found = Vec::new();
+                let mut counts = Counts::default();
+                let mut errors = Vec::new();
+                for i in s..e {
+                    let Some(Some(_)) = index.offsets.get(i as usize) else {
+                        continue;
+                    };
+                    match check_block(
+                        ctx,
+                        index.start_slot + i,
+                        dec,
+                        &mut counts,
+                        visitor,
+                        &mut out,
+                    ) {
+                        Ok(f) => found.push(f),
+                        Err(err) => errors.push(err),
                     }
-                    (found, counts, errors, out)
-                })
-                .collect()
-        };
-        super::pipelined_windows(&chunks, window, work, |results| {
-            for (f, c, errs, out) in results {
-                slot_facts.extend(f);
-                counts = std::mem::take(&mut counts).merge(c);
-                for e in errs {
-                    report.error(e);
                 }
-                emit(out);
+                (found, counts, errors, out)
+            })
+            .collect()
+    };
+    super::pipelined_windows(&chunks, window, work, |results| {
+        for (f, c, errs, out) in results {
+            slot_facts.extend(f);
+            counts = std::mem::take(&mut counts).merge(c);
+            for e in errs {
+                report.error(e);
             }
-        });
-        sequential_checks(file, &state, &sf, &slot_facts, &mut beacon, report);
-    }
+            emit(out);
+        }
+    });
+    (slot_facts, counts)
+}
+
+/// The counts of the block pass into the report.
+fn counts_into_report(
+    counts: Counts,
+    slot_facts: &[SlotFacts],
+    opts: &VerifyOptions,
+    path: &Path,
+    beacon: &mut BeaconReport,
+    report: &mut FileReport,
+) {
     beacon.blocks_per_fork = counts
         .forks
         .iter()
@@ -446,8 +411,6 @@ pub(crate) fn verify_era<V: BeaconVisitor>(
     report.last_block = payloads.last().map(|p| p.0);
     report.first_block_hash = payloads.first().map(|p| hex0x(&p.1));
     report.last_block_hash = payloads.last().map(|p| hex0x(&p.1));
-    beacon.links.state_root = own_root;
-    report.beacon = Some(beacon);
 }
 
 /// Everything a block is checked against.
@@ -459,7 +422,7 @@ struct BlockContext<'a> {
 }
 
 /// Decodes and checks one block against the state and itself.
-fn check_block<V: BeaconVisitor>(
+fn check_block<V: Visitor>(
     ctx: &BlockContext<'_>,
     slot: u64,
     dec: &mut FramedDecoder,
@@ -474,12 +437,7 @@ fn check_block<V: BeaconVisitor>(
         .ok_or_else(|| FormatError::at(0, FormatErrorKind::Index("empty slot".into())))?;
     let at = rec.offset;
     let located = |e: FormatError| e.in_file(path).in_slot(slot);
-    let ssz_err = |e: SszError| {
-        located(FormatError::at(
-            at,
-            FormatErrorKind::Index(format!("SignedBeaconBlock: {e}")),
-        ))
-    };
+    let ssz_err = |e: SszError| located(block_ssz_error(at, e));
     let bytes = dec
         .decompress(rec.data)
         .map_err(|k| located(FormatError::at(at, k)))?;
@@ -499,27 +457,8 @@ fn check_block<V: BeaconVisitor>(
     let root = block.root().map_err(ssz_err)?;
     // Checked after the payload's own block hash, so a damaged payload is reported as such rather than as
     // the root mismatch it also causes.
-    let against_state = || -> Result<(), FormatError> {
-        let want = ctx.state.block_root(slot);
-        if root != want {
-            return Err(located(mismatch(
-                at,
-                "block root (state.block_roots)",
-                hex0x(&want),
-                hex0x(&root),
-            )));
-        }
-        let want = ctx.state.state_root(slot);
-        if block.state_root() != want {
-            return Err(located(mismatch(
-                at,
-                "block state_root (state.state_roots)",
-                hex0x(&want),
-                hex0x(&block.state_root()),
-            )));
-        }
-        Ok(())
-    };
+    let check_state =
+        || against_state(ctx.state, slot, at, &root, &block.state_root()).map_err(located);
     let body = block.body().map_err(ssz_err)?;
     let mut facts = SlotFacts {
         slot,
@@ -538,8 +477,8 @@ fn check_block<V: BeaconVisitor>(
     };
     // Bellatrix blocks before the merge carry the default (all-zero) payload.
     let Some(payload) = payload.filter(|p| p.block_hash().iter().any(|&b| b != 0)) else {
-        against_state()?;
-        visitor.visit(
+        check_state()?;
+        visitor.beacon_block(
             out,
             &VerifiedBeaconBlock {
                 slot,
@@ -566,100 +505,23 @@ fn check_block<V: BeaconVisitor>(
             hex0x(&hash.0),
         )));
     }
-    against_state()?;
-    let seconds = ctx.network.seconds_per_slot();
-    let want_time = ctx.state.genesis_time + slot * seconds;
-    if payload.timestamp() != want_time {
-        return Err(located(mismatch(
-            at,
-            "payload timestamp (genesis_time + slot * SECONDS_PER_SLOT)",
-            format!(
-                "{want_time} ({} + {slot} * {seconds})",
-                ctx.state.genesis_time
-            ),
-            payload.timestamp(),
-        )));
-    }
-    let txs: Vec<TxView<'_>> = payload
-        .transactions()
-        .map_err(ssz_err)?
-        .enumerate()
-        .map(|(i, t)| {
-            TxView::decode_canonical(t).map_err(|e| {
-                located(mismatch(
-                    at,
-                    "transaction",
-                    format!("a valid transaction at index {i}"),
-                    e,
-                ))
-            })
-        })
-        .collect::<Result<_, _>>()?;
+    check_state()?;
+    check_timestamp(ctx, slot, at, payload.timestamp()).map_err(located)?;
+    let txs = payload_transactions(&payload, at).map_err(located)?;
     // Blob commitments against the blob transactions' versioned hashes (deneb `process_execution_payload`).
     if fork >= Fork::Deneb {
-        let commitments = body.blob_kzg_commitment_list().map_err(ssz_err)?;
-        let hashes: Vec<[u8; 32]> = txs
-            .iter()
-            .flat_map(|t| t.blob_versioned_hashes().copied())
-            .collect();
-        let expected: Vec<[u8; 32]> = commitments
-            .iter()
-            .map(|c| super::payload::versioned_hash(c))
-            .collect();
-        if hashes != expected {
-            return Err(located(mismatch(
-                at,
-                "blob versioned hashes (from blob_kzg_commitments)",
-                format!("{} hashes", expected.len()),
-                format!(
-                    "{} hashes in blob transactions, or different ones",
-                    hashes.len()
-                ),
-            )));
-        }
+        check_blob_hashes(&body, &txs, at).map_err(located)?;
     }
     let withdrawals = payload.withdrawals().map_err(ssz_err)?;
-    // Every withdrawal credits a validator the state knows (capella `process_withdrawals` takes them from the
-    // registry): an index beyond it is a payload no beacon node would have accepted.
-    if let Some(w) = withdrawals
-        .iter()
-        .find(|w| w.validator_index >= ctx.state.validators)
-    {
-        return Err(located(mismatch(
-            at,
-            "withdrawal validator_index (in the state's validator registry)",
-            format!("below {} (the state's validators)", ctx.state.validators),
-            format!("{} (withdrawal index {})", w.validator_index, w.index),
-        )));
-    }
-    counts.transactions += txs.len() as u64;
-    counts.withdrawals += withdrawals.len() as u64;
-    for t in &txs {
-        *counts
-            .tx_kinds
-            .entry(super::execution::kind_label(t.kind()))
-            .or_default() += 1;
-    }
-    let mut senders = Vec::new();
-    if let Some(s) = ctx.signer {
-        senders.reserve(txs.len());
-        for t in &txs {
-            let r = s.recover_sender(t, true);
-            if r.is_ok() {
-                counts.senders_recovered += 1;
-            } else {
-                counts.sender_errors += 1;
-            }
-            senders.push(r);
-        }
-    }
+    check_withdrawal_validators(&withdrawals, ctx.state.validators, at).map_err(located)?;
+    let senders = count_payload(&txs, &withdrawals, ctx.signer, counts);
     facts.payload = Some((
         payload.block_number(),
         hash.0,
         payload.parent_hash().try_into().unwrap_or_default(),
     ));
     facts.payload_root = Some((payload.root().map_err(ssz_err)?, spec));
-    visitor.visit(
+    visitor.beacon_block(
         out,
         &VerifiedBeaconBlock {
             slot,
@@ -679,25 +541,167 @@ fn check_block<V: BeaconVisitor>(
     Ok(facts)
 }
 
-/// Verifies era files (one at a time: each uses every thread for its state root and blocks), then checks that
-/// consecutive eras of a network link up: the boundary block root and the execution chain.
-pub fn verify_files(paths: &[std::path::PathBuf], opts: &VerifyOptions) -> Vec<FileReport> {
-    verify_files_until(paths, opts, &|| false)
+/// An SSZ error in the block record at `at`.
+fn block_ssz_error(at: u64, e: SszError) -> FormatError {
+    FormatError::at(
+        at,
+        FormatErrorKind::Index(format!("SignedBeaconBlock: {e}")),
+    )
 }
 
-/// [`verify_files`], starting no file once `stop()` is true (those files have no report).
-pub fn verify_files_until(
-    paths: &[std::path::PathBuf],
-    opts: &VerifyOptions,
-    stop: &(dyn Fn() -> bool + Sync),
-) -> Vec<FileReport> {
-    let mut reports: Vec<FileReport> = paths
+/// The block's root and state root against the state's `block_roots` and `state_roots` of its slot.
+fn against_state(
+    state: &StateFacts,
+    slot: u64,
+    at: u64,
+    root: &[u8; 32],
+    state_root: &[u8; 32],
+) -> Result<(), FormatError> {
+    let want = state.block_root(slot);
+    if *root != want {
+        return Err(mismatch(
+            at,
+            "block root (state.block_roots)",
+            hex0x(&want),
+            hex0x(root),
+        ));
+    }
+    let want = state.state_root(slot);
+    if *state_root != want {
+        return Err(mismatch(
+            at,
+            "block state_root (state.state_roots)",
+            hex0x(&want),
+            hex0x(state_root),
+        ));
+    }
+    Ok(())
+}
+
+/// The payload's timestamp against its slot's (`genesis_time + slot * SECONDS_PER_SLOT`).
+fn check_timestamp(
+    ctx: &BlockContext<'_>,
+    slot: u64,
+    at: u64,
+    timestamp: u64,
+) -> Result<(), FormatError> {
+    let seconds = ctx.network.seconds_per_slot();
+    let want_time = ctx.state.genesis_time + slot * seconds;
+    if timestamp != want_time {
+        return Err(mismatch(
+            at,
+            "payload timestamp (genesis_time + slot * SECONDS_PER_SLOT)",
+            format!(
+                "{want_time} ({} + {slot} * {seconds})",
+                ctx.state.genesis_time
+            ),
+            timestamp,
+        ));
+    }
+    Ok(())
+}
+
+/// The payload's transactions, each decoded.
+fn payload_transactions<'p>(
+    payload: &ExecutionPayload<'p>,
+    at: u64,
+) -> Result<Vec<TxView<'p>>, FormatError> {
+    payload
+        .transactions()
+        .map_err(|e| block_ssz_error(at, e))?
+        .enumerate()
+        .map(|(i, t)| {
+            TxView::decode_canonical(t).map_err(|e| {
+                mismatch(
+                    at,
+                    "transaction",
+                    format!("a valid transaction at index {i}"),
+                    e,
+                )
+            })
+        })
+        .collect()
+}
+
+/// The blob transactions' versioned hashes against the body's KZG commitments, in order.
+fn check_blob_hashes(
+    body: &BeaconBlockBody<'_>,
+    txs: &[TxView<'_>],
+    at: u64,
+) -> Result<(), FormatError> {
+    let commitments = body
+        .blob_kzg_commitment_list()
+        .map_err(|e| block_ssz_error(at, e))?;
+    let hashes: Vec<[u8; 32]> = txs
         .iter()
-        .filter(|_| !stop())
-        .map(|p| verify_file(p, opts))
+        .flat_map(|t| t.blob_versioned_hashes().copied())
         .collect();
-    super::links::link_era(&mut reports, opts);
-    reports
+    let expected: Vec<[u8; 32]> = commitments
+        .iter()
+        .map(|c| super::payload::versioned_hash(c))
+        .collect();
+    if hashes != expected {
+        return Err(mismatch(
+            at,
+            "blob versioned hashes (from blob_kzg_commitments)",
+            format!("{} hashes", expected.len()),
+            format!(
+                "{} hashes in blob transactions, or different ones",
+                hashes.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Every withdrawal credits a validator the state knows (capella `process_withdrawals` takes them from the
+/// registry of `validators`): an index beyond it is a payload no beacon node would have accepted.
+fn check_withdrawal_validators(
+    withdrawals: &[Withdrawal],
+    validators: u64,
+    at: u64,
+) -> Result<(), FormatError> {
+    match withdrawals.iter().find(|w| w.validator_index >= validators) {
+        Some(w) => Err(mismatch(
+            at,
+            "withdrawal validator_index (in the state's validator registry)",
+            format!("below {validators} (the state's validators)"),
+            format!("{} (withdrawal index {})", w.validator_index, w.index),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Counts a payload's transactions (by kind) and withdrawals, and recovers its senders with `signer` when
+/// given.
+fn count_payload(
+    txs: &[TxView<'_>],
+    withdrawals: &[Withdrawal],
+    signer: Option<&Signer>,
+    counts: &mut Counts,
+) -> Vec<Result<[u8; 20], SenderError>> {
+    counts.transactions += txs.len() as u64;
+    counts.withdrawals += withdrawals.len() as u64;
+    for t in txs {
+        *counts
+            .tx_kinds
+            .entry(super::execution::kind_label(t.kind()))
+            .or_default() += 1;
+    }
+    let mut senders = Vec::new();
+    if let Some(s) = signer {
+        senders.reserve(txs.len());
+        for t in txs {
+            let r = s.recover_sender(t, true);
+            if r.is_ok() {
+                counts.senders_recovered += 1;
+            } else {
+                counts.sender_errors += 1;
+            }
+            senders.push(r);
+        }
+    }
+    senders
 }
 
 /// Walks every record: counts types, and checks that the block records are exactly those the index names.

@@ -8,6 +8,7 @@ use crate::consensus::types::ROOTS_VECTOR;
 use crate::consensus::{BeaconState, Spec};
 use crate::formats::era::{EraFile, SLOTS_PER_ERA};
 use crate::formats::ArchiveName;
+use crate::formats::MappedArchive;
 use crate::formats::{FormatError, FormatErrorKind};
 use crate::verify::report::{BeaconReport, EraLinks, FileReport};
 use crate::verify::{hex0x, mismatch};

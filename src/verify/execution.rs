@@ -26,82 +26,9 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+pub use super::verified::{BlockHashes, VerifiedBlock};
 pub use super::VerifyOptions;
-
-/// One block that passed every per-block check, as handed to a [`BlockVisitor`].
-pub struct VerifiedBlock<'a> {
-    /// Its block number.
-    pub number: u64,
-    /// Its header.
-    pub header: HeaderView<'a>,
-    /// Its body (transactions and ommers).
-    pub body: BodyView<'a>,
-    /// Decoded transactions, in order.
-    pub transactions: &'a [TxView<'a>],
-    /// Recovered senders, parallel to `transactions`; empty unless senders were requested.
-    pub senders: &'a [Result<[u8; 20], SenderError>],
-    /// Decoded receipts, parallel to `transactions`; empty when receipts are skipped or the file has none (an
-    /// ere file of the `noreceipts` profile). Rebuilt with their blooms from an ere file's slim receipts, so they
-    /// read the same from either kind.
-    pub receipts: &'a [ReceiptView<'a>],
-    /// Withdrawals of the body (Shanghai on), in order; empty before.
-    pub withdrawals: &'a [Withdrawal],
-    /// Total difficulty after this block (checked against the chain in the sequential pass); `None` where the
-    /// file has none (post-merge ere files).
-    pub total_difficulty: Option<U256>,
-}
-
-/// Work done on every block during the verification pass, so consumers (export, prune) decode each block once.
-///
-/// Blocks are visited in parallel chunks; each chunk's output is handed back in block order. Outputs of a file
-/// that fails verification must be discarded by the caller (the report says `ok: false`).
-pub trait BlockVisitor: Sync {
-    /// What one chunk of consecutive blocks produces.
-    type Chunk: Send;
-    /// A fresh output for the chunk starting at `first_block`.
-    fn start_chunk(&self, first_block: u64) -> Self::Chunk;
-    /// Adds one verified block to `chunk`.
-    fn visit(&self, chunk: &mut Self::Chunk, block: &VerifiedBlock<'_>);
-
-    /// Whether [`visit`](Self::visit) reads `block.transactions`. A visitor that needs only hashes (prune
-    /// manifests) returns false and implements [`visit_hashed`](Self::visit_hashed): when receipts are
-    /// skipped and no senders are asked for, verification then checks the transactions root without decoding
-    /// every transaction field, and hashes the header, the transactions and the trie leaves once each, in one
-    /// pass (see [`crate::execution::trie::ordered_root_and_hashes`]).
-    fn needs_decoded_transactions(&self) -> bool {
-        true
-    }
-
-    /// Adds one verified block to `chunk` on that light path: `block.transactions` is empty, `hashes` holds
-    /// the block hash and each transaction's hash. The default ignores the hashes and calls `visit`.
-    fn visit_hashed(
-        &self,
-        chunk: &mut Self::Chunk,
-        block: &VerifiedBlock<'_>,
-        hashes: &BlockHashes<'_>,
-    ) {
-        let _ = hashes;
-        self.visit(chunk, block)
-    }
-}
-
-/// Hashes the light verification path computed anyway, handed to [`BlockVisitor::visit_hashed`] so the
-/// visitor does not hash the same bytes again.
-pub struct BlockHashes<'a> {
-    /// keccak256 of the header: the block hash.
-    pub block: [u8; 32],
-    /// Each transaction's hash, in block order.
-    pub transactions: &'a [[u8; 32]],
-}
-
-/// The visitor of plain verification: does nothing.
-pub struct NoVisitor;
-
-impl BlockVisitor for NoVisitor {
-    type Chunk = ();
-    fn start_chunk(&self, _: u64) {}
-    fn visit(&self, _: &mut (), _: &VerifiedBlock<'_>) {}
-}
+use super::Visitor;
 
 /// What one parallel chunk of blocks produced: per-block facts, counts, errors, and the visitor's output.
 type ChunkResult<C> = (Vec<BlockFacts>, Counts, Vec<FormatError>, C);
@@ -213,49 +140,6 @@ pub fn kind_label(kind: TxKind) -> &'static str {
     }
 }
 
-/// Verifies one era1 or ere file completely and returns its report (never panics; errors are in the report).
-pub fn verify_file(path: &Path, opts: &VerifyOptions) -> FileReport {
-    verify_file_with(path, opts, &NoVisitor, |_| {})
-}
-
-/// Verifies one era1 or ere file and runs `visitor` over every block that passes its per-block checks; `emit`
-/// gets each chunk's output in block order, a bounded window of chunks at a time (memory does not grow with the
-/// file), while the workers verify the next window. Whether the file as a whole verified is only known from the
-/// returned report.
-pub fn verify_file_with<V: BlockVisitor>(
-    path: &Path,
-    opts: &VerifyOptions,
-    visitor: &V,
-    emit: impl FnMut(V::Chunk) + Send,
-) -> FileReport {
-    match ExecutionArchive::open(path) {
-        Ok(file) => verify_opened_with(&file, opts, visitor, emit),
-        Err(e) => {
-            let kind = crate::formats::ArchiveKind::of(path)
-                .filter(|k| k.is_execution())
-                .unwrap_or(crate::formats::ArchiveKind::Era1);
-            FileReport::failed(path, kind.extension(), e)
-        }
-    }
-}
-
-/// [`verify_file_with`] on a file the caller has opened already: export and prune read the same map for the
-/// file's sha256, and a second map of the file would double its pages in the process's RSS.
-pub fn verify_opened_with<V: BlockVisitor>(
-    file: &ExecutionArchive,
-    opts: &VerifyOptions,
-    visitor: &V,
-    mut emit: impl FnMut(V::Chunk) + Send,
-) -> FileReport {
-    let mut report = FileReport::start(file.path(), file.kind().extension());
-    verify_execution(file, opts, visitor, &mut emit, &mut report);
-    // Last: whatever was read must still be the file (it did not shrink under the map or get rewritten).
-    if let Err(e) = file.check_unchanged() {
-        report.error(e);
-    }
-    report
-}
-
 /// Per-thread state of the block pass: the record decoders, and the buffer slim receipts are rebuilt into.
 #[derive(Default)]
 struct Worker {
@@ -263,15 +147,63 @@ struct Worker {
     rebuilt: Vec<u8>,
 }
 
-/// Verifies an opened era1 or ere file into `report` (see [`verify_file_with`]); also the body of the `era1`
-/// and `ere` fuzz targets, which open files from bytes.
-pub(crate) fn verify_execution<V: BlockVisitor>(
+/// Verifies an opened era1 or ere file into `report`, running `visitor` over every block that passes (see
+/// [`super::archive`]): the name and network, the file's own facts and record walk, the parallel block pass,
+/// then the checks across blocks and the file's place in canonical history.
+pub(super) fn verify_execution<V: Visitor>(
     file: &ExecutionArchive,
     opts: &VerifyOptions,
     visitor: &V,
     emit: &mut (impl FnMut(V::Chunk) + Send),
     report: &mut FileReport,
 ) {
+    let path = file.path();
+    let Some((network, parsed_name)) = name_and_network(file, opts, report) else {
+        return;
+    };
+    file_facts(file, opts, report);
+    super::layout::walk_records(file, report);
+
+    // The signer is looked up once per file, never per transaction, and only when senders are asked for.
+    let signer: Option<&Signer> = match super::process_signer(opts, network.as_ref(), path, report)
+    {
+        Ok(s) => s,
+        Err(()) => return,
+    };
+    let pass = Pass {
+        file,
+        network: network.as_ref(),
+        signer,
+        opts,
+    };
+    let (facts, mut counts) = block_pass(&pass, visitor, emit, report);
+    let proofs = super::canonical::ProofCounts {
+        proven: std::mem::take(&mut counts.proven),
+        unanchored: counts.unanchored,
+        unanchored_reason: counts.unanchored_reason.take(),
+    };
+    counts_into_report(counts, opts, path, report);
+    sequential_checks(
+        file,
+        &facts,
+        network.as_ref(),
+        parsed_name.as_ref().ok(),
+        report,
+    );
+    super::canonical::file_canonical(file, network.as_ref(), opts, proofs, report);
+    if let Err(e) = parsed_name {
+        report.error(FormatError::at(0, e).in_file(path));
+    }
+}
+
+/// The file's name and network: the network given, else the one its canonical name names. `None` (the report
+/// says why) when a given network contradicts the name.
+#[allow(clippy::type_complexity)]
+fn name_and_network(
+    file: &ExecutionArchive,
+    opts: &VerifyOptions,
+    report: &mut FileReport,
+) -> Option<(Option<Network>, Result<ArchiveName, FormatErrorKind>)> {
     let path = file.path();
     let name = path
         .file_name()
@@ -304,8 +236,13 @@ pub(crate) fn verify_execution<V: BlockVisitor>(
         super::check_network_matches_name(opts.network.as_ref(), parsed_name.as_ref().ok(), path)
     {
         report.error(e);
-        return;
+        return None;
     }
+    Some((network, parsed_name))
+}
+
+/// What the file says of itself: its block range, era, checksum and (ere) profile and components.
+fn file_facts(file: &ExecutionArchive, opts: &VerifyOptions, report: &mut FileReport) {
     report.first_block = Some(file.first_block());
     report.last_block = Some(file.last_block());
     report.blocks = file.block_count();
@@ -332,16 +269,30 @@ pub(crate) fn verify_execution<V: BlockVisitor>(
             );
         }
     }
+}
 
-    super::layout::walk_records(file, report);
+/// What every block of a file's pass shares.
+struct Pass<'a> {
+    file: &'a ExecutionArchive,
+    network: Option<&'a Network>,
+    signer: Option<&'a Signer>,
+    opts: &'a VerifyOptions,
+}
 
-    // The signer is looked up once per file, never per transaction, and only when senders are asked for.
-    let signer: Option<&Signer> = match super::process_signer(opts, network.as_ref(), path, report)
-    {
-        Ok(s) => s,
-        Err(()) => return,
-    };
-
+/// The parallel pass over blocks, cut into chunks by block count and bytes: each block's facts for the
+/// sequential checks, and the counts of them all. Errors go to `report`, each chunk's output to `emit`.
+fn block_pass<V: Visitor>(
+    pass: &Pass<'_>,
+    visitor: &V,
+    emit: &mut (impl FnMut(V::Chunk) + Send),
+    report: &mut FileReport,
+) -> (Vec<BlockFacts>, Counts) {
+    let Pass {
+        file,
+        network,
+        signer,
+        opts,
+    } = *pass;
     // Visitors that need only hashes get the light transaction path when nothing else needs the fields.
     let light = opts.skip_receipts && signer.is_none() && !visitor.needs_decoded_transactions();
 
@@ -366,7 +317,7 @@ pub(crate) fn verify_execution<V: BlockVisitor>(
                         file,
                         i,
                         worker,
-                        network.as_ref(),
+                        network,
                         signer,
                         opts,
                         &mut counts,
@@ -395,6 +346,11 @@ pub(crate) fn verify_execution<V: BlockVisitor>(
             emit(out);
         }
     });
+    (facts, counts)
+}
+
+/// The counts of the block pass into the report.
+fn counts_into_report(counts: Counts, opts: &VerifyOptions, path: &Path, report: &mut FileReport) {
     report.transactions = counts.transactions;
     report.ommers = counts.ommers;
     report.receipts = counts.receipts;
@@ -444,28 +400,6 @@ pub(crate) fn verify_execution<V: BlockVisitor>(
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();
-
-    sequential_checks(
-        file,
-        &facts,
-        network.as_ref(),
-        parsed_name.as_ref().ok(),
-        report,
-    );
-    super::canonical::file_canonical(
-        file,
-        network.as_ref(),
-        opts,
-        super::canonical::ProofCounts {
-            proven: counts.proven,
-            unanchored: counts.unanchored,
-            unanchored_reason: counts.unanchored_reason,
-        },
-        report,
-    );
-    if let Err(e) = parsed_name {
-        report.error(FormatError::at(0, e).in_file(path));
-    }
 }
 
 /// `GAS_PER_BLOB` ([EIP-4844](https://eips.ethereum.org/EIPS/eip-4844)): a header's `blob_gas_used` is this
@@ -477,9 +411,9 @@ const EMPTY_OMMERS_HASH: [u8; 32] =
     alloy_primitives::hex!("1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347");
 
 /// Decodes and checks one block against itself: header fields for its fork, transactions, ommers and
-/// withdrawals roots, blob gas, receipts with blooms and gas.
+/// withdrawals roots, blob gas, receipts with blooms and gas, and its header proof; then hands it to `visitor`.
 #[allow(clippy::too_many_arguments)]
-fn check_block<V: BlockVisitor>(
+fn check_block<V: Visitor>(
     file: &ExecutionArchive,
     i: u64,
     worker: &mut Worker,
@@ -494,18 +428,17 @@ fn check_block<V: BlockVisitor>(
     let t = file.block(i)?;
     let path = file.path();
     let number = t.number;
-    let rlp_err = |offset: u64| move |e: rlp::RlpError| rlp_error(e, offset, path, number);
-    let located = |e: FormatError| e.in_file(path).in_block(number);
+    let at = At { path, number };
     let Worker { dec, rebuilt } = worker;
 
     let header_raw = decompress(&mut dec.header, &t.header, path, number)?;
-    let header = HeaderView::decode(header_raw).map_err(rlp_err(t.header.offset))?;
+    let header = HeaderView::decode(header_raw).map_err(at.rlp(t.header.offset))?;
     *counts
         .header_fields
         .entry(header.field_count())
         .or_default() += 1;
     if header.number() != number {
-        return Err(located(mismatch(
+        return Err(at.located(mismatch(
             t.header.offset,
             "header number",
             number,
@@ -513,53 +446,22 @@ fn check_block<V: BlockVisitor>(
         )));
     }
     let timestamp = header.timestamp();
-    check_header_fork(&header, network, t.header.offset).map_err(located)?;
-    let max_tx_type = network.map_or(u8::MAX, |n| n.max_tx_type(number, timestamp));
+    check_header_fork(&header, network, t.header.offset).map_err(|e| at.located(e))?;
     // Body: transactions root, ommers hash, withdrawals root.
     let body_raw = decompress(&mut dec.body, &t.body, path, number)?;
-    let body = BodyView::decode(body_raw).map_err(rlp_err(t.body.offset))?;
-    let mut tx_encodings: Vec<&[u8]> = Vec::new();
-    let mut kinds: Vec<TxKind> = Vec::new();
-    let mut kind_counts = [0u64; KIND_LABELS.len()];
-    let mut txs: Vec<TxView<'_>> = Vec::new();
-    let mut senders: Vec<Result<[u8; 20], SenderError>> = Vec::new();
-    let mut blobs = 0u64;
-    let tx_error = |idx: usize, e: String| {
-        located(FormatError::at(
-            t.body.offset,
-            FormatErrorKind::Rlp(format!("transaction {idx}: {e}")),
-        ))
+    let body = BodyView::decode(body_raw).map_err(at.rlp(t.body.offset))?;
+    let txs_at = TxsAt {
+        at,
+        offset: t.body.offset,
+        max_tx_type: network.map_or(u8::MAX, |n| n.max_tx_type(number, timestamp)),
     };
-    let check_type = |idx: usize, kind: TxKind| {
-        if kind.tx_type() > max_tx_type {
-            return Err(located(mismatch(
-                t.body.offset,
-                "transaction type",
-                format!("at most {max_tx_type} in this fork (transaction {idx})"),
-                kind.tx_type(),
-            )));
-        }
-        Ok(())
-    };
+    let mut txs = BlockTxs::default();
     // Light path: [header, ommers list, transactions...] hashes from one batch with the trie leaves.
     let mut light_hashes: Vec<[u8; 32]> = Vec::new();
     let (hash, tx_root, ommers_hash) = if light {
-        for (idx, item) in body.transactions().enumerate() {
-            let item = item.map_err(rlp_err(t.body.offset))?;
-            let (canonical, kind) =
-                canonical_and_kind(item.raw).map_err(|e| tx_error(idx, e.to_string()))?;
-            check_type(idx, kind)?;
-            if kind == TxKind::Eip4844 {
-                // Blob counts need the fields; blob transactions are a few per block at most.
-                let tx = TxView::decode(item.raw).map_err(|e| tx_error(idx, e.to_string()))?;
-                blobs += tx.blob_versioned_hashes().count() as u64;
-            }
-            tx_encodings.push(canonical);
-            kinds.push(kind);
-            kind_counts[kind_slot(kind)] += 1;
-        }
+        txs.read_light(&body, &txs_at)?;
         let root = trie::ordered_root_and_hashes(
-            &tx_encodings,
+            &txs.encodings,
             &[header.raw(), body.ommers_rlp()],
             &mut light_hashes,
         );
@@ -567,80 +469,30 @@ fn check_block<V: BlockVisitor>(
         (at(0), root, at(1))
     } else {
         let homestead = network.is_none_or(|n| n.is_homestead(number));
-        for (idx, item) in body.transactions().enumerate() {
-            let item = item.map_err(rlp_err(t.body.offset))?;
-            let tx = TxView::decode(item.raw).map_err(|e| tx_error(idx, e.to_string()))?;
-            check_type(idx, tx.kind())?;
-            if tx.kind() == TxKind::Eip4844 {
-                blobs += tx.blob_versioned_hashes().count() as u64;
-            }
-            tx_encodings.push(tx.canonical());
-            kinds.push(tx.kind());
-            kind_counts[kind_slot(tx.kind())] += 1;
-            if let Some(s) = signer {
-                let r = s.recover_sender(&tx, homestead);
-                match r {
-                    Ok(_) => counts.senders_recovered += 1,
-                    Err(_) => counts.sender_errors += 1,
-                }
-                senders.push(r);
-            }
-            txs.push(tx);
-        }
+        txs.read_full(&body, &txs_at, signer.map(|s| (s, homestead)), counts)?;
         (
             header.hash().0,
-            trie::ordered_root(&tx_encodings),
+            trie::ordered_root(&txs.encodings),
             keccak256(body.ommers_rlp()).0,
         )
     };
-    if tx_root.0 != *header.transactions_root() {
-        return Err(located(mismatch(
-            t.body.offset,
-            "transactions root",
-            hex0x(header.transactions_root()),
-            hex0x(&tx_root.0),
-        )));
-    }
-    if ommers_hash != *header.ommers_hash() {
-        return Err(located(mismatch(
-            t.body.offset,
-            "ommers hash",
-            hex0x(header.ommers_hash()),
-            hex0x(&ommers_hash),
-        )));
-    }
+    check_roots(&header, &tx_root.0, &ommers_hash, t.body.offset).map_err(|e| at.located(e))?;
     let mut ommer_count = 0u64;
     for o in body.ommers() {
-        let o = o.map_err(rlp_err(t.body.offset))?;
-        HeaderView::decode(o.raw).map_err(rlp_err(t.body.offset))?;
+        let o = o.map_err(at.rlp(t.body.offset))?;
+        HeaderView::decode(o.raw).map_err(at.rlp(t.body.offset))?;
         ommer_count += 1;
     }
-    let withdrawals = check_withdrawals(&header, &body, t.body.offset).map_err(located)?;
-    if let Some(used) = header.blob_gas_used() {
-        let want = blobs.saturating_mul(GAS_PER_BLOB);
-        if used != want {
-            return Err(located(mismatch(
-                t.header.offset,
-                "blob gas used",
-                format!("{want} ({blobs} blobs x {GAS_PER_BLOB})"),
-                used,
-            )));
-        }
-    } else if blobs > 0 {
-        return Err(located(mismatch(
-            t.header.offset,
-            "header field count",
-            "20 or more (blob transactions need blob_gas_used)",
-            header.field_count(),
-        )));
-    }
+    let withdrawals =
+        check_withdrawals(&header, &body, t.body.offset).map_err(|e| at.located(e))?;
+    check_blob_gas(&header, txs.blobs, t.header.offset).map_err(|e| at.located(e))?;
 
     let td_le: Option<[u8; 32]> = t
         .total_difficulty
         .map(|r| r.data.try_into().unwrap_or_default());
     let mut receipt_views: Vec<ReceiptView<'_>> = Vec::new();
     if let (false, Some(record)) = (opts.skip_receipts, &t.receipts) {
-        receipt_views.reserve(kinds.len());
+        receipt_views.reserve(txs.kinds.len());
         check_receipts(
             record,
             &t.header,
@@ -650,58 +502,31 @@ fn check_block<V: BlockVisitor>(
             number,
             network,
             &header,
-            &kinds,
+            &txs.kinds,
             counts,
             &mut receipt_views,
         )?;
     }
     if let Some(record) = &t.proof {
-        let proof = super::proof::decode_record(record, &mut dec.proof, path, number)?;
-        *counts.proof_types.entry(proof.proof_type).or_default() += 1;
-        if let Some(net) = network {
-            let block = crate::canonical::BlockId {
-                number,
-                timestamp,
-                hash,
-            };
-            match super::canonical::check_proof(net, &block, &proof, opts) {
-                Ok(anchor) => match counts.proven.get_mut(&anchor) {
-                    Some(n) => *n += 1,
-                    None => {
-                        counts.proven.insert(anchor, 1);
-                    }
-                },
-                Err(e) if e.is_unanchored() => {
-                    counts.unanchored += 1;
-                    counts
-                        .unanchored_reason
-                        .get_or_insert_with(|| e.to_string());
-                }
-                Err(e) => {
-                    return Err(located(FormatError::at(
-                        record.offset,
-                        FormatErrorKind::Mismatch {
-                            what: "proof (not the canonical chain)",
-                            expected: "a proof reaching its anchor".into(),
-                            found: e.to_string(),
-                        },
-                    )))
-                }
-            }
-        }
+        let block = crate::canonical::BlockId {
+            number,
+            timestamp,
+            hash,
+        };
+        check_block_proof(record, &mut dec.proof, &block, at, network, opts, counts)?;
     }
-    counts.transactions += tx_encodings.len() as u64;
+    counts.transactions += txs.encodings.len() as u64;
     counts.ommers += ommer_count;
     counts.withdrawals += withdrawals.len() as u64;
-    for (a, b) in counts.tx_kinds.iter_mut().zip(kind_counts) {
+    for (a, b) in counts.tx_kinds.iter_mut().zip(txs.kind_counts) {
         *a += b;
     }
     let block = VerifiedBlock {
         number,
         header,
         body,
-        transactions: &txs,
-        senders: &senders,
+        transactions: &txs.views,
+        senders: &txs.senders,
         receipts: &receipt_views,
         withdrawals: &withdrawals,
         total_difficulty: td_le.map(U256::from_le_bytes),
@@ -711,9 +536,9 @@ fn check_block<V: BlockVisitor>(
             block: hash,
             transactions: light_hashes.get(2..).unwrap_or_default(),
         };
-        visitor.visit_hashed(out, &block, &hashes);
+        visitor.block_hashed(out, &block, &hashes);
     } else {
-        visitor.visit(out, &block);
+        visitor.block(out, &block);
     }
     Ok(BlockFacts {
         hash,
@@ -726,6 +551,221 @@ fn check_block<V: BlockVisitor>(
         },
         ok: true,
     })
+}
+
+/// Where in the archive a block is, for locating its errors.
+#[derive(Clone, Copy)]
+struct At<'a> {
+    path: &'a Path,
+    number: u64,
+}
+
+impl<'a> At<'a> {
+    fn located(self, e: FormatError) -> FormatError {
+        e.in_file(self.path).in_block(self.number)
+    }
+
+    /// Maps an RLP error of the record at `offset`.
+    fn rlp(self, offset: u64) -> impl Fn(rlp::RlpError) -> FormatError + 'a {
+        move |e| rlp_error(e, offset, self.path, self.number)
+    }
+}
+
+/// What reading a block's transactions needs to locate and bound them.
+struct TxsAt<'a> {
+    at: At<'a>,
+    /// Offset of the body record.
+    offset: u64,
+    /// The highest transaction type the block's fork allows.
+    max_tx_type: u8,
+}
+
+impl TxsAt<'_> {
+    fn error(&self, idx: usize, e: String) -> FormatError {
+        self.at.located(FormatError::at(
+            self.offset,
+            FormatErrorKind::Rlp(format!("transaction {idx}: {e}")),
+        ))
+    }
+
+    fn check_type(&self, idx: usize, kind: TxKind) -> Result<(), FormatError> {
+        if kind.tx_type() > self.max_tx_type {
+            return Err(self.at.located(mismatch(
+                self.offset,
+                "transaction type",
+                format!(
+                    "at most {} in this fork (transaction {idx})",
+                    self.max_tx_type
+                ),
+                kind.tx_type(),
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// One block's transactions as its pass reads them (nothing is allocated for a block without any).
+#[derive(Default)]
+struct BlockTxs<'a> {
+    /// Canonical encodings, the transactions trie's leaves.
+    encodings: Vec<&'a [u8]>,
+    kinds: Vec<TxKind>,
+    kind_counts: [u64; KIND_LABELS.len()],
+    /// Decoded transactions (the full path only).
+    views: Vec<TxView<'a>>,
+    /// Recovered senders, when a signer was given.
+    senders: Vec<Result<[u8; 20], SenderError>>,
+    blobs: u64,
+}
+
+impl<'a> BlockTxs<'a> {
+    /// The light path: each transaction's canonical encoding and kind, without decoding its fields (but for
+    /// blob transactions, whose blobs count).
+    fn read_light(&mut self, body: &BodyView<'a>, at: &TxsAt<'_>) -> Result<(), FormatError> {
+        for (idx, item) in body.transactions().enumerate() {
+            let item = item.map_err(at.at.rlp(at.offset))?;
+            let (canonical, kind) =
+                canonical_and_kind(item.raw).map_err(|e| at.error(idx, e.to_string()))?;
+            at.check_type(idx, kind)?;
+            if kind == TxKind::Eip4844 {
+                // Blob counts need the fields; blob transactions are a few per block at most.
+                let tx = TxView::decode(item.raw).map_err(|e| at.error(idx, e.to_string()))?;
+                self.blobs += tx.blob_versioned_hashes().count() as u64;
+            }
+            self.encodings.push(canonical);
+            self.kinds.push(kind);
+            self.kind_counts[kind_slot(kind)] += 1;
+        }
+        Ok(())
+    }
+
+    /// The full path: every transaction decoded, and its sender recovered with `signer` (and whether the
+    /// block is past Homestead) when given.
+    fn read_full(
+        &mut self,
+        body: &BodyView<'a>,
+        at: &TxsAt<'_>,
+        signer: Option<(&Signer, bool)>,
+        counts: &mut Counts,
+    ) -> Result<(), FormatError> {
+        for (idx, item) in body.transactions().enumerate() {
+            let item = item.map_err(at.at.rlp(at.offset))?;
+            let tx = TxView::decode(item.raw).map_err(|e| at.error(idx, e.to_string()))?;
+            at.check_type(idx, tx.kind())?;
+            if tx.kind() == TxKind::Eip4844 {
+                self.blobs += tx.blob_versioned_hashes().count() as u64;
+            }
+            self.encodings.push(tx.canonical());
+            self.kinds.push(tx.kind());
+            self.kind_counts[kind_slot(tx.kind())] += 1;
+            if let Some((s, homestead)) = signer {
+                let r = s.recover_sender(&tx, homestead);
+                match r {
+                    Ok(_) => counts.senders_recovered += 1,
+                    Err(_) => counts.sender_errors += 1,
+                }
+                self.senders.push(r);
+            }
+            self.views.push(tx);
+        }
+        Ok(())
+    }
+}
+
+/// The header's transactions root and ommers hash against the body's.
+fn check_roots(
+    header: &HeaderView<'_>,
+    tx_root: &[u8; 32],
+    ommers_hash: &[u8; 32],
+    body_offset: u64,
+) -> Result<(), FormatError> {
+    if tx_root != header.transactions_root() {
+        return Err(mismatch(
+            body_offset,
+            "transactions root",
+            hex0x(header.transactions_root()),
+            hex0x(tx_root),
+        ));
+    }
+    if ommers_hash != header.ommers_hash() {
+        return Err(mismatch(
+            body_offset,
+            "ommers hash",
+            hex0x(header.ommers_hash()),
+            hex0x(ommers_hash),
+        ));
+    }
+    Ok(())
+}
+
+/// The header's `blob_gas_used` against the block's blobs (and blob transactions only where the header has it).
+fn check_blob_gas(
+    header: &HeaderView<'_>,
+    blobs: u64,
+    header_offset: u64,
+) -> Result<(), FormatError> {
+    if let Some(used) = header.blob_gas_used() {
+        let want = blobs.saturating_mul(GAS_PER_BLOB);
+        if used != want {
+            return Err(mismatch(
+                header_offset,
+                "blob gas used",
+                format!("{want} ({blobs} blobs x {GAS_PER_BLOB})"),
+                used,
+            ));
+        }
+    } else if blobs > 0 {
+        return Err(mismatch(
+            header_offset,
+            "header field count",
+            "20 or more (blob transactions need blob_gas_used)",
+            header.field_count(),
+        ));
+    }
+    Ok(())
+}
+
+/// Decodes a block's header proof and checks it reaches its anchor (on a known network); counts it by type
+/// and by anchor, or as unanchored.
+fn check_block_proof(
+    record: &crate::formats::e2store::Record<'_>,
+    dec: &mut crate::formats::snappy::FramedDecoder,
+    block: &crate::canonical::BlockId,
+    at: At<'_>,
+    network: Option<&Network>,
+    opts: &VerifyOptions,
+    counts: &mut Counts,
+) -> Result<(), FormatError> {
+    let proof = super::proof::decode_record(record, dec, at.path, at.number)?;
+    *counts.proof_types.entry(proof.proof_type).or_default() += 1;
+    let Some(net) = network else {
+        return Ok(());
+    };
+    match super::canonical::check_proof(net, block, &proof, opts) {
+        Ok(anchor) => match counts.proven.get_mut(&anchor) {
+            Some(n) => *n += 1,
+            None => {
+                counts.proven.insert(anchor, 1);
+            }
+        },
+        Err(e) if e.is_unanchored() => {
+            counts.unanchored += 1;
+            counts
+                .unanchored_reason
+                .get_or_insert_with(|| e.to_string());
+        }
+        Err(e) => {
+            return Err(at.located(FormatError::at(
+                record.offset,
+                FormatErrorKind::Mismatch {
+                    what: "proof (not the canonical chain)",
+                    expected: "a proof reaching its anchor".into(),
+                    found: e.to_string(),
+                },
+            )))
+        }
+    }
+    Ok(())
 }
 
 /// The header against its network's fork rules (nothing without a network): its number of fields for the fork
@@ -849,30 +889,6 @@ pub(super) fn rlp_error(e: rlp::RlpError, offset: u64, path: &Path, number: u64)
     FormatError::at(offset, FormatErrorKind::Rlp(e.to_string()))
         .in_file(path)
         .in_block(number)
-}
-
-/// Verifies many era1 and ere files in parallel, then checks continuity between consecutive files of the same
-/// network (parent hash and total difficulty across the boundary) and agreement between files of the same blocks.
-/// Reports come back in input order.
-pub fn verify_files(paths: &[std::path::PathBuf], opts: &VerifyOptions) -> Vec<FileReport> {
-    verify_files_until(paths, opts, &|| false)
-}
-
-/// [`verify_files`], starting no file once `stop()` is true (those files have no report).
-pub fn verify_files_until(
-    paths: &[std::path::PathBuf],
-    opts: &VerifyOptions,
-    stop: &(dyn Fn() -> bool + Sync),
-) -> Vec<FileReport> {
-    let mut reports: Vec<FileReport> = paths
-        .par_iter()
-        .filter(|_| !stop())
-        .map(|p| verify_file(p, opts))
-        .collect();
-    super::links::link_execution(&mut reports, |r| {
-        super::links::first_parent_hash(Path::new(&r.file))
-    });
-    reports
 }
 
 #[cfg(test)]

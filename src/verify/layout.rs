@@ -8,6 +8,7 @@ use super::report::FileReport;
 use crate::formats::e2store::{E2StoreReader, RecordType};
 use crate::formats::era1::Era1File;
 use crate::formats::ere::{Component, EreFile};
+use crate::formats::MappedArchive;
 use crate::formats::{ExecutionArchive, FormatError, FormatErrorKind};
 use std::collections::BTreeMap;
 

@@ -15,12 +15,65 @@ mod receipts;
 pub mod render;
 pub mod report;
 mod sequence;
+pub mod verified;
+pub mod visitor;
 
 use crate::crypto::signer::{self, SignatureAlgorithm, Signer, SignerBackend, SignerError};
-use crate::formats::{FormatError, FormatErrorKind};
+use crate::formats::{Archive, ArchiveKind, FormatError, FormatErrorKind};
 use crate::network::Network;
 use report::FileReport;
 use std::path::{Path, PathBuf};
+
+pub use verified::{
+    BlockHashes, VerifiedBeaconBlock, VerifiedBlock, VerifiedPayload, VerifiedState,
+};
+pub use visitor::{NoVisitor, Visitor};
+
+/// Verifies one opened archive of any kind completely and runs `visitor` over what passes its checks: every
+/// execution block (era1, ere), or an era file's state and beacon blocks. `emit` gets each chunk's output in
+/// chain order, a bounded window of chunks at a time (memory does not grow with the file), while the workers
+/// verify the next window. Whether the file as a whole verified is only known from the returned report.
+///
+/// Takes the file the caller opened: export and prune read the same map for the file's sha256, and a second
+/// map of the file would double its pages in the process's RSS.
+pub fn archive<V: Visitor>(
+    file: &Archive,
+    opts: &VerifyOptions,
+    visitor: &V,
+    mut emit: impl FnMut(V::Chunk) + Send,
+) -> FileReport {
+    let mut report = FileReport::start(file.path(), file.kind().extension());
+    match file {
+        Archive::Execution(f) => {
+            execution::verify_execution(f, opts, visitor, &mut emit, &mut report)
+        }
+        Archive::Era(f) => era::verify_era(f, opts, visitor, &mut emit, &mut report),
+    }
+    // Last: whatever was read must still be the file (it did not shrink under the map or get rewritten).
+    if let Err(e) = file.check_unchanged() {
+        report.error(e);
+    }
+    report
+}
+
+/// [`archive`] on the file at `path`, opened as the kind it is read as; a file that does not open fails its
+/// report.
+pub fn file_with<V: Visitor>(
+    path: &Path,
+    opts: &VerifyOptions,
+    visitor: &V,
+    emit: impl FnMut(V::Chunk) + Send,
+) -> FileReport {
+    match Archive::open(path) {
+        Ok(file) => archive(&file, opts, visitor, emit),
+        Err(e) => FileReport::failed(path, ArchiveKind::read_as(path).extension(), e),
+    }
+}
+
+/// Verifies the file at `path` completely and returns its report (never panics; errors are in the report).
+pub fn file(path: &Path, opts: &VerifyOptions) -> FileReport {
+    file_with(path, opts, &NoVisitor, |_| {})
+}
 
 /// How to verify.
 #[derive(Debug, Clone, Default)]
@@ -208,13 +261,19 @@ pub fn verify_archives(paths: &[PathBuf], opts: &VerifyOptions) -> Vec<FileRepor
     verify_archives_until(paths, opts, &|| false)
 }
 
-/// Splits archives into execution files (era1, ere) and era files.
+/// Splits archives into execution files (era1, ere) and beacon files (era), by their names.
 fn split_kinds(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
-    use crate::formats::ArchiveKind;
-    paths
-        .iter()
-        .cloned()
-        .partition(|p| ArchiveKind::of(p) != Some(ArchiveKind::Era))
+    paths.iter().cloned().partition(|p| !is_beacon(p))
+}
+
+/// Whether the file at `path` holds beacon blocks (an era file), by its name.
+fn is_beacon(path: &Path) -> bool {
+    crate::formats::Holds::of_path(path).beacon_blocks
+}
+
+/// Whether the file at `path` holds header proofs (an ere file of a profile with them), by its name.
+fn has_proofs(path: &Path) -> bool {
+    crate::formats::ArchiveName::of_path(path).is_some_and(|n| n.holds().proofs)
 }
 
 /// The checks between execution and era files, once each kind is linked: ere blocks against era payloads,
@@ -234,14 +293,61 @@ pub fn verify_archives_until(
     opts: &VerifyOptions,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Vec<FileReport> {
+    verify_all(paths, opts, stop, None)
+}
+
+/// The one ladder of [`verify_archives_until`] and [`verify_archives_cached`].
+fn verify_all(
+    paths: &[PathBuf],
+    opts: &VerifyOptions,
+    stop: &(dyn Fn() -> bool + Sync),
+    cache: Option<&dyn ReportCache>,
+) -> Vec<FileReport> {
     let (execution, era) = split_kinds(paths);
-    // Era files first: their latest state's historical summaries anchor the proofs of the ere files.
-    let era_reports = era::verify_files_until(&era, opts, stop);
-    let opts = with_era_summaries(opts, &era_reports, &execution);
-    link_kinds(
-        execution::verify_files_until(&execution, &opts, stop),
-        era_reports,
-    )
+    // Era files first, one at a time (each uses every thread for its state root and blocks): their latest
+    // state's historical summaries anchor the proofs of the ere files.
+    let mut era_reports = each(&era, opts, stop, &|_| cache, false);
+    links::link_era(&mut era_reports, opts);
+    let exec_opts = with_era_summaries(opts, &era_reports, &execution);
+    // Summaries taken from this run's era files are not part of the cache's key: files whose proofs they
+    // check are verified again.
+    let derived = exec_opts.historical_summaries.is_some() && opts.historical_summaries.is_none();
+    let cache_for = |p: &Path| cache.filter(|_| !(derived && has_proofs(p)));
+    let mut reports = each(&execution, &exec_opts, stop, &cache_for, true);
+    links::link_execution(&mut reports, |r| {
+        links::first_parent_hash(Path::new(&r.file))
+    });
+    link_kinds(reports, era_reports)
+}
+
+/// A cache to take a file's report from and keep it in, or none.
+type CacheFor<'a> = dyn Fn(&Path) -> Option<&'a dyn ReportCache> + Sync + 'a;
+
+/// Verifies each of `paths` on its own ([`file`], or the report `cache_for` the file has), in parallel or one
+/// at a time, starting none once `stop()` is true. Reports come in input order; the checks across files are
+/// the caller's.
+fn each<'a>(
+    paths: &[PathBuf],
+    opts: &VerifyOptions,
+    stop: &(dyn Fn() -> bool + Sync),
+    cache_for: &CacheFor<'a>,
+    parallel: bool,
+) -> Vec<FileReport> {
+    use rayon::prelude::*;
+    let one = |p: &PathBuf| match cache_for(p) {
+        Some(cache) => cache.get(p).unwrap_or_else(|| {
+            let r = file(p, opts);
+            if r.ok {
+                cache.put(p, &r);
+            }
+            r
+        }),
+        None => file(p, opts),
+    };
+    match parallel {
+        true => paths.par_iter().filter(|_| !stop()).map(one).collect(),
+        false => paths.iter().filter(|_| !stop()).map(one).collect(),
+    }
 }
 
 /// `opts` with the historical summaries of the latest verified era state among `era_reports`, when none were
@@ -252,10 +358,7 @@ fn with_era_summaries(
     execution: &[PathBuf],
 ) -> VerifyOptions {
     let mut opts = opts.clone();
-    let proofs = execution.iter().any(|p| {
-        crate::formats::ArchiveName::of_path(p)
-            .is_some_and(|n| n.kind == crate::formats::ArchiveKind::Ere && !n.profile.no_proofs)
-    });
+    let proofs = execution.iter().any(|p| has_proofs(p));
     if opts.historical_summaries.is_some() || !proofs {
         return opts;
     }
@@ -287,60 +390,17 @@ pub fn verify_archives_cached(
     stop: &(dyn Fn() -> bool + Sync),
     cache: &dyn ReportCache,
 ) -> Vec<FileReport> {
-    use rayon::prelude::*;
-    let (execution, era) = split_kinds(paths);
-    let one =
-        |p: &PathBuf, verify: fn(&Path, &VerifyOptions) -> FileReport, opts: &VerifyOptions| {
-            cache.get(p).unwrap_or_else(|| {
-                let r = verify(p, opts);
-                if r.ok {
-                    cache.put(p, &r);
-                }
-                r
-            })
-        };
-    // Era files one at a time (each uses every thread), then execution files in parallel, as without a cache.
-    let mut era_reports: Vec<FileReport> = era
-        .iter()
-        .filter(|_| !stop())
-        .map(|p| one(p, era::verify_file, opts))
-        .collect();
-    links::link_era(&mut era_reports, opts);
-    let exec_opts = with_era_summaries(opts, &era_reports, &execution);
-    // Summaries taken from this run's era files are not part of the cache's key: files whose proofs they
-    // check are verified again.
-    let derived = exec_opts.historical_summaries.is_some() && opts.historical_summaries.is_none();
-    let mut reports: Vec<FileReport> = execution
-        .par_iter()
-        .filter(|_| !stop())
-        .map(|p| {
-            let proofs = crate::formats::ArchiveName::of_path(p).is_some_and(|n| {
-                n.kind == crate::formats::ArchiveKind::Ere && !n.profile.no_proofs
-            });
-            if derived && proofs {
-                execution::verify_file(p, &exec_opts)
-            } else {
-                one(p, execution::verify_file, &exec_opts)
-            }
-        })
-        .collect();
-    links::link_execution(&mut reports, |r| {
-        links::first_parent_hash(Path::new(&r.file))
-    });
-    link_kinds(reports, era_reports)
+    verify_all(paths, opts, stop, Some(cache))
 }
 
 /// Verifies one file of a stream whose files do not stay on disk (remote inputs, removed from the cache after
 /// use): its report, and what the checks across files later need from the file itself (an execution file's
 /// first parent hash), read while it is there. [`link_streamed`] runs those checks at the end.
 pub fn verify_one(path: &Path, opts: &VerifyOptions) -> (FileReport, Option<String>) {
-    use crate::formats::ArchiveKind;
-    match ArchiveKind::of(path) {
-        Some(ArchiveKind::Era) => (era::verify_file(path, opts), None),
-        _ => (
-            execution::verify_file(path, opts),
-            links::first_parent_hash(path),
-        ),
+    let report = file(path, opts);
+    match is_beacon(path) {
+        true => (report, None),
+        false => (report, links::first_parent_hash(path)),
     }
 }
 
@@ -351,7 +411,6 @@ pub fn link_streamed(
     reports: Vec<(FileReport, Option<String>)>,
     opts: &VerifyOptions,
 ) -> Vec<FileReport> {
-    use crate::formats::ArchiveKind;
     use std::collections::HashMap;
     let mut parents: HashMap<String, String> = HashMap::new();
     let (mut era_reports, mut execution_reports) = (Vec::new(), Vec::new());
@@ -359,9 +418,9 @@ pub fn link_streamed(
         if let Some(p) = parent {
             parents.insert(r.file.clone(), p);
         }
-        match ArchiveKind::of(Path::new(&r.file)) {
-            Some(ArchiveKind::Era) => era_reports.push(r),
-            _ => execution_reports.push(r),
+        match is_beacon(Path::new(&r.file)) {
+            true => era_reports.push(r),
+            false => execution_reports.push(r),
         }
     }
     links::link_execution(&mut execution_reports, |r| parents.get(&r.file).cloned());

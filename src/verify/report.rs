@@ -191,7 +191,7 @@ pub struct BeaconReport {
     pub historical_root: Option<String>,
     /// Whether the state's root is tied to a root from outside the file (see [`crate::verify::anchor`]).
     pub state_anchor: StateAnchor,
-    /// Links to the neighbouring era files, checked by [`crate::verify::era::verify_files`].
+    /// Links to the neighbouring era files, checked by [`crate::verify::verify_archives`].
     #[serde(skip)]
     pub links: EraLinks,
 }

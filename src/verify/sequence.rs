@@ -12,6 +12,7 @@ use crate::formats::execution::BLOCKS_PER_ERA;
 use crate::formats::{ArchiveName, ExecutionArchive};
 use crate::network::Network;
 use alloy_primitives::U256;
+use std::path::Path;
 
 /// OpenEthereum's AuRa score rule (`calculate_score`, enforced from genesis on gnosis and chiado: their chain specs
 /// set no `validateScoreTransition` and no empty steps): a block's difficulty is `2^128 - 1 + parent_step - step`,
@@ -49,8 +50,9 @@ pub(super) fn sequential_checks(
     let path = file.path();
     let off = |i: usize| file.header_offset(i as u64);
     let all_ok = facts.iter().all(|f| f.ok);
-    let era1 = matches!(file, ExecutionArchive::Era1(_));
-    // era1: every block's header record; ere: the pre-merge blocks' (mined, difficulty above zero).
+    // Files of pre-merge history (era1): every block's header record; ere: the pre-merge blocks' (mined,
+    // difficulty above zero).
+    let all_pre_merge = !file.holds().post_merge;
     let mut records = HeaderRecords::with_capacity(facts.len());
     let mut prev_td: Option<U256> = None;
     let mut pre_merge = 0u64;
@@ -58,7 +60,7 @@ pub(super) fn sequential_checks(
     for (i, f) in facts.iter().enumerate() {
         let mined = !f.difficulty.is_zero();
         if let Some(td) = &f.td_le {
-            if era1 || mined {
+            if all_pre_merge || mined {
                 records.push(&f.hash, td);
             }
         }
@@ -88,43 +90,19 @@ pub(super) fn sequential_checks(
             first_pos = Some(i);
         }
         if let Some(td_le) = f.td_le {
-            // Post-merge blocks have difficulty 0, so a merge-transition file's repeated final total difficulty
-            // passes this same rule.
-            let td = U256::from_le_bytes(td_le);
-            match prev_td {
-                Some(p) if p.checked_add(f.difficulty) != Some(td) => {
-                    report.error(
-                        mismatch(
-                            off(i),
-                            "total difficulty",
-                            format!(
-                                "{} + {} = {}",
-                                p,
-                                f.difficulty,
-                                p.saturating_add(f.difficulty)
-                            ),
-                            td,
-                        )
-                        .in_file(path)
-                        .in_block(number),
-                    );
-                }
-                None if i == 0 => match td.checked_sub(f.difficulty) {
-                    Some(initial) => report.initial_total_difficulty = Some(initial.to_string()),
-                    None => report.error(
-                        mismatch(
-                            off(i),
-                            "total difficulty",
-                            format!(">= difficulty {}", f.difficulty),
-                            td,
-                        )
-                        .in_file(path)
-                        .in_block(number),
-                    ),
-                },
-                _ => {}
-            }
-            prev_td = Some(td);
+            let at = Located {
+                offset: off(i),
+                path,
+                number,
+            };
+            prev_td = Some(check_total_difficulty(
+                prev_td,
+                td_le,
+                f.difficulty,
+                i == 0,
+                at,
+                report,
+            ));
         }
         if let (Some(step), Some(parent_step)) = (
             f.aura_step,
@@ -162,22 +140,7 @@ pub(super) fn sequential_checks(
         ere.pre_merge_blocks = pre_merge;
     }
     if let Some(net) = network {
-        if file.first_block() == 0 && facts.first().is_some_and(|f| f.ok) {
-            let got = hex0x(&facts[0].hash);
-            if got != net.genesis_hash
-                && !net
-                    .genesis_hash
-                    .trim_start_matches("0x")
-                    .trim_start_matches('0')
-                    .is_empty()
-            {
-                report.error(
-                    mismatch(off(0), "genesis hash", &net.genesis_hash, got)
-                        .in_file(path)
-                        .in_block(0),
-                );
-            }
-        }
+        check_genesis(file, facts, net, report);
     }
     accumulator_checks(file, &records, pre_merge, facts, all_ok, report);
     if !file.first_block().is_multiple_of(BLOCKS_PER_ERA) {
@@ -196,6 +159,80 @@ pub(super) fn sequential_checks(
     }
 }
 
+/// Where a block's record is, for locating its errors.
+#[derive(Clone, Copy)]
+struct Located<'a> {
+    offset: u64,
+    path: &'a Path,
+    number: u64,
+}
+
+/// A block's total difficulty (`td_le`) against the one before it plus its difficulty; the first block of
+/// the file gives the initial total difficulty. Returns the block's.
+fn check_total_difficulty(
+    prev_td: Option<U256>,
+    td_le: [u8; 32],
+    difficulty: U256,
+    first: bool,
+    at: Located<'_>,
+    report: &mut FileReport,
+) -> U256 {
+    // Post-merge blocks have difficulty 0, so a merge-transition file's repeated final total difficulty
+    // passes this same rule.
+    let td = U256::from_le_bytes(td_le);
+    let error = |expected: String| {
+        mismatch(at.offset, "total difficulty", expected, td)
+            .in_file(at.path)
+            .in_block(at.number)
+    };
+    match prev_td {
+        Some(p) if p.checked_add(difficulty) != Some(td) => {
+            report.error(error(format!(
+                "{} + {} = {}",
+                p,
+                difficulty,
+                p.saturating_add(difficulty)
+            )));
+        }
+        None if first => match td.checked_sub(difficulty) {
+            Some(initial) => report.initial_total_difficulty = Some(initial.to_string()),
+            None => report.error(error(format!(">= difficulty {difficulty}"))),
+        },
+        _ => {}
+    }
+    td
+}
+
+/// A file starting at block 0 starts with the network's genesis block (where the network names one).
+fn check_genesis(
+    file: &ExecutionArchive,
+    facts: &[BlockFacts],
+    net: &Network,
+    report: &mut FileReport,
+) {
+    if file.first_block() == 0 && facts.first().is_some_and(|f| f.ok) {
+        let got = hex0x(&facts[0].hash);
+        if got != net.genesis_hash
+            && !net
+                .genesis_hash
+                .trim_start_matches("0x")
+                .trim_start_matches('0')
+                .is_empty()
+        {
+            report.error(
+                mismatch(
+                    file.header_offset(0),
+                    "genesis hash",
+                    &net.genesis_hash,
+                    got,
+                )
+                .in_file(file.path())
+                .in_block(0),
+            );
+        }
+    }
+}
+
 /// The accumulator root: recomputed over the header records (era1: every block; ere: the pre-merge ones) and
 /// compared with the file's record. An ere file may leave the record out (the spec makes it optional) but must
 /// not have one without pre-merge blocks.
@@ -210,7 +247,7 @@ fn accumulator_checks(
     let path = file.path();
     let has_td = facts.first().is_some_and(|f| f.td_le.is_some());
     match (file.accumulator(), pre_merge > 0) {
-        (Some((_, at)), false) if !matches!(file, ExecutionArchive::Era1(_)) => {
+        (Some((_, at)), false) if file.holds().post_merge => {
             report.error(
                 mismatch(
                     at,

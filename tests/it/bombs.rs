@@ -46,7 +46,7 @@ fn each_era1_record_kind_has_its_own_cap() {
         },
     );
     assert!(std::fs::metadata(&bombed).unwrap().len() < 4 << 20);
-    let r = eraflow::verify::execution::verify_file(&bombed, &VerifyOptions::default());
+    let r = eraflow::verify::file(&bombed, &VerifyOptions::default());
     assert!(!r.ok);
     assert_eq!(
         caps_hit(&r.errors),
@@ -84,7 +84,7 @@ fn an_era_block_has_its_cap() {
         }
     }
     let bombed = w.finish(&state, &name.short_root).unwrap();
-    let r = eraflow::verify::era::verify_file(&bombed, &VerifyOptions::default());
+    let r = eraflow::verify::file(&bombed, &VerifyOptions::default());
     assert_eq!(
         caps_hit(&r.errors),
         vec![(blocks[1].0, MAX_BLOCK_BYTES as u64)],

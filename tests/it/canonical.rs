@@ -13,6 +13,7 @@ use eraflow::canonical::{
     HistoricalRoots, HistoricalSummaries, NotProven, ProofType, Step,
 };
 use eraflow::execution::header::HeaderView;
+use eraflow::formats::MappedArchive;
 use eraflow::network::Network;
 use std::path::Path;
 
@@ -799,7 +800,7 @@ fn verify_checks_the_proofs_of_real_blocks_in_ere_files() {
             "{}",
             good.display()
         );
-        let r = eraflow::verify::execution::verify_file(&good, &opts);
+        let r = eraflow::verify::file(&good, &opts);
         let errors: Vec<String> = r.errors.iter().map(|e| e.to_string()).collect();
         assert_eq!(errors.len(), 1, "block {number}: {errors:#?}");
         assert!(
@@ -819,7 +820,7 @@ fn verify_checks_the_proofs_of_real_blocks_in_ere_files() {
         let mid = bad.len() / 2;
         bad[mid] ^= 0x10;
         let flipped = write(&bad, &format!("{number}-flipped"));
-        let r = eraflow::verify::execution::verify_file(&flipped, &opts);
+        let r = eraflow::verify::file(&flipped, &opts);
         let all: String = r.errors.iter().map(|e| e.to_string() + "\n").collect();
         assert!(
             all.contains("(block ") && all.contains("proof (not the canonical chain)"),

@@ -4,6 +4,7 @@
 
 use crate::testdata;
 use crate::util::{eraflow, run};
+use eraflow::formats::MappedArchive;
 
 fn json_lines(stdout: &str) -> Vec<serde_json::Value> {
     stdout

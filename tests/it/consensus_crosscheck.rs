@@ -23,7 +23,6 @@ use eraflow::datasets::{self, Dataset, ExportContext};
 use eraflow::execution::transaction::TxView;
 use eraflow::export::export;
 use eraflow::export::progress::Progress;
-use eraflow::formats::ArchiveKind;
 use eraflow::synth::era::{write, EraSynthOptions};
 use eraflow::verify::era::{VerifiedBeaconBlock, VerifiedPayload, VerifiedState};
 use serde_json::{json, Map, Value};
@@ -40,7 +39,7 @@ fn consensus_datasets() -> Vec<&'static dyn Dataset> {
     datasets::ALL
         .iter()
         .copied()
-        .filter(|d| d.sources() == [ArchiveKind::Era] && !execution.contains(&d.name()))
+        .filter(|d| !d.needs().is_execution() && !execution.contains(&d.name()))
         .collect()
 }
 

@@ -4,7 +4,8 @@ use crate::testdata;
 use eraflow::execution::body::BodyView;
 use eraflow::formats::era1::Era1File;
 use eraflow::formats::execution::{self, BlockDecoders};
-use eraflow::verify::execution::{verify_file, verify_files, VerifyOptions};
+use eraflow::formats::MappedArchive;
+use eraflow::verify::{file as verify_file, verify_archives as verify_files, VerifyOptions};
 use std::path::{Path, PathBuf};
 
 fn era1_files() -> Option<Vec<PathBuf>> {

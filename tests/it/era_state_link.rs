@@ -6,9 +6,10 @@ use eraflow::consensus::{BeaconState, Fork};
 use eraflow::formats::era::{EraFile, EraWriter};
 use eraflow::formats::snappy::FramedDecoder;
 use eraflow::formats::ArchiveName;
+use eraflow::formats::MappedArchive;
 use eraflow::network::Network;
 use eraflow::synth::era::{write, EraSynthOptions};
-use eraflow::verify::era::verify_files;
+use eraflow::verify::verify_archives as verify_files;
 use eraflow::verify::VerifyOptions;
 use std::path::PathBuf;
 

@@ -10,6 +10,7 @@ use eraflow::export::export;
 use eraflow::export::progress::Progress;
 use eraflow::formats::e2store::{write_record, E2StoreReader, RecordType};
 use eraflow::formats::ere::EreFile;
+use eraflow::formats::MappedArchive;
 use eraflow::formats::{ArchiveName, EreProfile};
 use eraflow::network::Network;
 use eraflow::synth::era1::SynthOptions;
@@ -590,7 +591,7 @@ fn a_preset_merge_inside_mined_blocks_fails_them() {
         .remove(0);
     let mut net = synthnet();
     net.first_pos_block = 32;
-    let r = eraflow::verify::execution::verify_file(
+    let r = eraflow::verify::file(
         &file,
         &VerifyOptions {
             network: Some(net),

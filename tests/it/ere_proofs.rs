@@ -21,6 +21,7 @@ use eraflow::formats::era::EraWriter;
 use eraflow::formats::ere::{EreBlock, EreFile, EreWriter};
 use eraflow::formats::execution::decompress;
 use eraflow::formats::snappy::FramedDecoder;
+use eraflow::formats::MappedArchive;
 use eraflow::formats::{ArchiveName, EreProfile, ExecutionArchive};
 use eraflow::network::Network;
 use eraflow::synth::era::{EraSynthOptions, GENESIS_TIME};

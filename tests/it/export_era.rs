@@ -10,10 +10,11 @@ use eraflow::consensus::Fork;
 use eraflow::crypto::signer::{self, SignatureAlgorithm};
 use eraflow::export::export;
 use eraflow::export::progress::{FileOutcome, Progress};
+use eraflow::formats::MappedArchive;
 use eraflow::network::Network;
 use eraflow::sink::names::era_output_path;
 use eraflow::synth::era::{write, EraSynthOptions};
-use eraflow::verify::era::verify_file;
+use eraflow::verify::file as verify_file;
 use eraflow::verify::VerifyOptions;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -70,7 +71,7 @@ fn era_files_export_blocks_transactions_withdrawals_and_beacon_blocks() {
         let datasets: BTreeSet<&str> = outcome.rows.keys().map(|k| k.as_str()).collect();
         let era_datasets: BTreeSet<&str> = eraflow::datasets::ALL
             .iter()
-            .filter(|d| d.sources().contains(&eraflow::formats::ArchiveKind::Era))
+            .filter(|d| eraflow::formats::ArchiveKind::Era.holds().has(d.needs()))
             .map(|d| d.name())
             .collect();
         assert_eq!(datasets, era_datasets);

@@ -352,7 +352,7 @@ fn verify_checks_withdrawals_against_the_registry() {
     o.validators = 16;
     o.withdrawal_validators = Some(1_000_000);
     let input = eraflow::synth::era::write(d.path(), &o).unwrap().remove(0);
-    let r = eraflow::verify::era::verify_file(&input, &Default::default());
+    let r = eraflow::verify::file(&input, &Default::default());
     assert!(
         !r.ok,
         "verified a file withdrawing for validators beyond 16"
@@ -369,7 +369,7 @@ fn verify_checks_withdrawals_against_the_registry() {
     let good = eraflow::synth::era::write(&d.path().join("good"), &o)
         .unwrap()
         .remove(0);
-    let r = eraflow::verify::era::verify_file(&good, &Default::default());
+    let r = eraflow::verify::file(&good, &Default::default());
     assert!(r.ok, "{:#?}", r.errors);
 }
 

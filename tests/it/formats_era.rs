@@ -3,6 +3,7 @@
 //! tests only.)
 
 use eraflow::formats::era::EraFile;
+use eraflow::formats::MappedArchive;
 use eraflow::formats::{ArchiveKind, ArchiveName};
 
 #[test]

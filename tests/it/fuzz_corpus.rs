@@ -88,6 +88,7 @@ mod seeds {
     use eraflow::formats::era1::{Era1File, Era1Writer};
     use eraflow::formats::execution::{decompress, total_difficulty, BlockDecoders};
     use eraflow::formats::snappy::FramedDecoder;
+    use eraflow::formats::MappedArchive;
     use eraflow::network::Network;
     use std::path::Path;
 

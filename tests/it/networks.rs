@@ -82,7 +82,7 @@ fn every_network_synthesizes_era_files_that_verify_and_export() {
             o.era = EraSynthOptions::era_of_fork(&net, fork).unwrap();
             (o.blocks, o.validators, o.txs_per_block) = (3, 24, 2);
             let path = write(dir.path(), &o).unwrap().remove(0);
-            let report = eraflow::verify::era::verify_file(&path, &VerifyOptions::default());
+            let report = eraflow::verify::file(&path, &VerifyOptions::default());
             assert!(report.ok, "{name} {fork}: {:?}", report.errors);
             let beacon = report.beacon.as_ref().unwrap();
             assert_eq!(beacon.state_fork, fork.name(), "{name}");
@@ -150,7 +150,7 @@ fn pre_merge_networks_synthesize_era1_files_sealed_their_way() {
         // Era 1: a synthetic block 0 would not be the network's genesis.
         (o.era, o.blocks, o.txs_per_block) = (1, 40, 2);
         let path = era1::write(dir.path(), &o).unwrap().remove(0);
-        let report = eraflow::verify::execution::verify_file(&path, &VerifyOptions::default());
+        let report = eraflow::verify::file(&path, &VerifyOptions::default());
         assert!(report.ok, "{name}: {:?}", report.errors);
         let out = tempfile::tempdir().unwrap();
         let outcome = export(
@@ -186,7 +186,7 @@ fn pre_merge_networks_synthesize_era1_files_sealed_their_way() {
                 network: Some(ethash),
                 ..Default::default()
             };
-            let r = eraflow::verify::execution::verify_file(&path, &opts);
+            let r = eraflow::verify::file(&path, &opts);
             assert!(!r.ok);
             assert!(
                 r.errors
@@ -214,7 +214,7 @@ fn an_era_reaching_gloas_fails_as_an_unsupported_fork() {
         network: Some(gloas),
         ..Default::default()
     };
-    let r = eraflow::verify::era::verify_file(&path, &opts);
+    let r = eraflow::verify::file(&path, &opts);
     assert!(!r.ok);
     let e = r
         .errors
@@ -226,7 +226,7 @@ fn an_era_reaching_gloas_fails_as_an_unsupported_fork() {
     // Scheduled after the era: the file verifies.
     let mut later = net.clone();
     later.consensus.gloas_epoch = Some(o.era * 8192 / 32 + 1);
-    let r = eraflow::verify::era::verify_file(
+    let r = eraflow::verify::file(
         &path,
         &VerifyOptions {
             network: Some(later),

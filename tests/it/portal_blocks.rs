@@ -8,8 +8,9 @@
 use crate::testdata;
 use eraflow::execution::header::HeaderView;
 use eraflow::formats::ere::{EreBlock, EreWriter};
+use eraflow::formats::MappedArchive;
 use eraflow::network::Network;
-use eraflow::verify::execution::verify_file;
+use eraflow::verify::file as verify_file;
 use eraflow::verify::VerifyOptions;
 use std::path::Path;
 

@@ -245,33 +245,31 @@ fn cli_exit_codes_for_prune_and_check() {
 /// give what the full path gives: the same block and transaction hashes and the same report.
 #[test]
 fn light_verification_path_agrees_with_the_full_one() {
-    use eraflow::verify::execution::{
-        verify_file_with, BlockHashes, BlockVisitor, VerifiedBlock, VerifyOptions,
-    };
+    use eraflow::verify::{file_with, BlockHashes, VerifiedBlock, VerifyOptions, Visitor};
     struct Full;
-    impl BlockVisitor for Full {
+    impl Visitor for Full {
         type Chunk = Vec<[u8; 32]>;
         fn start_chunk(&self, _: u64) -> Self::Chunk {
             Vec::new()
         }
-        fn visit(&self, c: &mut Self::Chunk, b: &VerifiedBlock<'_>) {
+        fn block(&self, c: &mut Self::Chunk, b: &VerifiedBlock<'_>) {
             c.push(b.header.hash().0);
             c.extend(b.transactions.iter().map(|t| t.hash().0));
         }
     }
     struct Light;
-    impl BlockVisitor for Light {
+    impl Visitor for Light {
         type Chunk = Vec<[u8; 32]>;
         fn start_chunk(&self, _: u64) -> Self::Chunk {
             Vec::new()
         }
-        fn visit(&self, _: &mut Self::Chunk, _: &VerifiedBlock<'_>) {
+        fn block(&self, _: &mut Self::Chunk, _: &VerifiedBlock<'_>) {
             panic!("the light path calls visit_hashed");
         }
         fn needs_decoded_transactions(&self) -> bool {
             false
         }
-        fn visit_hashed(&self, c: &mut Self::Chunk, b: &VerifiedBlock<'_>, h: &BlockHashes<'_>) {
+        fn block_hashed(&self, c: &mut Self::Chunk, b: &VerifiedBlock<'_>, h: &BlockHashes<'_>) {
             assert!(b.transactions.is_empty());
             c.push(h.block);
             c.extend_from_slice(h.transactions);
@@ -284,8 +282,8 @@ fn light_verification_path_agrees_with_the_full_one() {
         ..Default::default()
     };
     let (mut full, mut light) = (Vec::new(), Vec::new());
-    let rf = verify_file_with(&file, &opts, &Full, |c| full.extend(c));
-    let rl = verify_file_with(&file, &opts, &Light, |c| light.extend(c));
+    let rf = file_with(&file, &opts, &Full, |c| full.extend(c));
+    let rl = file_with(&file, &opts, &Light, |c| light.extend(c));
     assert!(rf.ok && rl.ok, "{:?} {:?}", rf.errors, rl.errors);
     assert_eq!(full.len(), 4200 * 4);
     assert_eq!(full, light);

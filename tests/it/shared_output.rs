@@ -72,7 +72,7 @@ fn completeness_is_per_dataset() {
     // An era file: every era dataset but blocks (the beacon-chain operations and validators included).
     let era_datasets: BTreeSet<&str> = datasets::ALL
         .iter()
-        .filter(|d| d.sources().contains(&ArchiveKind::Era) && d.name() != "blocks")
+        .filter(|d| ArchiveKind::Era.holds().has(d.needs()) && d.name() != "blocks")
         .map(|d| d.name())
         .collect();
     assert!(era_datasets.contains("attestations") && era_datasets.contains("validators"));

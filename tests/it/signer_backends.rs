@@ -23,6 +23,7 @@ use eraflow::execution::tx_request::{SignedAuthorization, TxRequest};
 use eraflow::formats::era1::Era1File;
 use eraflow::formats::execution::{decompress, BlockDecoders};
 use eraflow::formats::ArchiveName;
+use eraflow::formats::MappedArchive;
 use eraflow::network::Network;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -2,6 +2,7 @@
 //! `expected/sepolia-00021-transactions.csv` (issue 3 acceptance), read through the era1 reader, the body
 //! view and `TxView`, recovered in one batch by the process signer.
 
+use eraflow::formats::MappedArchive;
 use std::collections::HashMap;
 
 use eraflow::crypto::signer::{self, SignatureAlgorithm};

@@ -5,9 +5,10 @@
 use crate::util::unpack_era;
 use eraflow::consensus::{Fork, ALL_FORKS};
 use eraflow::formats::era::{EraFile, EraWriter};
+use eraflow::formats::MappedArchive;
 use eraflow::network::Network;
 use eraflow::synth::era::{write, EraSynthOptions};
-use eraflow::verify::era::verify_file;
+use eraflow::verify::file as verify_file;
 use eraflow::verify::report::FileReport;
 use eraflow::verify::VerifyOptions;
 use std::path::{Path, PathBuf};
@@ -87,7 +88,7 @@ fn consecutive_files_cross_forks_and_verify() {
         }
         last_exec = r.last_block.or(last_exec);
     }
-    for r in eraflow::verify::era::verify_files(&paths, &VerifyOptions::default()) {
+    for r in eraflow::verify::verify_archives(&paths, &VerifyOptions::default()) {
         assert_ok(&r);
     }
     // Era 6 from another chain (other seed) does not link to era 5 of this one.
@@ -96,7 +97,7 @@ fn consecutive_files_cross_forks_and_verify() {
     let foreign = write(&d.path().join("other"), &other).unwrap().remove(0);
     assert_ok(&verify(&foreign));
     let mixed = vec![paths[2].clone(), foreign];
-    let reports = eraflow::verify::era::verify_files(&mixed, &VerifyOptions::default());
+    let reports = eraflow::verify::verify_archives(&mixed, &VerifyOptions::default());
     assert_ok(&reports[0]);
     assert_fails(&reports[1], "boundary block root");
     assert_fails(&reports[1], "execution chain");

@@ -3,7 +3,7 @@
 use eraflow::crypto::signer::{self, SignatureAlgorithm};
 use eraflow::network::Network;
 use eraflow::synth::era1::{write, SynthOptions};
-use eraflow::verify::execution::{verify_file, verify_files, VerifyOptions};
+use eraflow::verify::{file as verify_file, verify_archives as verify_files, VerifyOptions};
 
 fn opts(network: &str, blocks: u64, txs: u32) -> SynthOptions {
     let mut o = SynthOptions::new(Network::by_name(network).unwrap());

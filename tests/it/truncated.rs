@@ -4,8 +4,8 @@
 
 use crate::util::{eraflow, synth_era1};
 use eraflow::error::ExitStatus;
-use eraflow::verify::execution::{verify_file_with, BlockVisitor, VerifiedBlock};
 use eraflow::verify::VerifyOptions;
+use eraflow::verify::{file_with, VerifiedBlock, Visitor};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -16,10 +16,10 @@ struct TruncateOnFirstBlock {
     done: AtomicBool,
 }
 
-impl BlockVisitor for TruncateOnFirstBlock {
+impl Visitor for TruncateOnFirstBlock {
     type Chunk = ();
     fn start_chunk(&self, _: u64) {}
-    fn visit(&self, _: &mut (), _: &VerifiedBlock<'_>) {
+    fn block(&self, _: &mut (), _: &VerifiedBlock<'_>) {
         if !self.done.swap(true, Ordering::SeqCst) {
             std::fs::OpenOptions::new()
                 .write(true)
@@ -39,7 +39,7 @@ fn a_file_truncated_while_verified_fails_instead_of_killing_the_process() {
         path: input.clone(),
         done: AtomicBool::new(false),
     };
-    let r = verify_file_with(&input, &VerifyOptions::default(), &visitor, |_| {});
+    let r = file_with(&input, &VerifyOptions::default(), &visitor, |_| {});
     assert!(visitor.done.load(Ordering::SeqCst));
     assert!(!r.ok);
     assert!(

@@ -5,6 +5,7 @@ use eraflow::datasets;
 use eraflow::export::ExportOptions;
 use eraflow::formats::era::EraFile;
 use eraflow::formats::snappy::FramedDecoder;
+use eraflow::formats::MappedArchive;
 use eraflow::sink::parquet::ParquetOptions;
 use std::path::{Path, PathBuf};
 

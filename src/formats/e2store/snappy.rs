@@ -11,14 +11,14 @@
 //! `snap::raw::Decoder` into one grow-only buffer, with the hardware CRC-32C of the `crc32c` crate, measured
 //! ~2x the throughput (see `benches/era1.rs`, floor `snappy_framed_snap_crate`).
 
-use super::error::FormatErrorKind;
+use crate::formats::error::FormatErrorKind;
 
 /// Largest uncompressed chunk the framing format allows.
 const MAX_CHUNK: usize = 65536;
 
 /// Default cap on one stream's decompressed size, for callers that do not know what the stream holds. Readers
-/// of archive records use their kind's cap instead ([`super::execution::BlockDecoders`],
-/// [`super::era::block_decoder`], [`super::era::state_decoder`]), so a decompression bomb costs each worker
+/// of archive records use their kind's cap instead ([`crate::formats::execution::BlockDecoders`],
+/// [`crate::formats::era::block_decoder`], [`crate::formats::era::state_decoder`]), so a decompression bomb costs each worker
 /// thread only what a real record of that kind could.
 pub const DEFAULT_MAX_OUTPUT: usize = 1 << 30;
 

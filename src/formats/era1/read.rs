@@ -1,26 +1,11 @@
-//! era1 files: pre-merge execution history, 8192 blocks per file.
-//!
-//! Layout (the era1 format, <https://github.com/eth-clients/e2store-format-specs/blob/main/formats/era1.md>, as
-//! go-ethereum's `internal/era` and reth's `reth-era` implement it):
-//!
-//! ```text
-//! era1  := Version | block-tuple* | other-entries* | Accumulator | BlockIndex
-//! block-tuple := CompressedHeader | CompressedBody | CompressedReceipts | TotalDifficulty
-//! BlockIndex  := starting-number: u64 LE | index: i64 LE * count | count: u64 LE
-//! ```
-//!
-//! - Index offsets are relative to the start of the BlockIndex record itself, so they are negative.
-//! - TotalDifficulty is a 32-byte **little-endian** uint256.
-//! - Accumulator is `hash_tree_root(List[HeaderRecord{block_hash, total_difficulty}, 8192])`.
-//! - A file is named `<network>-<era:05>-<first 4 bytes of the accumulator root, hex>.era1`.
+//! Reading era1 files (the layout is in the module above).
 
-use super::archive::{ArchiveKind, ArchiveName};
-use super::e2store::{read_record_at, Record, RecordType, HEADER_LEN};
-use super::error::{FormatError, FormatErrorKind};
-use super::mapped::MappedFile;
+use crate::formats::block::{check_total_difficulty, BlockRecords};
+use crate::formats::e2store::mapped::MappedFile;
+use crate::formats::e2store::{read_record_at, MappedArchive, Record, RecordType, HEADER_LEN};
+use crate::formats::error::{FormatError, FormatErrorKind};
+use crate::formats::name::{ArchiveKind, ArchiveName, BLOCKS_PER_ERA};
 use std::path::{Path, PathBuf};
-
-pub use super::execution::BLOCKS_PER_ERA;
 
 /// The block index: which block each tuple holds and where it starts.
 #[derive(Debug, Clone)]
@@ -60,9 +45,9 @@ pub struct BlockTuple<'a> {
     pub total_difficulty: Record<'a>,
 }
 
-impl<'a> From<BlockTuple<'a>> for super::execution::BlockRecords<'a> {
+impl<'a> From<BlockTuple<'a>> for BlockRecords<'a> {
     fn from(t: BlockTuple<'a>) -> Self {
-        super::execution::BlockRecords {
+        BlockRecords {
             number: t.number,
             header: t.header,
             body: t.body,
@@ -92,21 +77,7 @@ impl std::fmt::Debug for Era1File {
     }
 }
 
-impl Era1File {
-    /// Maps `path` and reads its Version, BlockIndex and Accumulator records. Block records are read lazily.
-    /// A file that shrinks while mapped reads as zeros past its new end instead of killing the process;
-    /// [`check_unchanged`](Self::check_unchanged) says so (see [`super::mapped`]).
-    pub fn open(path: &Path) -> Result<Self, FormatError> {
-        Self::from_map(path, MappedFile::open(path)?)
-    }
-
-    /// Reads `bytes` (copied into memory) as the era1 file `path` names, without touching the file system.
-    pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Self, FormatError> {
-        let map = MappedFile::from_bytes(bytes)
-            .map_err(|e| FormatError::at(0, FormatErrorKind::Io(e.into())).in_file(path))?;
-        Self::from_map(path, map)
-    }
-
+impl MappedArchive for Era1File {
     fn from_map(path: &Path, map: MappedFile) -> Result<Self, FormatError> {
         let (index, accumulator, accumulator_offset) =
             Self::read_trailer(map.bytes()).map_err(|e| e.in_file(path))?;
@@ -124,6 +95,16 @@ impl Era1File {
         })
     }
 
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn map(&self) -> &MappedFile {
+        &self.map
+    }
+}
+
+impl Era1File {
     fn read_trailer(bytes: &[u8]) -> Result<(BlockIndex, [u8; 32], u64), FormatError> {
         let len = bytes.len() as u64;
         read_record_at(bytes, 0)?.expect(RecordType::VERSION, "Version")?;
@@ -230,22 +211,6 @@ impl Era1File {
         ))
     }
 
-    /// The file's path.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-    /// The whole file as bytes (the memory map).
-    pub fn bytes(&self) -> &[u8] {
-        self.map.bytes()
-    }
-
-    /// Fails when the file changed since it was opened (see [`MappedFile::check_unchanged`]): call it once
-    /// the file is processed.
-    pub fn check_unchanged(&self) -> Result<(), FormatError> {
-        self.map
-            .check_unchanged()
-            .map_err(|e| e.in_file(&self.path))
-    }
     /// The block index.
     pub fn index(&self) -> &BlockIndex {
         &self.index
@@ -300,7 +265,7 @@ impl Era1File {
         total_difficulty
             .expect(RecordType::TOTAL_DIFFICULTY, "TotalDifficulty")
             .map_err(at)?;
-        super::execution::check_total_difficulty(&total_difficulty).map_err(at)?;
+        check_total_difficulty(&total_difficulty).map_err(at)?;
         Ok(BlockTuple {
             number,
             header,
@@ -308,125 +273,6 @@ impl Era1File {
             receipts,
             total_difficulty,
         })
-    }
-}
-
-/// Writes an era1 file: block tuples in order, then the accumulator and index. The file appears under its
-/// canonical name only when complete (see `util::fs::AtomicFile`).
-pub struct Era1Writer {
-    out: crate::util::fs::AtomicFile,
-    dir: PathBuf,
-    network: String,
-    start: Option<u64>,
-    pos: u64,
-    offsets: Vec<u64>,
-    records: crate::execution::accumulator::HeaderRecords,
-    scratch: Vec<u8>,
-}
-
-impl Era1Writer {
-    /// Starts a file for `network` in `dir`; its name is fixed at [`Era1Writer::finish`].
-    pub fn create(dir: &Path, network: &str) -> std::io::Result<Self> {
-        use std::io::Write;
-        // Unique per writer so parallel writers into one directory never share a temporary file.
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let partial = dir.join(format!(
-            ".{network}.{}.{n}.era1.partial",
-            std::process::id()
-        ));
-        let mut out = crate::util::fs::AtomicFile::create(&partial)?;
-        let mut scratch = Vec::new();
-        super::e2store::write_record(&mut scratch, RecordType::VERSION, &[]);
-        out.write_all(&scratch)?;
-        Ok(Era1Writer {
-            out,
-            dir: dir.to_path_buf(),
-            network: network.to_string(),
-            start: None,
-            pos: scratch.len() as u64,
-            offsets: Vec::with_capacity(BLOCKS_PER_ERA as usize),
-            records: crate::execution::accumulator::HeaderRecords::with_capacity(
-                BLOCKS_PER_ERA as usize,
-            ),
-            scratch,
-        })
-    }
-
-    fn record(&mut self, kind: RecordType, data: &[u8]) -> std::io::Result<()> {
-        use std::io::Write;
-        self.scratch.clear();
-        super::e2store::write_record(&mut self.scratch, kind, data);
-        self.out.write_all(&self.scratch)?;
-        self.pos += self.scratch.len() as u64;
-        Ok(())
-    }
-
-    /// Appends block `number` (must follow the previous one): uncompressed RLP of header, body and receipts,
-    /// and the total difficulty after it.
-    pub fn add_block(
-        &mut self,
-        number: u64,
-        header_rlp: &[u8],
-        body_rlp: &[u8],
-        receipts_rlp: &[u8],
-        total_difficulty: alloy_primitives::U256,
-    ) -> std::io::Result<()> {
-        let expected = self.start.map_or(number, |s| s + self.offsets.len() as u64);
-        if number != expected || self.offsets.len() as u64 >= BLOCKS_PER_ERA {
-            return Err(std::io::Error::other(format!(
-                "era1 writer: expected block {expected} (at most 8192 per file), got {number}"
-            )));
-        }
-        self.start.get_or_insert(number);
-        self.offsets.push(self.pos);
-        let hash = crate::crypto::keccak::keccak256(header_rlp);
-        let td_le: [u8; 32] = total_difficulty.to_le_bytes();
-        self.records.push(&hash.0, &td_le);
-        self.record(
-            RecordType::COMPRESSED_HEADER,
-            &super::snappy::compress_framed(header_rlp),
-        )?;
-        self.record(
-            RecordType::COMPRESSED_BODY,
-            &super::snappy::compress_framed(body_rlp),
-        )?;
-        self.record(
-            RecordType::COMPRESSED_RECEIPTS,
-            &super::snappy::compress_framed(receipts_rlp),
-        )?;
-        self.record(RecordType::TOTAL_DIFFICULTY, &td_le)
-    }
-
-    /// Writes the accumulator and index, and moves the file to `<network>-<era:05>-<hash8>.era1`.
-    pub fn finish(mut self) -> std::io::Result<PathBuf> {
-        let start = self
-            .start
-            .ok_or_else(|| std::io::Error::other("era1 writer: no blocks"))?;
-        let root = self
-            .records
-            .root()
-            .ok_or_else(|| std::io::Error::other("era1 writer: too many blocks"))?;
-        self.record(RecordType::ACCUMULATOR, &root)?;
-        let index_pos = self.pos as i64;
-        let mut index = Vec::with_capacity(16 + 8 * self.offsets.len());
-        index.extend_from_slice(&start.to_le_bytes());
-        for &o in &self.offsets {
-            index.extend_from_slice(&(o as i64 - index_pos).to_le_bytes());
-        }
-        index.extend_from_slice(&(self.offsets.len() as u64).to_le_bytes());
-        self.record(RecordType::BLOCK_INDEX, &index)?;
-        let name = ArchiveName::format(
-            ArchiveKind::Era1,
-            &self.network,
-            start / BLOCKS_PER_ERA,
-            &root,
-        );
-        let dest = self.dir.join(&name);
-        let tmp_dest = self.out.dest().to_path_buf();
-        self.out.commit()?;
-        std::fs::rename(&tmp_dest, &dest)?;
-        Ok(dest)
     }
 }
 

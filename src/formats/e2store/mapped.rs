@@ -5,9 +5,9 @@
 //! of the run lost, temporary files left behind, no run report. On Linux, eraflow instead registers each
 //! mapping here; a SIGBUS inside a registered mapping replaces the faulting page with a page of zeros (an
 //! anonymous read-only mapping over it, `MAP_FIXED`), marks the mapping as faulted and returns, so the read
-//! sees zeros and the file's verification goes on to fail. [`Era1File`](super::era1::Era1File) and
-//! [`EraFile`](super::era::EraFile) check [`MapGuard::fault`] and the file's size and modification time
-//! again once the file is processed, and fail it with [`super::FormatErrorKind::Changed`]
+//! sees zeros and the file's verification goes on to fail. [`Era1File`](crate::formats::era1::Era1File) and
+//! [`EraFile`](crate::formats::era::EraFile) check [`MapGuard::fault`] and the file's size and modification time
+//! again once the file is processed, and fail it with [`crate::formats::FormatErrorKind::Changed`]
 //! — an I/O error (exit 2) — so nothing verified or exported ever rests on bytes that changed underneath.
 //!
 //! A SIGBUS outside every registered mapping is not ours: the handler reinstalls the previous action (Rust's
@@ -19,7 +19,7 @@
 //! is harmless (the old inode stays mapped); a file rewritten or truncated in place while it is read fails
 //! that file with exit 2 on Linux.
 
-use super::error::{FormatError, FormatErrorKind};
+use crate::formats::error::{FormatError, FormatErrorKind};
 use memmap2::Mmap;
 use std::fs::File;
 use std::path::Path;

@@ -1,22 +1,9 @@
-//! era files: beacon-chain history, one file per 8192 slots
-//! (<https://github.com/eth-clients/e2store-format-specs/blob/main/formats/era.md>).
-//!
-//! ```text
-//! era   := group+
-//! group := Version | CompressedSignedBeaconBlock* | CompressedBeaconState | other* | SlotIndex(block)? | SlotIndex(state)
-//! SlotIndex := starting-slot: u64 LE | offset: i64 LE * count | count: u64 LE
-//! ```
-//!
-//! - Offsets are relative to the start of the SlotIndex record; 0 marks an empty slot.
-//! - The state is the one at slot `era * 8192`; the blocks are those of slots `(era - 1) * 8192 ..
-//!   era * 8192`, so the genesis era has a state and no block index.
-//! - A file is named `<network>-<era:05>-<hash8>.era`: hash8 is the first 4 bytes of the genesis validators
-//!   root (era 0), `historical_roots[era - 1]` before Capella, or the historical summary root after it.
+//! Reading era files (the layout is in the module above).
 
-use super::archive::{ArchiveKind, ArchiveName};
-use super::e2store::{read_record_at, Record, RecordType, HEADER_LEN};
-use super::error::{FormatError, FormatErrorKind};
-use super::mapped::MappedFile;
+use crate::formats::e2store::mapped::MappedFile;
+use crate::formats::e2store::{read_record_at, MappedArchive, Record, RecordType, HEADER_LEN};
+use crate::formats::error::{FormatError, FormatErrorKind};
+use crate::formats::snappy::FramedDecoder;
 use std::path::{Path, PathBuf};
 
 /// Slots per era file (SLOTS_PER_HISTORICAL_ROOT of the mainnet preset).
@@ -35,13 +22,13 @@ pub const MAX_BLOCK_BYTES: usize = 32 << 20;
 pub const MAX_STATE_BYTES: usize = 1 << 30;
 
 /// A decoder for `CompressedSignedBeaconBlock` records (capped at [`MAX_BLOCK_BYTES`]); one per worker.
-pub fn block_decoder() -> super::snappy::FramedDecoder {
-    super::snappy::FramedDecoder::with_max_output(MAX_BLOCK_BYTES)
+pub fn block_decoder() -> FramedDecoder {
+    FramedDecoder::with_max_output(MAX_BLOCK_BYTES)
 }
 
 /// A decoder for the `CompressedBeaconState` record (capped at [`MAX_STATE_BYTES`]).
-pub fn state_decoder() -> super::snappy::FramedDecoder {
-    super::snappy::FramedDecoder::with_max_output(MAX_STATE_BYTES)
+pub fn state_decoder() -> FramedDecoder {
+    FramedDecoder::with_max_output(MAX_STATE_BYTES)
 }
 
 /// A slot index: the starting slot and the absolute file offset of each slot's record (`None` = empty slot).
@@ -136,19 +123,7 @@ fn read_index(
     })
 }
 
-impl EraFile {
-    /// Maps `path` and reads its slot indices (guarded like [`super::era1::Era1File::open`]).
-    pub fn open(path: &Path) -> Result<Self, FormatError> {
-        Self::from_map(path, MappedFile::open(path)?)
-    }
-
-    /// Reads `bytes` (copied into memory) as the era file `path` names, without touching the file system.
-    pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Self, FormatError> {
-        let map = MappedFile::from_bytes(bytes)
-            .map_err(|e| FormatError::at(0, FormatErrorKind::Io(e.into())).in_file(path))?;
-        Self::from_map(path, map)
-    }
-
+impl MappedArchive for EraFile {
     fn from_map(path: &Path, map: MappedFile) -> Result<Self, FormatError> {
         let (state_index, block_index) =
             Self::read_indices(map.bytes()).map_err(|e| e.in_file(path))?;
@@ -160,6 +135,16 @@ impl EraFile {
         })
     }
 
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn map(&self) -> &MappedFile {
+        &self.map
+    }
+}
+
+impl EraFile {
     fn read_indices(bytes: &[u8]) -> Result<(SlotIndex, Option<SlotIndex>), FormatError> {
         let len = bytes.len() as u64;
         read_record_at(bytes, 0)?.expect(RecordType::VERSION, "Version")?;
@@ -203,22 +188,6 @@ impl EraFile {
         Ok((state_index, block_index))
     }
 
-    /// The file's path.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-    /// The whole file (the memory map).
-    pub fn bytes(&self) -> &[u8] {
-        self.map.bytes()
-    }
-
-    /// Fails when the file changed since it was opened (see [`MappedFile::check_unchanged`]): call it once
-    /// the file is processed.
-    pub fn check_unchanged(&self) -> Result<(), FormatError> {
-        self.map
-            .check_unchanged()
-            .map_err(|e| e.in_file(&self.path))
-    }
     /// Slot of the state (`era * 8192`).
     pub fn state_slot(&self) -> u64 {
         self.state_index.start_slot
@@ -260,117 +229,5 @@ impl EraFile {
         )
         .map_err(|e| e.in_file(&self.path).in_slot(slot))?;
         Ok(Some(r))
-    }
-}
-
-/// Writes one era file atomically: blocks (snappy-framed SSZ) in slot order, then the state, the block slot
-/// index (absent in era 0) and the state slot index. The file exists under its final name only once complete.
-pub struct EraWriter {
-    out: crate::util::fs::AtomicFile,
-    dir: PathBuf,
-    network: String,
-    era: u64,
-    pos: u64,
-    /// Absolute offset of each slot's block record, 0 = empty slot.
-    block_offsets: Vec<u64>,
-    last_slot: Option<u64>,
-    scratch: Vec<u8>,
-}
-
-impl EraWriter {
-    /// Starts era `era` of `network` in `dir`.
-    pub fn create(dir: &Path, network: &str, era: u64) -> std::io::Result<Self> {
-        use std::io::Write;
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let partial = dir.join(format!(".{network}.{}.{n}.era.partial", std::process::id()));
-        let mut out = crate::util::fs::AtomicFile::create(&partial)?;
-        let mut scratch = Vec::new();
-        super::e2store::write_record(&mut scratch, RecordType::VERSION, &[]);
-        out.write_all(&scratch)?;
-        Ok(EraWriter {
-            out,
-            dir: dir.to_path_buf(),
-            network: network.to_string(),
-            era,
-            pos: scratch.len() as u64,
-            block_offsets: vec![0; if era == 0 { 0 } else { SLOTS_PER_ERA as usize }],
-            last_slot: None,
-            scratch,
-        })
-    }
-
-    fn record(&mut self, kind: RecordType, data: &[u8]) -> std::io::Result<u64> {
-        use std::io::Write;
-        let at = self.pos;
-        self.scratch.clear();
-        super::e2store::write_record(&mut self.scratch, kind, data);
-        self.out.write_all(&self.scratch)?;
-        self.pos += self.scratch.len() as u64;
-        Ok(at)
-    }
-
-    /// Appends the serialized `SignedBeaconBlock` of `slot`; slots must increase and lie in
-    /// `(era - 1) * 8192 .. era * 8192`.
-    pub fn add_block(&mut self, slot: u64, signed_block_ssz: &[u8]) -> std::io::Result<()> {
-        let start = self.era.saturating_sub(1) * SLOTS_PER_ERA;
-        if self.era == 0
-            || slot < start
-            || slot >= start + SLOTS_PER_ERA
-            || self.last_slot.is_some_and(|l| slot <= l)
-        {
-            return Err(std::io::Error::other(format!(
-                "era writer: block at slot {slot} does not belong after slot {:?} in era {}",
-                self.last_slot, self.era
-            )));
-        }
-        let at = self.record(
-            RecordType::COMPRESSED_SIGNED_BEACON_BLOCK,
-            &super::snappy::compress_framed(signed_block_ssz),
-        )?;
-        self.block_offsets[(slot - start) as usize] = at;
-        self.last_slot = Some(slot);
-        Ok(())
-    }
-
-    /// Writes the state at slot `era * 8192` and both indices, and moves the file to its canonical name with
-    /// `short_root` (the first 4 bytes of the state's last historical root, or of the genesis validators root
-    /// in era 0).
-    pub fn finish(mut self, state_ssz: &[u8], short_root: &[u8]) -> std::io::Result<PathBuf> {
-        let state_at = self.record(
-            RecordType::COMPRESSED_BEACON_STATE,
-            &super::snappy::compress_framed(state_ssz),
-        )?;
-        let slot_index = |start: u64, index_at: u64, offsets: &[u64]| {
-            let mut d = Vec::with_capacity(16 + 8 * offsets.len());
-            d.extend_from_slice(&start.to_le_bytes());
-            for &o in offsets {
-                let rel = if o == 0 {
-                    0
-                } else {
-                    o as i64 - index_at as i64
-                };
-                d.extend_from_slice(&rel.to_le_bytes());
-            }
-            d.extend_from_slice(&(offsets.len() as u64).to_le_bytes());
-            d
-        };
-        if self.era > 0 {
-            let offsets = std::mem::take(&mut self.block_offsets);
-            let d = slot_index((self.era - 1) * SLOTS_PER_ERA, self.pos, &offsets);
-            self.record(RecordType::SLOT_INDEX, &d)?;
-        }
-        let d = slot_index(self.era * SLOTS_PER_ERA, self.pos, &[state_at]);
-        self.record(RecordType::SLOT_INDEX, &d)?;
-        let dest = self.dir.join(ArchiveName::format(
-            ArchiveKind::Era,
-            &self.network,
-            self.era,
-            short_root,
-        ));
-        let tmp_dest = self.out.dest().to_path_buf();
-        self.out.commit()?;
-        std::fs::rename(&tmp_dest, &dest)?;
-        Ok(dest)
     }
 }

@@ -10,7 +10,61 @@
 //!
 //! Records are handed out as slices of the memory map: nothing is copied.
 
+pub mod mapped;
+pub mod snappy;
+
 use super::error::{FormatError, FormatErrorKind};
+use mapped::MappedFile;
+use std::path::Path;
+
+/// What every archive file type shares: one memory map of the file at a path, opened from the file or from
+/// bytes, read once ([`MappedArchive::from_map`]: the type's index and trailer), and checked once processed.
+pub trait MappedArchive {
+    /// Reads the file's layout (indices, trailer) from `map`, the bytes of the file `path` names.
+    fn from_map(path: &Path, map: MappedFile) -> Result<Self, FormatError>
+    where
+        Self: Sized;
+
+    /// The file's path.
+    fn path(&self) -> &Path;
+
+    /// The file's map.
+    fn map(&self) -> &MappedFile;
+
+    /// Maps `path` and reads its layout; records are read lazily. A file that shrinks while mapped reads as
+    /// zeros past its new end instead of killing the process; [`check_unchanged`](Self::check_unchanged) says
+    /// so (see [`mapped`]).
+    fn open(path: &Path) -> Result<Self, FormatError>
+    where
+        Self: Sized,
+    {
+        Self::from_map(path, MappedFile::open(path)?)
+    }
+
+    /// Reads `bytes` (copied into memory) as the file `path` names, without touching the file system
+    /// (fuzzing, tests).
+    fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Self, FormatError>
+    where
+        Self: Sized,
+    {
+        let map = MappedFile::from_bytes(bytes)
+            .map_err(|e| FormatError::at(0, FormatErrorKind::Io(e.into())).in_file(path))?;
+        Self::from_map(path, map)
+    }
+
+    /// The whole file as bytes (the memory map).
+    fn bytes(&self) -> &[u8] {
+        self.map().bytes()
+    }
+
+    /// Fails when the file changed since it was opened (see [`MappedFile::check_unchanged`]): call it once
+    /// the file is processed.
+    fn check_unchanged(&self) -> Result<(), FormatError> {
+        self.map()
+            .check_unchanged()
+            .map_err(|e| e.in_file(self.path()))
+    }
+}
 
 /// Size of a record header.
 pub const HEADER_LEN: usize = 8;
@@ -18,7 +72,7 @@ pub const HEADER_LEN: usize = 8;
 /// Largest record accepted (a guard against garbage lengths; records are slices of the map, so nothing is
 /// allocated by it). An era file's compressed `BeaconState` is the largest record there is: a state of a million
 /// validators compresses to ~100 MB (its pubkeys do not compress), above the 50 MiB go-ethereum's reader allows for
-/// era1 records, so the cap is the decompressed state's own, 1 GiB ([`super::era::MAX_STATE_BYTES`]).
+/// era1 records, so the cap is the decompressed state's own, 1 GiB ([`crate::formats::era::MAX_STATE_BYTES`]).
 pub const MAX_RECORD_LEN: u64 = 1 << 30;
 
 /// A record type, compared as the two bytes on disk.

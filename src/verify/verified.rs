@@ -1,0 +1,91 @@
+//! What verification hands a [`super::Visitor`]: views of one execution block, one beacon block (with its
+//! payload) and one era state that passed their checks. Plain views over the file's decoded bytes, kept apart
+//! from the checks so the visitor trait and both verification paths can name them without importing each other.
+
+use crate::consensus::registry::Registry;
+use crate::consensus::{BeaconBlock, BeaconBlockBody, BeaconState, ExecutionPayload, Withdrawal};
+use crate::crypto::keccak::B256;
+use crate::crypto::signer::SenderError;
+use crate::execution::body::BodyView;
+use crate::execution::header::{HeaderFields, HeaderView};
+use crate::execution::receipt::ReceiptView;
+use crate::execution::transaction::TxView;
+use alloy_primitives::U256;
+
+/// One block that passed every per-block check, as handed to a [`super::Visitor`].
+pub struct VerifiedBlock<'a> {
+    /// Its block number.
+    pub number: u64,
+    /// Its header.
+    pub header: HeaderView<'a>,
+    /// Its body (transactions and ommers).
+    pub body: BodyView<'a>,
+    /// Decoded transactions, in order.
+    pub transactions: &'a [TxView<'a>],
+    /// Recovered senders, parallel to `transactions`; empty unless senders were requested.
+    pub senders: &'a [Result<[u8; 20], SenderError>],
+    /// Decoded receipts, parallel to `transactions`; empty when receipts are skipped or the file has none (an
+    /// ere file of the `noreceipts` profile). Rebuilt with their blooms from an ere file's slim receipts, so they
+    /// read the same from either kind.
+    pub receipts: &'a [ReceiptView<'a>],
+    /// Withdrawals of the body (Shanghai on), in order; empty before.
+    pub withdrawals: &'a [Withdrawal],
+    /// Total difficulty after this block (checked against the chain in the sequential pass); `None` where the
+    /// file has none (post-merge ere files).
+    pub total_difficulty: Option<U256>,
+}
+
+/// Hashes the light verification path computed anyway, handed to [`super::Visitor::block_hashed`] so the
+/// visitor does not hash the same bytes again.
+pub struct BlockHashes<'a> {
+    /// keccak256 of the header: the block hash.
+    pub block: [u8; 32],
+    /// Each transaction's hash, in block order.
+    pub transactions: &'a [[u8; 32]],
+}
+
+/// A post-merge execution payload that passed its checks, as handed to a [`super::Visitor`].
+pub struct VerifiedPayload<'a> {
+    /// The payload view.
+    pub payload: &'a ExecutionPayload<'a>,
+    /// The execution header rebuilt from the payload; its keccak is `block_hash` (checked).
+    pub header: &'a HeaderFields,
+    /// The execution block hash.
+    pub block_hash: B256,
+    /// Decoded transactions, in order.
+    pub transactions: &'a [TxView<'a>],
+    /// Recovered senders, parallel to `transactions`; empty unless senders were requested.
+    pub senders: &'a [Result<[u8; 20], SenderError>],
+    /// Withdrawals (capella on).
+    pub withdrawals: &'a [Withdrawal],
+}
+
+/// One beacon block that passed every per-block check.
+pub struct VerifiedBeaconBlock<'a> {
+    /// Its slot.
+    pub slot: u64,
+    /// hash_tree_root of the block message (equal to `state.block_roots[slot % 8192]`).
+    pub root: [u8; 32],
+    /// The block message.
+    pub block: &'a BeaconBlock<'a>,
+    /// Its body, validated (read once here for every dataset).
+    pub body: &'a BeaconBlockBody<'a>,
+    /// The execution payload, for blocks after the merge (`None` before bellatrix and for the empty payloads
+    /// of bellatrix blocks before the merge).
+    pub execution: Option<VerifiedPayload<'a>>,
+}
+
+/// The era file's BeaconState once its root is computed and its own checks ran (genesis validators root,
+/// historical accumulator, file name), with its validator registry read column by column.
+pub struct VerifiedState<'a> {
+    /// The state's slot (`era * 8192`).
+    pub slot: u64,
+    /// The era number.
+    pub era: u64,
+    /// hash_tree_root of the state.
+    pub root: [u8; 32],
+    /// The state view.
+    pub state: &'a BeaconState<'a>,
+    /// Its registry.
+    pub registry: &'a Registry<'a>,
+}
