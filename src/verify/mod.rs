@@ -15,6 +15,7 @@ mod receipts;
 pub mod render;
 pub mod report;
 mod sequence;
+mod tally;
 pub mod verified;
 pub mod visitor;
 

@@ -4,7 +4,7 @@
 //! checked; ere files hold slim ones, which are rebuilt into full receipts (bloom computed from the logs) so the
 //! same root, the same checks and the same views come out of both.
 
-use super::execution::{kind_slot, rlp_error, Counts};
+use super::tally::{kind_slot, rlp_error, Counts};
 use super::{hex0x, mismatch};
 use crate::execution::header::HeaderView;
 use crate::execution::receipt::{self, Outcome, ReceiptView};

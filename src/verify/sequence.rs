@@ -4,8 +4,8 @@
 //! every block and names the file by the accumulator root; ere roots it over the pre-merge blocks only (when it
 //! has total difficulties), may lack it, and names the file by its last block's hash and its profile.
 
-use super::execution::BlockFacts;
 use super::report::FileReport;
+use super::tally::BlockFacts;
 use super::{hex0x, mismatch};
 use crate::execution::accumulator::HeaderRecords;
 use crate::formats::execution::BLOCKS_PER_ERA;
