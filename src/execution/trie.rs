@@ -331,17 +331,22 @@ mod tests {
         alloy_trie::root::ordered_trie_root_encoded(items)
     }
 
+    /// `n` items of 0 to 299 bytes, a different mix for each `n`.
+    fn items_of(n: usize) -> Vec<Vec<u8>> {
+        (0..n)
+            .map(|i| {
+                let len = (i * 37 + n) % 300;
+                (0..len).map(|j| (i + j * 7) as u8).collect()
+            })
+            .collect()
+    }
+
     #[test]
     fn roots_equal_alloys() {
         assert_eq!(EMPTY_ROOT, alloy_trie::EMPTY_ROOT_HASH);
         assert_eq!(ordered_root::<&[u8]>(&[]), EMPTY_ROOT);
         for n in (0..140).chain([255, 256, 257, 300, 1000]) {
-            let items: Vec<Vec<u8>> = (0..n)
-                .map(|i| {
-                    let len = (i * 37 + n) % 300;
-                    (0..len).map(|j| (i + j * 7) as u8).collect()
-                })
-                .collect();
+            let items = items_of(n);
             let refs: Vec<&[u8]> = items.iter().map(|v| v.as_slice()).collect();
             assert_eq!(ordered_root(&refs), alloy_root(&refs), "{n} items");
         }
@@ -352,12 +357,7 @@ mod tests {
         // Sizes from 0 bytes (inline leaves) to multi-block ones; counts across the 0x7f/0x80 and 0xff/0x100
         // key boundaries.
         for n in (0..140).chain([255, 256, 257, 300]) {
-            let items: Vec<Vec<u8>> = (0..n)
-                .map(|i| {
-                    let len = (i * 37 + n) % 300;
-                    (0..len).map(|j| (i + j * 7) as u8).collect()
-                })
-                .collect();
+            let items = items_of(n);
             let refs: Vec<&[u8]> = items.iter().map(|v| v.as_slice()).collect();
             let extra: [&[u8]; 2] = [b"header", &[0xc0]];
             let mut hashes = Vec::new();
