@@ -29,17 +29,9 @@ fn bench(c: &mut Criterion) {
         .unwrap();
     let run = |senders: bool, out: &str| {
         let opts = ExportOptions {
-            out: dir.path().join(out),
-            datasets: datasets::ALL.to_vec(),
             senders,
-            signer_backend: Default::default(),
-            signer: None,
-            network: None,
             overwrite: true,
-            verify_outputs: false,
-            input_hashes: None,
-            clean_stale: false,
-            parquet: ParquetOptions::default(),
+            ..ExportOptions::new(dir.path().join(out), datasets::ALL.to_vec())
         };
         pool.install(|| {
             export(std::slice::from_ref(&input), &opts, &Progress::hidden()).unwrap()[0].ok

@@ -859,17 +859,8 @@ fn export_set_stage(
     cache: &crate::store::cache::CacheOptions,
 ) -> impl Fn() -> Result<(), String> + Sync + Send {
     let opts = ExportOptions {
-        out: dir.join(out),
-        datasets: datasets::ALL.to_vec(),
-        senders: false,
-        signer_backend: SignerBackend::default(),
-        signer: None,
-        network: None,
         overwrite: true,
-        verify_outputs: false,
-        input_hashes: None,
-        clean_stale: false,
-        parquet: ParquetOptions::default(),
+        ..ExportOptions::new(dir.join(out), datasets::ALL.to_vec())
     };
     let cache = cache.clone();
     move || {
@@ -928,17 +919,10 @@ pub(super) fn export_datasets_stage(
     signer: Option<&'static Signer>,
 ) -> impl Fn() -> Result<(), String> + Sync + Send {
     let opts = ExportOptions {
-        out,
-        datasets,
         senders: signer.is_some(),
-        signer_backend: SignerBackend::default(),
         signer,
-        network: None,
         overwrite: true,
-        verify_outputs: false,
-        input_hashes: None,
-        clean_stale: false,
-        parquet: ParquetOptions::default(),
+        ..ExportOptions::new(out, datasets)
     };
     let input = input.to_path_buf();
     move || {

@@ -88,6 +88,25 @@ pub enum ExportError {
 }
 
 impl ExportOptions {
+    /// `datasets` into `out` with every other option at its library default: no senders, the default signer
+    /// backend and Parquet settings, no overwrite, proofs from metadata, no kept input hashes, stale files only
+    /// named. Jobs resolve their own (`configs/default.toml`); this is for library callers, benches and tests.
+    pub fn new(out: PathBuf, datasets: Vec<&'static dyn Dataset>) -> ExportOptions {
+        ExportOptions {
+            out,
+            datasets,
+            senders: false,
+            signer_backend: SignerBackend::default(),
+            signer: None,
+            network: None,
+            overwrite: false,
+            verify_outputs: false,
+            input_hashes: None,
+            clean_stale: false,
+            parquet: ParquetOptions::default(),
+        }
+    }
+
     /// A fingerprint of everything that changes a dataset's output bytes: a rerun with other options redoes
     /// that dataset's files (and only the datasets it changes: adding a dataset leaves the others complete).
     fn fingerprint(&self, dataset: &dyn Dataset) -> String {

@@ -71,19 +71,7 @@ fn a_dataset_declared_in_one_file_exports_through_the_real_stage() {
     o.blocks = 96;
     o.txs_per_block = 2;
     let files = crate::synth::era1::write(&dir.path().join("in"), &o).unwrap();
-    let opts = ExportOptions {
-        out: dir.path().join("out"),
-        datasets: vec![&GAS_BY_BLOCK],
-        senders: false,
-        signer_backend: Default::default(),
-        signer: None,
-        network: None,
-        overwrite: false,
-        verify_outputs: false,
-        input_hashes: None,
-        clean_stale: false,
-        parquet: Default::default(),
-    };
+    let opts = ExportOptions::new(dir.path().join("out"), vec![&GAS_BY_BLOCK]);
     let outcomes = export(&files, &opts, &Progress::hidden()).unwrap();
     assert!(outcomes.iter().all(|o| o.ok && !o.skipped), "{outcomes:?}");
 

@@ -6,23 +6,13 @@ use eraflow::export::ExportOptions;
 use eraflow::formats::era::EraFile;
 use eraflow::formats::snappy::FramedDecoder;
 use eraflow::formats::MappedArchive;
-use eraflow::sink::parquet::ParquetOptions;
 use std::path::{Path, PathBuf};
 
 /// Export options writing every dataset to `out`, with or without sender recovery.
 pub fn export_opts(out: &Path, senders: bool) -> ExportOptions {
     ExportOptions {
-        out: out.to_path_buf(),
-        datasets: datasets::ALL.to_vec(),
         senders,
-        signer_backend: Default::default(),
-        signer: None,
-        network: None,
-        overwrite: false,
-        verify_outputs: false,
-        input_hashes: None,
-        clean_stale: false,
-        parquet: ParquetOptions::default(),
+        ..ExportOptions::new(out.to_path_buf(), datasets::ALL.to_vec())
     }
 }
 
