@@ -18,7 +18,7 @@ use crate::execution::trie;
 use crate::execution::tx_request::{AccessListEntry, SignedAuthorization, TxRequest};
 use crate::execution::withdrawal::Withdrawal;
 use crate::formats::execution::BLOCKS_PER_ERA;
-use crate::network::PreMergeSeal;
+use crate::network::{Network, PreMergeSeal};
 use alloy_primitives::{Address, Bloom, Bytes, B64, U256};
 
 /// Number of distinct senders; their nonces increase by one per transaction each.
@@ -35,23 +35,60 @@ const MAX_WITHDRAWALS: u64 = 16;
 const VALIDATORS: u64 = 1024;
 
 /// The seeded accounts transactions are sent from.
+/// Era files' payloads use them too (`synth::era`).
 pub(super) struct Accounts {
-    keys: Vec<SecretKeyBytes>,
-    algorithm: SignatureAlgorithm,
+    pub(super) keys: Vec<SecretKeyBytes>,
+    pub(super) algorithm: SignatureAlgorithm,
 }
 
 impl Accounts {
     /// The accounts of `seed`, signing with the network's algorithm.
     pub(super) fn new(opts: &SynthOptions) -> Result<Accounts, SynthError> {
-        let algorithm = SignatureAlgorithm::from_name(&opts.network.signature_algorithm)
+        Accounts::of(opts.seed, &opts.network)
+    }
+
+    /// The accounts of `seed` on `network`, signing with its algorithm.
+    pub(super) fn of(seed: u64, network: &Network) -> Result<Accounts, SynthError> {
+        let algorithm = SignatureAlgorithm::from_name(&network.signature_algorithm)
             .map_err(|e| SynthError::Sign(e.to_string()))?;
         Ok(Accounts {
             keys: (0..SENDERS as u32)
-                .map(|i| signer::test_key(opts.seed, i))
+                .map(|i| signer::test_key(seed, i))
                 .collect(),
             algorithm,
         })
     }
+}
+
+/// The EIP-7702 authorization list of sender `g`'s type-4 transaction: one or two authorities among the other
+/// senders, some with chain id 0 (valid on any chain, as EIP-7702 allows). Era files' payloads draw theirs here
+/// too, in the same order of random draws.
+pub(super) fn authorizations(
+    rng: &mut Rng,
+    accounts: &Accounts,
+    g: u64,
+    chain_id: u64,
+) -> Result<Vec<SignedAuthorization>, SynthError> {
+    let mut list = Vec::new();
+    for a in 0..1 + rng.below(2) {
+        let authority = &accounts.keys[((g + a + 1) % SENDERS) as usize];
+        let chain = if rng.chance(1, 4) {
+            U256::ZERO
+        } else {
+            U256::from(chain_id)
+        };
+        list.push(
+            SignedAuthorization::sign(
+                chain,
+                rng.bytes(),
+                rng.below(1000),
+                authority,
+                accounts.algorithm,
+            )
+            .map_err(|e| SynthError::Sign(e.to_string()))?,
+        );
+    }
+    Ok(list)
 }
 
 /// A block's contents before its parent hash is known.
@@ -352,26 +389,7 @@ fn tx_request(
         }
     }
     if tx_type == 4 {
-        let accounts = block.accounts;
-        for a in 0..1 + rng.below(2) {
-            let authority = &accounts.keys[((g + a + 1) % SENDERS) as usize];
-            // Chain id 0 (valid on any chain) for some, as EIP-7702 allows.
-            let chain = if rng.chance(1, 4) {
-                U256::ZERO
-            } else {
-                U256::from(net.chain_id)
-            };
-            req.authorization_list.push(
-                SignedAuthorization::sign(
-                    chain,
-                    rng.bytes(),
-                    rng.below(1000),
-                    authority,
-                    accounts.algorithm,
-                )
-                .map_err(|e| SynthError::Sign(e.to_string()))?,
-            );
-        }
+        req.authorization_list = authorizations(rng, block.accounts, g, net.chain_id)?;
     }
     Ok((req, gas_used, blobs))
 }
@@ -379,7 +397,7 @@ fn tx_request(
 /// The receipt of a transaction of `tx_type` in block `number` (`cumulative` gas so far): mostly a success with
 /// logs, now and then a failure; its encoding and bloom.
 fn tx_receipt(
-    net: &crate::network::Network,
+    net: &Network,
     number: u64,
     rng: &mut Rng,
     tx_type: u8,

@@ -16,13 +16,14 @@
 //!
 //! Deterministic: the same options give byte-identical files.
 
+use super::blocks::{authorizations, Accounts, SENDERS};
 use super::rng::Rng;
 use crate::consensus::merkle;
 use crate::consensus::ssz::{self, encode_container, encode_variable_list, field_container};
 use crate::consensus::types::{ROOTS_VECTOR, SLOTS_PER_HISTORICAL_ROOT};
 use crate::consensus::{self, BeaconBlock, Fork, Spec, SszError};
-use crate::crypto::signer::{self, SecretKeyBytes, SignatureAlgorithm};
-use crate::execution::tx_request::{AccessListEntry, SignedAuthorization, TxRequest};
+
+use crate::execution::tx_request::{AccessListEntry, TxRequest};
 use crate::formats::era::{EraWriter, SLOTS_PER_ERA};
 use crate::network::Network;
 use alloy_primitives::U256;
@@ -36,9 +37,6 @@ pub const GENESIS_TIME: u64 = 1_606_824_023;
 
 /// Gas of one blob ([EIP-4844](https://eips.ethereum.org/EIPS/eip-4844) `GAS_PER_BLOB`).
 const GAS_PER_BLOB: u64 = 1 << 17;
-
-/// Number of distinct transaction senders.
-const SENDERS: u64 = 16;
 
 /// What to generate.
 #[derive(Debug, Clone)]
@@ -164,12 +162,6 @@ struct SlotDraft {
     payload_rng: Rng,
 }
 
-/// The seeded accounts that sign transactions and authorizations.
-struct Accounts {
-    keys: Vec<SecretKeyBytes>,
-    algorithm: SignatureAlgorithm,
-}
-
 fn hash_of(tag: &[u8], seed: u64, n: u64) -> [u8; 32] {
     let mut pre = tag.to_vec();
     pre.extend_from_slice(&seed.to_le_bytes());
@@ -189,14 +181,7 @@ pub fn write(dir: &Path, opts: &EraSynthOptions) -> Result<Vec<PathBuf>, SynthEr
         return Err(SynthError::Options("at least one file".into()));
     }
     let net = &opts.network;
-    let algorithm = SignatureAlgorithm::from_name(&net.signature_algorithm)
-        .map_err(|e| SynthError::Sign(e.to_string()))?;
-    let accounts = Accounts {
-        keys: (0..SENDERS as u32)
-            .map(|i| signer::test_key(opts.seed, i))
-            .collect(),
-        algorithm,
-    };
+    let accounts = Accounts::of(opts.seed, net)?;
     let io = |source| SynthError::Io {
         path: dir.display().to_string(),
         source,
@@ -400,25 +385,7 @@ fn draft(slot: u64, opts: &EraSynthOptions, accounts: &Accounts) -> Result<SlotD
                 }
             }
             if tx_type == 4 {
-                for a in 0..1 + rng.below(2) {
-                    let authority = &accounts.keys[((g + a + 1) % SENDERS) as usize];
-                    // Chain id 0 (valid on any chain) for some, as EIP-7702 allows.
-                    let chain = if rng.chance(1, 4) {
-                        U256::ZERO
-                    } else {
-                        U256::from(net.chain_id)
-                    };
-                    req.authorization_list.push(
-                        SignedAuthorization::sign(
-                            chain,
-                            rng.bytes(),
-                            rng.below(1000),
-                            authority,
-                            accounts.algorithm,
-                        )
-                        .map_err(|e| SynthError::Sign(e.to_string()))?,
-                    );
-                }
+                req.authorization_list = authorizations(&mut rng, accounts, g, net.chain_id)?;
             }
             txs.push(
                 req.sign_and_encode(key, accounts.algorithm)
