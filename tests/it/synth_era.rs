@@ -307,3 +307,28 @@ fn find_tx_byte(signed: &[u8]) -> usize {
     let base = signed.as_ptr() as usize;
     tx.as_ptr() as usize - base + tx.len() - 70
 }
+
+/// `eraflow state-root FILE` prints the era state's `hash_tree_root`, the root verification computed and the
+/// library's `state_root` call gives, on one line.
+#[test]
+fn the_state_root_command_prints_the_verified_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = write(dir.path(), &opts(3, 1, 4)).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_eraflow"))
+        .args(["state-root"])
+        .arg(&files[0])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed = String::from_utf8(out.stdout).unwrap();
+    let r = eraflow::pipeline::state_root(&files[0], None, None).unwrap();
+    assert_eq!(printed.trim(), format!("0x{}", hex::encode(r.root)));
+    let report = verify(&files[0]);
+    assert_ok(&report);
+    let beacon = serde_json::to_value(&report).unwrap()["beacon"]["state_root"].clone();
+    assert_eq!(beacon.as_str(), Some(printed.trim()));
+}
