@@ -29,15 +29,18 @@ pub fn state_roots(url: &RemoteUrl, wanted: &[Wanted]) -> Result<TrustedStates, 
         url: url.redacted(),
         source,
     };
-    super::tls::install();
+    let rt = super::runtime::runtime().map_err(|source| RemoteError::Local {
+        path: std::path::PathBuf::from("tokio runtime"),
+        source,
+    })?;
     let store: Arc<dyn ObjectStore> = Arc::new(
         object_store::http::HttpBuilder::new()
             .with_url(format!("{}://{}", url.scheme().name(), url.authority()))
             .with_client_options(ClientOptions::new().with_allow_http(url.scheme() == Scheme::Http))
+            .with_retry(super::runtime::RETRY.object_store())
             .build()
             .map_err(open)?,
     );
-    let rt = super::remote::runtime()?;
     let base = url.path().trim_end_matches('/');
     let key = |rest: String| match base.is_empty() {
         true => ObjPath::from(rest),

@@ -26,6 +26,7 @@
 
 use super::http::{HttpFailure, HttpHeader, HttpSource};
 use super::remote::RemoteError;
+use super::runtime::{Retry, RETRY};
 use super::url::RemoteUrl;
 use crate::formats::ArchiveName;
 use crate::util::fs::AtomicFile;
@@ -37,13 +38,13 @@ use std::io::Write;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Bytes per ranged GET.
 pub const CHUNK_BYTES: u64 = 8 << 20;
-/// Attempts per request before the file fails.
-pub const ATTEMPTS: u32 = 6;
+/// Attempts per request before the file fails: the one policy's ([`RETRY`]).
+pub const ATTEMPTS: u32 = RETRY.attempts;
 /// Files at least this big are fetched as several ranges at once (where the server honours ranges).
 pub const PARALLEL_FROM: u64 = 2 * CHUNK_BYTES;
 /// Bytes of the start of a file a skeleton holds (an archive's version record).
@@ -280,27 +281,17 @@ async fn guard<F: Future>(
     }
 }
 
-/// Waits before attempt `attempt` (0.2 s, doubling, at most 6.4 s), in short steps so that a stop is heard.
+/// Waits before attempt `attempt` as the one policy says ([`RETRY`]), in short steps so that a stop is heard.
 async fn backoff(attempt: u32, stop: &dyn Fn() -> bool) {
-    let until = tokio::time::Instant::now() + Duration::from_millis(100 << attempt.min(6));
+    let until = tokio::time::Instant::now() + RETRY.wait(attempt);
     while tokio::time::Instant::now() < until && !stop() {
         tokio::time::sleep(TICK.min(until - tokio::time::Instant::now())).await;
     }
 }
 
-/// The runtime every download and listing runs on: one per process, two threads driving the connections while
-/// the threads that wait for them block.
+/// The process's one runtime ([`super::runtime`]).
 fn runtime() -> Result<&'static tokio::runtime::Runtime, FetchError> {
-    static RT: OnceLock<std::io::Result<tokio::runtime::Runtime>> = OnceLock::new();
-    RT.get_or_init(|| {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .thread_name("eraflow-fetch")
-            .enable_all()
-            .build()
-    })
-    .as_ref()
-    .map_err(|e| FetchError::Runtime(std::io::Error::new(e.kind(), e.to_string())))
+    super::runtime::runtime().map_err(FetchError::Runtime)
 }
 
 /// What the downloads of one run share: when to stop, and how many requests may be open at once.
@@ -420,7 +411,7 @@ impl Remote {
             source,
         };
         // An object store for s3://, gs://, az://; none for http(s), read with eraflow's own client.
-        let (store, imds) = super::remote::object_store_of(url, base(url), open)?;
+        let (store, imds) = super::remote::object_store_of(url, base(url), Retry::none(), open)?;
         let backend = match store {
             Some(s) => Backend::Store(s),
             None => Backend::Http(HttpSource::new(url, &settings.http_headers).map_err(|e| {

@@ -16,6 +16,7 @@ pub mod local;
 pub(crate) mod memory;
 pub mod output;
 pub mod remote;
+pub mod runtime;
 pub mod storage;
 pub mod tls;
 pub mod url;

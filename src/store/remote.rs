@@ -7,8 +7,9 @@
 //!
 //! Credentials, region and endpoint come from the environment variables `object_store` reads
 //! (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT_URL`, `AWS_ALLOW_HTTP`,
-//! `GOOGLE_SERVICE_ACCOUNT`, `AZURE_STORAGE_ACCOUNT_NAME`, ...). object_store is async: a current-thread
-//! tokio runtime lives here and is only entered between files, never on the workers' hot path.
+//! `GOOGLE_SERVICE_ACCOUNT`, `AZURE_STORAGE_ACCOUNT_NAME`, ...). object_store is async: its calls run on the
+//! process's one runtime ([`super::runtime`]), entered between files, never on the workers' hot path, and are
+//! retried by the one policy ([`super::runtime::RETRY`]).
 
 pub use super::error::RemoteError;
 use super::error::StoreError;
@@ -23,20 +24,6 @@ use std::sync::Arc;
 
 /// Files at most this big are uploaded with one PUT; bigger ones as a multipart upload of parts this size.
 pub const PART_BYTES: usize = 16 << 20;
-
-/// The runtime `object_store`'s async calls are driven on: one thread, its own, as eraflow's work runs on
-/// rayon workers that block on each call.
-pub fn runtime() -> Result<tokio::runtime::Runtime, RemoteError> {
-    // Every remote path builds its runtime before its first client.
-    super::tls::install();
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|source| RemoteError::Local {
-            path: PathBuf::from("tokio runtime"),
-            source,
-        })
-}
 
 /// The S3 client of `base` from the environment, refused before any request when its endpoint is plain http
 /// without `AWS_ALLOW_HTTP=true`; with the instance metadata endpoint when that is the only place credentials can
@@ -116,12 +103,13 @@ pub(super) type Opened = (Option<Arc<dyn ObjectStore>>, Option<String>);
 pub(super) fn object_store_of(
     url: &RemoteUrl,
     base: String,
+    retry: object_store::RetryConfig,
     open: impl Fn(object_store::Error) -> RemoteError,
 ) -> Result<Opened, RemoteError> {
     // Before any client is built: reqwest (built without a provider of its own) panics otherwise.
     super::tls::install();
     // Used only by the backends this build has.
-    let _ = (&base, &open);
+    let _ = (&base, &open, &retry);
     let not_built = |scheme: &'static str, feature: &'static str| RemoteError::NotBuilt {
         url: url.redacted(),
         scheme,
@@ -132,7 +120,7 @@ pub(super) fn object_store_of(
         #[cfg(feature = "s3")]
         Scheme::S3 => {
             let (b, imds) = s3_builder(&url.redacted(), base)?;
-            (Some(Arc::new(b.build().map_err(open)?)), imds)
+            (Some(Arc::new(b.with_retry(retry).build().map_err(open)?)), imds)
         }
         #[cfg(not(feature = "s3"))]
         Scheme::S3 => return Err(not_built("S3", "s3")),
@@ -141,6 +129,7 @@ pub(super) fn object_store_of(
             Some(Arc::new(
                 object_store::gcp::GoogleCloudStorageBuilder::from_env()
                     .with_url(base)
+                    .with_retry(retry)
                     .build()
                     .map_err(open)?,
             )),
@@ -153,6 +142,7 @@ pub(super) fn object_store_of(
             Some(Arc::new(
                 object_store::azure::MicrosoftAzureBuilder::from_env()
                     .with_url(base)
+                    .with_retry(retry)
                     .build()
                     .map_err(open)?,
             )),
@@ -169,7 +159,7 @@ pub struct ObjectStorage {
     url: RemoteUrl,
     store: Arc<dyn ObjectStore>,
     prefix: String,
-    rt: tokio::runtime::Runtime,
+    rt: &'static tokio::runtime::Runtime,
     /// The instance metadata endpoint, when it is the only source of credentials.
     imds: Option<String>,
 }
@@ -200,7 +190,7 @@ impl ObjectStorage {
             source,
         };
         let base = format!("{}://{}", url.scheme().name(), url.authority());
-        let (store, imds) = object_store_of(url, base, open)?;
+        let (store, imds) = object_store_of(url, base, super::runtime::RETRY.object_store(), open)?;
         let store: Arc<dyn ObjectStore> = match store {
             Some(s) => s,
             None => {
@@ -211,7 +201,10 @@ impl ObjectStorage {
                 });
             }
         };
-        let rt = runtime()?;
+        let rt = super::runtime::runtime().map_err(|source| RemoteError::Local {
+            path: PathBuf::from("tokio runtime"),
+            source,
+        })?;
         Ok(ObjectStorage {
             url: url.clone(),
             store,
