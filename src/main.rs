@@ -80,7 +80,7 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
         Command::Bench(a) => commands::bench(a, threads, stdout),
         Command::StateRoot(a) => commands::state_root(a, f, threads, stdout),
         Command::Convert(a) => commands::convert(a, f, threads, stdout),
-        Command::Report(a) => commands::report(a, threads, stdout),
+        Command::Report(a) => commands::report(a, f, threads, stdout),
         Command::Inspect(a) => commands::inspect(a, f, threads, stdout),
         Command::Prune {
             check: Some(PruneCommand::Check { dir }),

@@ -358,8 +358,8 @@ pub fn convert(
     f.str("name", Some("convert"))
         .str("network", network)
         .list("inputs", &paths);
-    let job = f.job(threads, None, &[])?;
-    let opts = eraflow::convert::ConvertOptions {
+    let mut job = f.job(threads, None, &[])?;
+    job.convert = Some(eraflow::convert::ConvertOptions {
         to: to.parse().map_err(|e| JobError::Invalid {
             key: "--to",
             message: format!("{e}"),
@@ -369,14 +369,13 @@ pub fn convert(
             .as_deref()
             .map(pipeline::job::parse_profile)
             .transpose()?,
-        network: job.network.clone(),
+        network: None,
         era_files: pipeline::job::era_files(&era_files)?,
         accumulator: accumulator
             .map(|p| pipeline::job::accumulator(&p))
             .transpose()?,
-    };
-    let files = job.local_files("convert")?;
-    let converted = eraflow::convert::convert(&files, &opts);
+    });
+    let converted = pipeline::convert(&job)?;
     for c in &converted {
         match &c.output {
             Some(p) => stdout.line(p.display()),
@@ -391,15 +390,20 @@ pub fn convert(
 /// `eraflow report OUT`: the output's page.
 pub fn report(
     a: ReportArgs,
+    mut f: Flags,
     threads: Option<usize>,
     stdout: &mut Output,
 ) -> Result<ExitStatus, JobError> {
     let ReportArgs { out, html, runs } = a;
-    pipeline::job::set_threads(threads.unwrap_or(0))?;
-    let mut opts = eraflow::report::ReportOptions::default();
-    opts.runs = runs.unwrap_or(opts.runs);
-    let out = eraflow::report::location(&out)?;
-    let w = eraflow::report::write(&out, html.as_deref(), &opts)?;
+    f.str("name", Some("report")).str("out", Some(out));
+    let mut job = f.job(threads, None, &[])?;
+    let mut page = pipeline::job::PageJob {
+        html,
+        ..Default::default()
+    };
+    page.options.runs = runs.unwrap_or(page.options.runs);
+    job.page = Some(page);
+    let w = pipeline::report(&job)?;
     stdout.line(&w.location);
     note!(
         "report: {} ({})",

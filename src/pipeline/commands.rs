@@ -63,9 +63,6 @@ pub fn verify(job: &Job) -> Result<Vec<FileReport>, JobError> {
     if opts.senders {
         init_signer(algorithm, job.signer_backend, opts.network.as_ref(), &files)?;
     }
-    if inputs.all_local() {
-        return Ok(crate::verify::verify_archives(&inputs.local, &opts));
-    }
     super::stream::verify_inputs(inputs, &opts, &cache_options(job))
 }
 
@@ -225,6 +222,44 @@ pub fn export(job: &Job) -> Result<RunReport, JobError> {
     Ok(report)
 }
 
+/// `eraflow convert`: every local input verified and rewritten in the job's other layout; one result per
+/// input, in input order.
+pub fn convert(job: &Job) -> Result<Vec<crate::convert::Converted>, JobError> {
+    let mut opts = job.convert.clone().ok_or_else(|| JobError::Invalid {
+        key: "convert",
+        message: "the job has no convert stage".into(),
+    })?;
+    set_threads(job.threads)?;
+    opts.network = job.network.clone();
+    let files = job.local_files("convert")?;
+    Ok(crate::convert::convert(&files, &opts))
+}
+
+/// `eraflow report`: the page of the job's output (a local directory or an object-store prefix), written
+/// where the job's page says.
+pub fn report(job: &Job) -> Result<crate::report::Written, JobError> {
+    let page = job.page.clone().unwrap_or_default();
+    set_threads(job.threads)?;
+    let out = output_location(job).ok_or_else(|| JobError::Invalid {
+        key: "out",
+        message: "the report needs the output to read".into(),
+    })?;
+    Ok(crate::report::write(
+        &out,
+        page.html.as_deref(),
+        &page.options,
+    )?)
+}
+
+/// Where the job's outputs are: its object-store prefix, else its local directory.
+fn output_location(job: &Job) -> Option<Location> {
+    match (&job.remote_out, &job.out) {
+        (Some(u), _) => Some(Location::Remote(u.clone())),
+        (None, Some(p)) => Some(Location::Local(p.clone())),
+        (None, None) => None,
+    }
+}
+
 /// One input file of a [`Plan`].
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct PlannedFile {
@@ -317,10 +352,7 @@ pub fn prune(job: &Job) -> Result<PruneReport, JobError> {
     })?;
     set_threads(job.threads)?;
     let inputs = Inputs::list(job)?;
-    let summary = match inputs.all_local() {
-        true => crate::prune::run(&inputs.local, &p.out, &p.options)?,
-        false => super::stream::prune_inputs(inputs, &p.out, &p.options, &cache_options(job))?,
-    };
+    let summary = super::stream::prune_inputs(inputs, &p.out, &p.options, &cache_options(job))?;
     let check = if p.check {
         Some(prune_check(&p.out)?)
     } else {
@@ -488,15 +520,10 @@ impl RunOutcome {
 /// The output's report page when the job asks for it (`report = true`): `OUT/_eraflow/report.html`, uploaded
 /// beside the outputs of an object-store output.
 fn write_page(job: &Job) -> Option<Result<crate::report::Written, JobError>> {
-    use crate::store::url::Location;
     if !job.report {
         return None;
     }
-    let out = match (&job.remote_out, &job.out) {
-        (Some(u), _) => Location::Remote(u.clone()),
-        (None, Some(p)) => Location::Local(p.clone()),
-        (None, None) => return None,
-    };
+    let out = output_location(job)?;
     Some(crate::report::write(&out, None, &Default::default()).map_err(JobError::from))
 }
 

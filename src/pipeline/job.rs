@@ -63,6 +63,20 @@ pub struct Job {
     pub export: Option<ExportOptions>,
     /// Build a prune manifest.
     pub prune: Option<PruneJob>,
+    /// Rewrite the inputs in the other execution layout (`eraflow convert`); the options' network is the job's.
+    pub convert: Option<crate::convert::ConvertOptions>,
+    /// Write the output's report page (`eraflow report`).
+    pub page: Option<PageJob>,
+}
+
+/// `eraflow report`: where the output's page goes, and what it shows.
+#[derive(Debug, Clone, Default)]
+pub struct PageJob {
+    /// A local file to write the page to; `None`: `OUT/_eraflow/report.html` (uploaded for an object-store
+    /// output).
+    pub html: Option<PathBuf>,
+    /// What the page shows.
+    pub options: crate::report::ReportOptions,
 }
 
 /// How remote inputs are fetched into the local cache.
@@ -623,6 +637,8 @@ impl Job {
             verify,
             export,
             prune,
+            convert: None,
+            page: None,
         })
     }
 

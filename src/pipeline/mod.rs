@@ -17,8 +17,8 @@ pub mod verify_cache;
 
 pub use crate::error::ExitStatus;
 pub use commands::{
-    export, inspect, plan, prune, prune_check, run, state_root, synth, verify, verify_outputs,
-    OutputsReport, Plan, PlannedFile, PruneReport, RunOutcome, StateRootReport,
+    convert, export, inspect, plan, prune, prune_check, report, run, state_root, synth, verify,
+    verify_outputs, OutputsReport, Plan, PlannedFile, PruneReport, RunOutcome, StateRootReport,
 };
 pub use job::{Job, JobError};
 pub use read::{read, DatasetRead};

@@ -1,16 +1,18 @@
-//! A job's inputs, local and remote, and the stages run over them as they arrive.
+//! A job's inputs, local and remote, as one stream, and the one runner of the stages over it.
 //!
-//! Local inputs only: the stages run one after another over all files ([`run_stages_with`], unchanged).
-//! With remote inputs (http(s) mirrors and files, object-store prefixes), files stream through a bounded
-//! cache instead: a prefetcher ([`crate::store::cache`]) fetches them ahead of the workers while each file,
-//! local files first, goes once through every stage (verify, then export) and leaves the cache. Disk and
-//! memory then stay bounded whatever the size of the mirror, and no file is fetched twice. Remote sources
-//! whose completion records prove every dataset complete are skipped without fetching them (an export-only
-//! job without `--overwrite`; a verify stage must read every file).
+//! Local inputs arrive first, as one batch that stays on disk the whole run: the verify stage checks them in
+//! parallel (era files first), the export stage takes them one by one, and the checks across files read them
+//! where they need to. Remote inputs (http(s) mirrors and files, object-store prefixes) then arrive one at a
+//! time through a bounded cache: a prefetcher ([`crate::store::cache`]) fetches them ahead of the workers while
+//! each goes once through every stage (verify, then export) and leaves the cache. Disk and memory then stay
+//! bounded whatever the size of the mirror, and no file is fetched twice. Remote sources whose completion
+//! records prove every dataset complete are skipped without fetching them (an export-only job without
+//! `--overwrite`; a verify stage must read every file). `run`, `export`, `verify` and `prune` each have this
+//! one runner, whatever their inputs are.
 
 use super::job::{Job, JobError};
 use super::report::{RunReport, StageReport};
-use super::run::{outcome_of, run_stages_with, Stage};
+use super::run::{outcome_of, Stage};
 use super::shard::Shard;
 use crate::export::progress::{FileOutcome, OutcomeError, Progress};
 use crate::export::{ExportOptions, Exporter};
@@ -19,7 +21,7 @@ use crate::store::cache::{CacheOptions, Prefetcher};
 use crate::store::fetch::{Downloads, FetchSettings, Remote, RemoteFile};
 use crate::store::url::{Location, RemoteUrl};
 use crate::util::memory::peak_rss_bytes;
-use crate::verify::{link_streamed, verify_one};
+use crate::verify::verify_one;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -99,11 +101,6 @@ impl Inputs {
             .chain(self.remote.iter().map(|(_, f)| PathBuf::from(&f.url)))
             .collect()
     }
-
-    /// No remote input.
-    pub fn all_local(&self) -> bool {
-        self.remote.is_empty()
-    }
 }
 
 /// Runs `stages` over `inputs` into `report` (see the module docs); `remote_out` is the object-store output
@@ -115,9 +112,6 @@ pub fn run_inputs(
     remote_out: Option<&RemoteUrl>,
     stages: &[Stage],
 ) -> Result<(), JobError> {
-    if inputs.all_local() {
-        return run_stages_with(report, &inputs.local, &[], remote_out, stages);
-    }
     Streamed::new(&inputs, remote_out, stages, true)?.run(report, inputs, cache, stages)
 }
 
@@ -130,22 +124,15 @@ pub fn export_inputs(
     cache: &CacheOptions,
 ) -> Result<Vec<FileOutcome>, JobError> {
     let inputs = Inputs::of(inputs, None, &FetchSettings::default())?;
-    if inputs.all_local() {
-        return Ok(crate::export::export(
-            &inputs.local,
-            opts,
-            &Progress::hidden(),
-        )?);
-    }
     let stages = [Stage::Export(opts.clone())];
     let mut report = RunReport::default();
     Streamed::new(&inputs, None, &stages, false)?.run(&mut report, inputs, cache, &stages)?;
     Ok(report.stages.pop().map(|s| s.files).unwrap_or_default())
 }
 
-/// `eraflow verify` over inputs some of which are remote: every file verified as it arrives in the cache,
-/// then the checks across files ([`link_streamed`]); one report per file, named by its URL, execution files
-/// first, then era files, then those that could not be fetched (failed, naming why).
+/// `eraflow verify`: every file verified as it arrives (local files as one batch), then the checks across
+/// files ([`crate::verify::link`]); one report per file, remote ones named by their URL, execution files first,
+/// then era files, then those that could not be fetched (failed, naming why).
 pub fn verify_inputs(
     inputs: Inputs,
     opts: &crate::verify::VerifyOptions,
@@ -155,12 +142,7 @@ pub fn verify_inputs(
     let stages = [Stage::Verify(opts.clone(), None)];
     let mut s = Streamed::new(&inputs, None, &stages, false)?;
     s.stream(inputs, cache)?;
-    let mut reports = link_streamed(std::mem::take(&mut s.verified), opts);
-    for r in &mut reports {
-        if let Some((_, u)) = s.urls.iter().find(|(p, _)| *p == r.file) {
-            r.file = u.clone();
-        }
-    }
+    let mut reports = s.link(opts);
     for f in &s.failed {
         let kind =
             crate::formats::ArchiveKind::of(Path::new(&f.file)).map_or("era1", |k| k.extension());
@@ -177,16 +159,31 @@ pub fn verify_inputs(
     Ok(reports)
 }
 
-/// `eraflow prune` over inputs some of which are remote: each remote file's index is read from a skeleton
-/// (its first and last bytes at their offsets in a sparse file of its size, in the cache folder) to plan the
-/// manifest, then the files the plan selects are fetched whole through the cache, in plan order, as the build
-/// reaches them, and leave it once verified.
+/// `eraflow prune` over its inputs: local files are read where they are; each remote file's index is read
+/// from a skeleton (its first and last bytes at their offsets in a sparse file of its size, in the cache
+/// folder) to plan the manifest, then the files the plan selects are fetched whole through the cache, in plan
+/// order, as the build reaches them, and leave it once verified.
 pub fn prune_inputs(
     inputs: Inputs,
     out: &Path,
     opts: &crate::prune::PruneOptions,
     cache: &CacheOptions,
 ) -> Result<crate::prune::PruneSummary, JobError> {
+    let mut source = FetchedInputs {
+        skeletons: std::collections::HashMap::new(),
+        remotes: None,
+        cache: cache.clone(),
+        prefetch: None,
+    };
+    if inputs.remote.is_empty() {
+        // Nothing to fetch: no cache folder is made.
+        return Ok(crate::prune::run_from(
+            &inputs.local,
+            out,
+            opts,
+            &mut source,
+        )?);
+    }
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| JobError::Io { path, source }
@@ -201,21 +198,15 @@ pub fn prune_inputs(
     let result = (|| {
         let dl = Downloads::new(1, vec![crate::util::interrupt::flag()]);
         let mut paths = inputs.local.clone();
-        let mut skeletons = std::collections::HashMap::new();
         for (i, f) in inputs.remote {
             let p = dir.join(&f.name);
             inputs.remotes[i]
                 .skeleton(&f, &p, &dl)
                 .map_err(JobError::Fetch)?;
             paths.push(p.clone());
-            skeletons.insert(p, (i, f));
+            source.skeletons.insert(p, (i, f));
         }
-        let mut source = FetchedInputs {
-            skeletons,
-            remotes: Some(inputs.remotes),
-            cache: cache.clone(),
-            prefetch: None,
-        };
+        source.remotes = Some(inputs.remotes);
         Ok(crate::prune::run_from(&paths, out, opts, &mut source)?)
     })();
     let _ = std::fs::remove_dir_all(&dir);
@@ -234,7 +225,9 @@ struct FetchedInputs {
 impl crate::prune::InputSource for FetchedInputs {
     fn planned(&mut self, paths: &[PathBuf]) -> Result<(), crate::prune::PruneError> {
         // Only the selected remote files, in the order the build takes them.
-        let remotes = self.remotes.take().unwrap_or_default();
+        let Some(remotes) = self.remotes.take() else {
+            return Ok(()); // local inputs only
+        };
         let queue: Vec<(usize, RemoteFile)> = paths
             .iter()
             .filter_map(|p| self.skeletons.get(p).cloned())
@@ -282,18 +275,26 @@ impl crate::prune::InputSource for FetchedInputs {
     }
 }
 
-/// The stages of a streamed run, and what they produced so far.
+/// The stages of a run, and what they produced so far.
 struct Streamed<'a> {
     verify: Option<&'a crate::verify::VerifyOptions>,
+    /// The output directory whose kept reports spare local files a second verification.
+    verify_cache: Option<&'a Path>,
     exporter: Option<Exporter<'a>>,
+    export: Option<&'a ExportOptions>,
+    /// Whether outputs go to an object store (a local output's files no record lists are reported at the end).
+    remote_out: bool,
+    started: std::time::SystemTime,
     verify_progress: Progress,
     export_progress: Progress,
-    verified: Vec<(crate::verify::report::FileReport, Option<String>)>,
+    verified: Vec<crate::verify::Verified>,
     exported: Vec<FileOutcome>,
     /// Inputs that failed before any stage could see them (not fetched, or not proven complete).
     failed: Vec<FileOutcome>,
     /// A fetched file's cache path and its URL: reports name the URL.
     urls: Vec<(String, String)>,
+    /// The local inputs: on disk until the end, so the checks across files can read them.
+    on_disk: std::collections::HashSet<String>,
     verify_seconds: f64,
     export_seconds: f64,
 }
@@ -305,20 +306,23 @@ impl<'a> Streamed<'a> {
         stages: &'a [Stage],
         show: bool,
     ) -> Result<Streamed<'a>, JobError> {
-        let verify = stages.iter().find_map(|s| match s {
-            Stage::Verify(o, _) => Some(o),
-            Stage::Export(_) => None,
-        });
+        let (verify, verify_cache) = stages
+            .iter()
+            .find_map(|s| match s {
+                Stage::Verify(o, cache) => Some((Some(o), cache.as_deref())),
+                Stage::Export(_) => None,
+            })
+            .unwrap_or((None, None));
         let export = stages.iter().find_map(|s| match s {
             Stage::Export(o) => Some(o),
             Stage::Verify(..) => None,
         });
         let names = inputs.names();
+        let started = std::time::SystemTime::now();
         let exporter = export
             .map(|o| Exporter::new(o, remote_out, &names))
             .transpose()?;
-        // Blocks of remote files are counted as they arrive; one bar at a time on a terminal (the export's
-        // when there is one: it verifies too).
+        // Blocks of remote files are counted as they arrive.
         let files = names.len();
         let local_blocks: u64 = inputs
             .local
@@ -331,13 +335,18 @@ impl<'a> Streamed<'a> {
         };
         Ok(Streamed {
             verify,
-            verify_progress: bar("verify", verify.is_some() && exporter.is_none()),
+            verify_cache,
+            verify_progress: bar("verify", verify.is_some()),
             export_progress: bar("export", exporter.is_some()),
             exporter,
+            export,
+            remote_out: remote_out.is_some(),
+            started,
             verified: Vec::new(),
             exported: Vec::new(),
             failed: Vec::new(),
             urls: Vec::new(),
+            on_disk: Default::default(),
             verify_seconds: 0.0,
             export_seconds: 0.0,
         })
@@ -347,36 +356,62 @@ impl<'a> Streamed<'a> {
         crate::util::interrupt::requested().is_some()
     }
 
-    /// Every stage over one local file (or one fetched into the cache, then named by `url`).
-    fn file(&mut self, path: &Path, url: Option<&str>) {
+    /// Every stage over the local inputs: verified together (in parallel, with the output's kept reports),
+    /// then exported one by one.
+    fn local(&mut self, paths: &[PathBuf]) {
+        self.on_disk
+            .extend(paths.iter().map(|p| p.display().to_string()));
+        if let Some(opts) = self.verify {
+            let t = Instant::now();
+            let stop = Self::stop_requested;
+            let kept = self
+                .verify_cache
+                .map(|out| super::verify_cache::VerifyCache::new(out, opts));
+            let cache = kept.as_ref().map(|c| c as &dyn crate::verify::ReportCache);
+            let verified = crate::verify::verify_batch(paths, opts, &stop, cache);
+            self.verify_seconds += t.elapsed().as_secs_f64();
+            for (r, _) in &verified {
+                self.verify_progress.advance(r.blocks, r.transactions);
+                self.verify_progress.file_done(&outcome_of(r.clone()));
+            }
+            self.verified.extend(verified);
+        }
+        if let Some(x) = &self.exporter {
+            let t = Instant::now();
+            for p in paths {
+                if Self::stop_requested() {
+                    break; // a signal asked the run to stop: no new file
+                }
+                let o = x.file(p, &self.export_progress);
+                self.export_progress.file_done(&o);
+                self.exported.push(o);
+            }
+            self.export_seconds += t.elapsed().as_secs_f64();
+        }
+    }
+
+    /// Every stage over one remote file fetched into the cache, named by `url`.
+    fn fetched(&mut self, path: &Path, url: &str) {
         if let Some(opts) = self.verify {
             let t = Instant::now();
             let (r, parent) = verify_one(path, opts);
             self.verify_seconds += t.elapsed().as_secs_f64();
             self.verify_progress.advance(r.blocks, r.transactions);
             let mut o = outcome_of(r.clone());
-            if let Some(u) = url {
-                o.file = u.to_string();
-            }
+            o.file = url.to_string();
             self.verify_progress.file_done(&o);
             self.verified.push((r, parent));
         }
         if let Some(x) = &self.exporter {
             let t = Instant::now();
-            let mut o = match url {
-                None => x.file(path, &self.export_progress),
-                Some(_) => x.fetched_file(path, &self.export_progress),
-            };
+            let mut o = x.fetched_file(path, &self.export_progress);
             self.export_seconds += t.elapsed().as_secs_f64();
-            if let Some(u) = url {
-                o.file = u.to_string();
-            }
+            o.file = url.to_string();
             self.export_progress.file_done(&o);
             self.exported.push(o);
         }
-        if let Some(u) = url {
-            self.urls.push((path.display().to_string(), u.to_string()));
-        }
+        self.urls
+            .push((path.display().to_string(), url.to_string()));
     }
 
     fn failed(&mut self, url: &str, error: OutcomeError) {
@@ -401,15 +436,10 @@ impl<'a> Streamed<'a> {
         self.finish(report, stages, t0)
     }
 
-    /// Every local file, then the remote ones as they arrive in the cache (sources already complete skipped
+    /// The local inputs, then the remote ones as they arrive in the cache (sources already complete skipped
     /// without fetching), through every stage.
     fn stream(&mut self, inputs: Inputs, cache: &CacheOptions) -> Result<(), JobError> {
-        for p in &inputs.local {
-            if Self::stop_requested() {
-                break;
-            }
-            self.file(p, None);
-        }
+        self.local(&inputs.local);
         // Sources already complete are skipped before anything is fetched.
         let mut queue = Vec::with_capacity(inputs.remote.len());
         for (i, f) in inputs.remote {
@@ -446,7 +476,7 @@ impl<'a> Streamed<'a> {
                         let blocks = Archive::open(local.path()).map_or(0, |a| a.block_count());
                         self.verify_progress.add_total(blocks);
                         self.export_progress.add_total(blocks);
-                        self.file(local.path(), Some(&fetched.file.url));
+                        self.fetched(local.path(), &fetched.file.url);
                         // `local` is dropped here: removed from the cache (unless kept), its room given back.
                     }
                     Err(e) => self.failed(&fetched.file.url, OutcomeError::Fetch(Arc::new(e))),
@@ -458,6 +488,21 @@ impl<'a> Streamed<'a> {
         Ok(())
     }
 
+    /// The checks across every verified file, fetched files named by their URL (in what the checks say too).
+    fn link(
+        &mut self,
+        opts: &crate::verify::VerifyOptions,
+    ) -> Vec<crate::verify::report::FileReport> {
+        let mut verified = std::mem::take(&mut self.verified);
+        for (r, _) in &mut verified {
+            if let Some((_, u)) = self.urls.iter().find(|(p, _)| *p == r.file) {
+                r.file = u.clone();
+            }
+        }
+        let on_disk = |f: &str| self.on_disk.contains(f);
+        crate::verify::link(verified, opts, &on_disk)
+    }
+
     /// The stages' reports into `report`, after the manifest is rebuilt.
     fn finish(
         mut self,
@@ -465,29 +510,24 @@ impl<'a> Streamed<'a> {
         stages: &[Stage],
         t0: Instant,
     ) -> Result<(), JobError> {
+        let mut stale = None;
         if let Some(x) = self.exporter.take() {
             x.finish()?;
+            if let (Some(opts), false) = (self.export, self.remote_out) {
+                stale = Some(crate::export::stale_outputs(opts, self.started));
+            }
         }
         let verified = match self.verify {
-            Some(opts) => link_streamed(std::mem::take(&mut self.verified), opts),
+            Some(opts) => self.link(opts),
             None => Vec::new(),
         };
         for stage in stages {
             let (name, seconds, mut outcomes) = match stage {
-                Stage::Verify(..) => {
-                    let outcomes: Vec<FileOutcome> = verified
-                        .iter()
-                        .cloned()
-                        .map(|r| {
-                            let mut o = outcome_of(r);
-                            if let Some((_, u)) = self.urls.iter().find(|(p, _)| *p == o.file) {
-                                o.file = u.clone();
-                            }
-                            o
-                        })
-                        .collect();
-                    ("verify", self.verify_seconds, outcomes)
-                }
+                Stage::Verify(..) => (
+                    "verify",
+                    self.verify_seconds,
+                    verified.iter().cloned().map(outcome_of).collect(),
+                ),
                 Stage::Export(_) => (
                     "export",
                     self.export_seconds,
@@ -495,9 +535,13 @@ impl<'a> Streamed<'a> {
                 ),
             };
             outcomes.extend(self.failed.iter().cloned());
-            report
-                .stages
-                .push(StageReport::new(name, seconds, outcomes));
+            let mut stage = StageReport::new(name, seconds, outcomes);
+            if name == "export" {
+                if let Some((paths, removed)) = stale.take() {
+                    (stage.stale_outputs, stage.stale_removed) = (paths, removed);
+                }
+            }
+            report.stages.push(stage);
         }
         report.signal = crate::util::interrupt::requested();
         report.seconds = t0.elapsed().as_secs_f64();

@@ -120,7 +120,10 @@ pub(super) fn object_store_of(
         #[cfg(feature = "s3")]
         Scheme::S3 => {
             let (b, imds) = s3_builder(&url.redacted(), base)?;
-            (Some(Arc::new(b.with_retry(retry).build().map_err(open)?)), imds)
+            (
+                Some(Arc::new(b.with_retry(retry).build().map_err(open)?)),
+                imds,
+            )
         }
         #[cfg(not(feature = "s3"))]
         Scheme::S3 => return Err(not_built("S3", "s3")),

@@ -277,16 +277,6 @@ fn has_proofs(path: &Path) -> bool {
     crate::formats::ArchiveName::of_path(path).is_some_and(|n| n.holds().proofs)
 }
 
-/// The checks between execution and era files, once each kind is linked: ere blocks against era payloads,
-/// hashing an ere file's block from the file when it is still there.
-fn link_kinds(mut execution: Vec<FileReport>, mut era: Vec<FileReport>) -> Vec<FileReport> {
-    links::cross_check_payloads(&mut execution, &mut era, |r, n| {
-        links::block_hash_in(Path::new(&r.file), n)
-    });
-    execution.extend(era);
-    execution
-}
-
 /// [`verify_archives`], starting no file once `stop()` is true (a scheduled run asked to stop): the files
 /// already begun finish, the others have no report, and the checks across files cover the reported ones.
 pub fn verify_archives_until(
@@ -297,28 +287,47 @@ pub fn verify_archives_until(
     verify_all(paths, opts, stop, None)
 }
 
-/// The one ladder of [`verify_archives_until`] and [`verify_archives_cached`].
+/// The one ladder of [`verify_archives_until`] and [`verify_archives_cached`]: the files' own checks, then
+/// the checks across them, every file still on disk.
 fn verify_all(
     paths: &[PathBuf],
     opts: &VerifyOptions,
     stop: &(dyn Fn() -> bool + Sync),
     cache: Option<&dyn ReportCache>,
 ) -> Vec<FileReport> {
+    link(verify_batch(paths, opts, stop, cache), opts, &|_| true)
+}
+
+/// A file's own report, and what the checks across files need from the file itself when it will be gone by
+/// then (an execution file's first parent hash; `None` for a file that stays on disk, read when needed).
+pub type Verified = (FileReport, Option<String>);
+
+/// Verifies files that stay on disk until [`link`] has run, each on its own: era files first, one at a time
+/// (each uses every thread for its state root and blocks), as their latest state's historical summaries
+/// anchor the proofs of the ere files; then execution files in parallel. Starts no file once `stop()` is true;
+/// each file's report comes from `cache` when it has one, and new passing ones are kept there.
+pub fn verify_batch(
+    paths: &[PathBuf],
+    opts: &VerifyOptions,
+    stop: &(dyn Fn() -> bool + Sync),
+    cache: Option<&dyn ReportCache>,
+) -> Vec<Verified> {
     let (execution, era) = split_kinds(paths);
-    // Era files first, one at a time (each uses every thread for its state root and blocks): their latest
-    // state's historical summaries anchor the proofs of the ere files.
-    let mut era_reports = each(&era, opts, stop, &|_| cache, false);
-    links::link_era(&mut era_reports, opts);
-    let exec_opts = with_era_summaries(opts, &era_reports, &execution);
+    let era_reports = each(&era, opts, stop, &|_| cache, false);
+    // Summaries come only from an era file whose links hold; the links themselves are checked by `link`.
+    let mut linked = era_reports.clone();
+    links::link_era(&mut linked, opts);
+    let exec_opts = with_era_summaries(opts, &linked, &execution);
     // Summaries taken from this run's era files are not part of the cache's key: files whose proofs they
     // check are verified again.
     let derived = exec_opts.historical_summaries.is_some() && opts.historical_summaries.is_none();
     let cache_for = |p: &Path| cache.filter(|_| !(derived && has_proofs(p)));
-    let mut reports = each(&execution, &exec_opts, stop, &cache_for, true);
-    links::link_execution(&mut reports, |r| {
-        links::first_parent_hash(Path::new(&r.file))
-    });
-    link_kinds(reports, era_reports)
+    let reports = each(&execution, &exec_opts, stop, &cache_for, true);
+    reports
+        .into_iter()
+        .chain(era_reports)
+        .map(|r| (r, None))
+        .collect()
 }
 
 /// A cache to take a file's report from and keep it in, or none.
@@ -396,8 +405,8 @@ pub fn verify_archives_cached(
 
 /// Verifies one file of a stream whose files do not stay on disk (remote inputs, removed from the cache after
 /// use): its report, and what the checks across files later need from the file itself (an execution file's
-/// first parent hash), read while it is there. [`link_streamed`] runs those checks at the end.
-pub fn verify_one(path: &Path, opts: &VerifyOptions) -> (FileReport, Option<String>) {
+/// first parent hash), read while it is there. [`link`] runs those checks at the end.
+pub fn verify_one(path: &Path, opts: &VerifyOptions) -> Verified {
     let report = file(path, opts);
     match is_beacon(path) {
         true => (report, None),
@@ -405,12 +414,16 @@ pub fn verify_one(path: &Path, opts: &VerifyOptions) -> (FileReport, Option<Stri
     }
 }
 
-/// The checks across files of [`verify_archives`] over reports made one at a time by [`verify_one`]. Reports
-/// come execution files first, then era, each in the order given (as from [`verify_archives`]). The files are
-/// gone, so ere blocks are compared with era payloads only where the era files' payload marks reach them.
-pub fn link_streamed(
-    reports: Vec<(FileReport, Option<String>)>,
+/// The checks across files over reports made by [`verify_batch`] and [`verify_one`]: execution files chained
+/// by parent hash and total difficulty (files of the same blocks compared), era files by boundary root and
+/// execution head, then ere blocks compared with the era files' payloads of the same blocks. `on_disk` says
+/// whether a report's file is still there to read (a first parent hash, a block's hash); where it is gone, ere
+/// blocks are compared with era payloads only where the era files' payload marks reach them. Reports come
+/// execution files first, then era, each in the order given.
+pub fn link(
+    reports: Vec<Verified>,
     opts: &VerifyOptions,
+    on_disk: &dyn Fn(&str) -> bool,
 ) -> Vec<FileReport> {
     use std::collections::HashMap;
     let mut parents: HashMap<String, String> = HashMap::new();
@@ -424,9 +437,20 @@ pub fn link_streamed(
             false => execution_reports.push(r),
         }
     }
-    links::link_execution(&mut execution_reports, |r| parents.get(&r.file).cloned());
+    links::link_execution(&mut execution_reports, |r| match parents.get(&r.file) {
+        Some(p) => Some(p.clone()),
+        None if on_disk(&r.file) => links::first_parent_hash(Path::new(&r.file)),
+        None => None,
+    });
     links::link_era(&mut era_reports, opts);
-    links::cross_check_payloads(&mut execution_reports, &mut era_reports, |_, _| None);
+    links::cross_check_payloads(
+        &mut execution_reports,
+        &mut era_reports,
+        |r, n| match on_disk(&r.file) {
+            true => links::block_hash_in(Path::new(&r.file), n),
+            false => None,
+        },
+    );
     execution_reports.extend(era_reports);
     execution_reports
 }

@@ -715,3 +715,83 @@ fn ere_files_stream_from_a_mirror_like_local_ones() {
         .iter()
         .any(|p| p.to_string_lossy().contains("01007616_to_")));
 }
+
+/// Local and remote inputs are one stream with one runner: the checks across files hold a local file against
+/// a fetched one as they hold two local files (two files of the same blocks that differ are both failed, naming
+/// each other, the fetched one by its URL), and an export with remote inputs reports its output's stray files
+/// as a local one does.
+#[test]
+fn local_and_fetched_files_are_checked_across_as_one_stream() {
+    let (a, b, src) = (
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    let net = eraflow::network::Network::by_name("synthnet").unwrap();
+    let synth = |dir: &Path, txs: u32| {
+        let mut o = eraflow::synth::era1::SynthOptions::new(net.clone());
+        (o.blocks, o.txs_per_block, o.files) = (64, txs, 1);
+        eraflow::synth::era1::write(dir, &o).unwrap().remove(0)
+    };
+    // Era 0 of two different chains: the same blocks, other hashes.
+    let (ours, theirs) = (synth(a.path(), 2), synth(b.path(), 3));
+    let name = theirs.file_name().unwrap().to_string_lossy().into_owned();
+    std::fs::copy(&theirs, src.path().join(&name)).unwrap();
+    let sha = hex::encode(eraflow::crypto::sha256::sha256(
+        &std::fs::read(&theirs).unwrap(),
+    ));
+    std::fs::write(src.path().join("checksums.txt"), format!("{sha}  {name}\n")).unwrap();
+    let Some(mirror) = Mirror::start(src.path(), None) else {
+        return;
+    };
+    let cache = tempfile::tempdir().unwrap();
+    let verify = |inputs: &[String]| -> Vec<String> {
+        let r = Command::new(env!("CARGO_BIN_EXE_eraflow"))
+            .args(["--threads", "1", "verify", "--json", "--cache-dir"])
+            .arg(cache.path())
+            .args(inputs)
+            .output()
+            .unwrap();
+        assert_eq!(r.status.code(), Some(1), "{}", text(&r));
+        let reports: Vec<serde_json::Value> = String::from_utf8_lossy(&r.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(reports.len(), 2);
+        assert!(reports.iter().all(|r| r["ok"] == false), "{reports:?}");
+        reports.iter().map(|r| r["errors"].to_string()).collect()
+    };
+    let ours = ours.display().to_string();
+    let local = verify(&[ours.clone(), theirs.display().to_string()]);
+    let url = format!("{}{name}", mirror.url());
+    let mixed = verify(&[ours.clone(), url.clone()]);
+    for errors in [&local, &mixed] {
+        assert!(errors[0].contains("first block hash"), "{errors:?}");
+    }
+    // The same findings, the fetched file named by its URL, never by its copy in the cache.
+    assert!(
+        mixed[0].contains(&url) && mixed[0].contains(&ours),
+        "{mixed:?}"
+    );
+    assert!(
+        !mixed
+            .iter()
+            .any(|e| e.contains(&cache.path().display().to_string())),
+        "{mixed:?}"
+    );
+    assert_eq!(
+        mixed[0].replace(&url, "THEIRS"),
+        local[0].replace(&theirs.display().to_string(), "THEIRS")
+    );
+
+    // A stray Parquet file in the output is reported by an export of remote inputs too.
+    let out = tempfile::tempdir().unwrap();
+    let junk = out.path().join("blocks/network=synthnet/stray.parquet");
+    std::fs::create_dir_all(junk.parent().unwrap()).unwrap();
+    std::fs::write(&junk, b"not a record's output").unwrap();
+    let r = export(out.path(), cache.path(), &[mirror.url()]);
+    assert!(r.status.success(), "{}", text(&r));
+    let (stale, removed) = crate::shared_output::stale_in_report(out.path());
+    assert_eq!(stale, ["blocks/network=synthnet/stray.parquet"]);
+    assert!(!removed);
+}

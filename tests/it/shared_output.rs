@@ -187,7 +187,7 @@ fn concurrent_writers_into_one_directory_lose_nothing() {
 }
 
 /// The `stale_outputs` of the export stage of the newest run report under `out`, and whether they were removed.
-fn stale_in_report(out: &Path) -> (Vec<String>, bool) {
+pub fn stale_in_report(out: &Path) -> (Vec<String>, bool) {
     let mut reports: Vec<PathBuf> = std::fs::read_dir(out.join("_eraflow/runs"))
         .unwrap()
         .map(|e| e.unwrap().path())
