@@ -210,7 +210,7 @@ impl<'a> SlimReceipt<'a> {
     }
 
     /// Appends the canonical encoding of the full receipt (the receipts-trie value) with `bloom` (which must be
-    /// the bloom of [`logs`](Self::logs)): the fields are copied as stored, so the bytes are exactly those a
+    /// the bloom of [`logs`](ReceiptFields::logs)): the fields are copied as stored, so the bytes are exactly those a
     /// full receipt list would hold.
     pub fn write_canonical(&self, bloom: &[u8; 256], out: &mut Vec<u8>) {
         const BLOOM_PREFIX: [u8; 3] = [0xb9, 0x01, 0x00]; // an RLP string of 256 bytes
