@@ -14,7 +14,9 @@
 
 use super::measure::{best, Timing};
 use super::report::BenchArchive;
-use super::{decode_err, export_datasets_stage, names, BenchError, BenchOptions};
+use super::{
+    archive_file, decode_err, export_datasets_stage, names, size_of, BenchError, BenchOptions,
+};
 use crate::consensus::registry::Registry;
 use crate::consensus::{BeaconState, Fork, Spec};
 use crate::datasets::{self, Dataset, ExportContext};
@@ -55,15 +57,6 @@ fn era_datasets(with_operations: bool) -> Vec<&'static dyn Dataset> {
         .collect()
 }
 
-fn size(p: &Path) -> Result<u64, BenchError> {
-    std::fs::metadata(p)
-        .map(|m| m.len())
-        .map_err(|source| BenchError::Io {
-            path: p.to_path_buf(),
-            source,
-        })
-}
-
 /// Measures the consensus lines into `add` (stage name, archive, threads, timing): the operation datasets',
 /// then `validators`'.
 pub(super) fn measure(
@@ -96,13 +89,7 @@ fn operations(
         e.txs_per_block = opts.txs_per_block;
         e.validators = opts.validators;
         let input = write_once(&dir.join(format!("era-{fork}")), &e)?.remove(0);
-        let archive = BenchArchive {
-            kind: "era",
-            path: input.clone(),
-            blocks: e.blocks,
-            transactions: e.blocks * u64::from(e.txs_per_block),
-            bytes: size(&input)?,
-        };
+        let archive = archive_file("era", &input, e.blocks, e.txs_per_block)?;
         for with in [false, true] {
             let name = names::era_export_operations(fork.name(), with);
             let f = export_datasets_stage(
@@ -131,13 +118,7 @@ fn validators(
     e.era = EraSynthOptions::era_of_fork(net, Fork::Electra)?;
     (e.blocks, e.txs_per_block, e.validators) = (1, 1, opts.state_validators);
     let input = write_once(&dir.join("era-big-state"), &e)?.remove(0);
-    let state_archive = BenchArchive {
-        kind: "state",
-        path: input.clone(),
-        blocks: 1,
-        transactions: 1,
-        bytes: size(&input)?,
-    };
+    let state_archive = archive_file("state", &input, 1, 1)?;
     // The state, its registry and the batches are dropped on return: the export below maps its own.
     let facts = validators_dataset(dir, opts.runs, one, add, net, &state_archive)?;
     // The whole export of the big state's file with `validators`: verification (the state root) included, and
@@ -263,8 +244,8 @@ fn validators_dataset(
     add(names::VALIDATORS, state_archive, 1, stage);
     let facts = ConsensusFacts {
         state_validators: n,
-        validators_file_bytes: size(&stage_path)?,
-        validators_plain_file_bytes: size(&plain_path)?,
+        validators_file_bytes: size_of(&stage_path)?,
+        validators_plain_file_bytes: size_of(&plain_path)?,
         state_file_bytes: state_archive.bytes,
     };
     Ok(facts)

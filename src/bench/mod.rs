@@ -233,27 +233,9 @@ impl<'a> Bench<'a> {
             Some(own_accumulator.clone()),
         )?;
 
-        let era1 = BenchArchive {
-            kind: "era1",
-            path: input.clone(),
-            blocks: opts.blocks,
-            transactions: opts.blocks * u64::from(opts.txs_per_block),
-            bytes: size_of(&input)?,
-        };
-        let ere = BenchArchive {
-            kind: "ere",
-            path: ere_input.clone(),
-            blocks: opts.blocks,
-            transactions: opts.blocks * u64::from(opts.txs_per_block),
-            bytes: size_of(&ere_input)?,
-        };
-        let era = BenchArchive {
-            kind: "era",
-            path: era_input.clone(),
-            blocks: e.blocks,
-            transactions: e.blocks * u64::from(e.txs_per_block),
-            bytes: size_of(&era_input)?,
-        };
+        let era1 = archive_file("era1", &input, opts.blocks, opts.txs_per_block)?;
+        let ere = archive_file("ere", &ere_input, opts.blocks, opts.txs_per_block)?;
+        let era = archive_file("era", &era_input, e.blocks, e.txs_per_block)?;
         let (sigs, encoded) = signatures(&input, &net)?;
 
         // One signer per backend for the whole bench (a libsecp256k1 context is built once, here), leaked to the
@@ -819,6 +801,22 @@ impl<'a> Bench<'a> {
         );
         Ok((era_sha256_blocks, sha256_block_ns))
     }
+}
+
+/// The archive of `kind` at `path` (its size read here), holding `blocks` blocks of `txs_per_block` each.
+fn archive_file(
+    kind: &'static str,
+    path: &Path,
+    blocks: u64,
+    txs_per_block: u32,
+) -> Result<BenchArchive, BenchError> {
+    Ok(BenchArchive {
+        kind,
+        path: path.to_path_buf(),
+        blocks,
+        transactions: blocks * u64::from(txs_per_block),
+        bytes: size_of(path)?,
+    })
 }
 
 /// The size of file `p`.

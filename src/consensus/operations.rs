@@ -127,27 +127,33 @@ pub struct Deposit<'a>(&'a [u8]);
 const DEPOSIT_DATA: usize = 33 * 32;
 
 impl<'a> Deposit<'a> {
-    /// `data.pubkey`.
+    /// `data`.
+    pub fn data(&self) -> DepositData<'a> {
+        DepositData(self.0.get(DEPOSIT_DATA..).unwrap_or_default())
+    }
+}
+
+/// One `DepositData` (184 bytes): `pubkey` 0, `withdrawal_credentials` 48, `amount` 80, `signature` 88. A
+/// `Deposit` holds one after its proof; a `DepositRequest` starts with the same four fields.
+#[derive(Debug, Clone, Copy)]
+pub struct DepositData<'a>(&'a [u8]);
+
+impl<'a> DepositData<'a> {
+    /// `pubkey`.
     pub fn pubkey(&self) -> &'a [u8] {
-        self.0
-            .get(DEPOSIT_DATA..DEPOSIT_DATA + 48)
-            .unwrap_or_default()
+        self.0.get(..48).unwrap_or_default()
     }
-    /// `data.withdrawal_credentials`.
+    /// `withdrawal_credentials`.
     pub fn withdrawal_credentials(&self) -> &'a [u8] {
-        self.0
-            .get(DEPOSIT_DATA + 48..DEPOSIT_DATA + 80)
-            .unwrap_or_default()
+        self.0.get(48..80).unwrap_or_default()
     }
-    /// `data.amount` (Gwei).
+    /// `amount` (Gwei).
     pub fn amount(&self) -> u64 {
-        u64_at(self.0, DEPOSIT_DATA + 80)
+        u64_at(self.0, 80)
     }
-    /// `data.signature`.
+    /// `signature`.
     pub fn signature(&self) -> &'a [u8] {
-        self.0
-            .get(DEPOSIT_DATA + 88..DEPOSIT_DATA + 184)
-            .unwrap_or_default()
+        self.0.get(88..184).unwrap_or_default()
     }
 }
 
@@ -290,21 +296,9 @@ impl<'a> SyncAggregate<'a> {
 pub struct DepositRequest<'a>(&'a [u8]);
 
 impl<'a> DepositRequest<'a> {
-    /// `pubkey`.
-    pub fn pubkey(&self) -> &'a [u8] {
-        self.0.get(..48).unwrap_or_default()
-    }
-    /// `withdrawal_credentials`.
-    pub fn withdrawal_credentials(&self) -> &'a [u8] {
-        self.0.get(48..80).unwrap_or_default()
-    }
-    /// `amount` (Gwei).
-    pub fn amount(&self) -> u64 {
-        u64_at(self.0, 80)
-    }
-    /// `signature`.
-    pub fn signature(&self) -> &'a [u8] {
-        self.0.get(88..184).unwrap_or_default()
+    /// `pubkey`, `withdrawal_credentials`, `amount` and `signature`: a deposit's data, laid out as in a `Deposit`.
+    pub fn data(&self) -> DepositData<'a> {
+        DepositData(self.0)
     }
     /// `index`: the deposit contract's deposit count at this deposit.
     pub fn index(&self) -> u64 {

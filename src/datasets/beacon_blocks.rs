@@ -2,10 +2,9 @@
 //! against the era state), the execution block it carries after the merge, and the operation counts of its
 //! body, so consensus-layer activity can be joined to execution rows by `execution_block_hash`.
 
-use super::table::{Columns, Table};
-use super::{Dataset, DatasetBuilder, DatasetError, ExportContext};
+use super::table::Columns;
+use super::{DatasetBuilder, DatasetError};
 use crate::consensus::SszError;
-use crate::formats::Need;
 use crate::verify::era::VerifiedBeaconBlock;
 use arrow_array::builder::{BinaryBuilder, StringBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::RecordBatch;
@@ -13,24 +12,13 @@ use arrow_array::RecordBatch;
 /// The `beacon_blocks` dataset.
 pub struct BeaconBlocks;
 
-impl Dataset for BeaconBlocks {
-    fn name(&self) -> &'static str {
-        "beacon_blocks"
-    }
-    fn table(&self) -> &'static Table {
-        BeaconBlocksColumns::table()
-    }
-    fn needs_receipts(&self) -> bool {
-        false
-    }
-    /// Era files only: era1 files hold no beacon blocks.
-    fn needs(&self) -> Need {
-        Need::BeaconBlocks
-    }
-    fn builder(&self, _: ExportContext) -> Box<dyn DatasetBuilder> {
-        Box::<BeaconBlocksColumns>::default()
-    }
-}
+// Era files only: era1 files hold no beacon blocks.
+dataset!(
+    BeaconBlocks,
+    "beacon_blocks",
+    BeaconBlocksColumns,
+    BeaconBlocks
+);
 
 columns! {
     struct BeaconBlocksColumns {

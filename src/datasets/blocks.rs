@@ -24,9 +24,6 @@ impl Dataset for Blocks {
     fn table(&self) -> &'static Table {
         BlocksColumns::table()
     }
-    fn needs_receipts(&self) -> bool {
-        false
-    }
     fn needs(&self) -> Need {
         Need::Blocks
     }

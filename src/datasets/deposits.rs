@@ -1,11 +1,10 @@
 //! `deposits`: one row per deposit a beacon block processes from the deposit contract's queue (era files; the
 //! Eth1 bridge, phase0 on), with the deposit data an analyst filters on.
 
-use super::operations::KeyColumns;
+use super::operations::{DepositDataColumns, KeyColumns};
 use super::table::Columns;
 use super::{DatasetBuilder, DatasetError};
 use crate::verify::era::VerifiedBeaconBlock;
-use arrow_array::builder::{BinaryBuilder, UInt64Builder};
 use arrow_array::RecordBatch;
 
 /// The `deposits` dataset.
@@ -16,10 +15,7 @@ era_dataset!(Deposits, "deposits", DepositsColumns);
 columns! {
     struct DepositsColumns {
         key: KeyColumns [sort],
-        pubkey: BinaryBuilder,
-        withdrawal_credentials: BinaryBuilder [dictionary],
-        amount_gwei: UInt64Builder,
-        signature: BinaryBuilder,
+        data: DepositDataColumns [dictionary],
     }
 }
 
@@ -28,11 +24,7 @@ impl DatasetBuilder for DepositsColumns {
         let err = DatasetError::ssz("deposits", b.slot, "deposits");
         for (i, d) in b.body.deposit_list().map_err(err)?.iter().enumerate() {
             self.key.append(b, i);
-            self.pubkey.append_value(d.pubkey());
-            self.withdrawal_credentials
-                .append_value(d.withdrawal_credentials());
-            self.amount_gwei.append_value(d.amount());
-            self.signature.append_value(d.signature());
+            self.data.append(&d.data());
         }
         Ok(())
     }

@@ -21,9 +21,6 @@ impl Dataset for Logs {
         // era files carry no receipts, so no logs.
         Need::Receipts
     }
-    fn needs_receipts(&self) -> bool {
-        true
-    }
     fn builder(&self, ctx: ExportContext) -> Box<dyn DatasetBuilder> {
         Box::new(LogsBuilder {
             chain_id: ctx.chain_id,

@@ -16,10 +16,10 @@
 //! are binary; every uint256 appears as three columns `<name>_binary` (32-byte big-endian), `<name>_string` (decimal)
 //! and `<name>_f64`, because DuckDB and Polars mishandle Decimal256. Every column is documented in `docs/schema.md`.
 
-/// `era_dataset!(Type, "name", Columns)`: the [`Dataset`] impl of a dataset only era files give rows (a block
-/// operation), whose builder is `Columns` (written by `columns!`, [`table`]).
-macro_rules! era_dataset {
-    ($ty:ident, $name:literal, $columns:ty) => {
+/// `dataset!(Type, "name", Columns, Need)`: the [`Dataset`] impl of a dataset whose builder is its column struct
+/// `Columns` (written by `columns!`, [`table`]) and which reads what [`crate::formats::Need`]`::Need` names.
+macro_rules! dataset {
+    ($ty:ident, $name:literal, $columns:ty, $need:ident) => {
         impl $crate::datasets::Dataset for $ty {
             fn name(&self) -> &'static str {
                 $name
@@ -27,12 +27,8 @@ macro_rules! era_dataset {
             fn table(&self) -> &'static $crate::datasets::table::Table {
                 <$columns as $crate::datasets::table::Columns>::table()
             }
-            fn needs_receipts(&self) -> bool {
-                false
-            }
-            /// Beacon blocks: era files hold them.
             fn needs(&self) -> $crate::formats::Need {
-                $crate::formats::Need::BeaconBlocks
+                $crate::formats::Need::$need
             }
             fn builder(
                 &self,
@@ -41,6 +37,14 @@ macro_rules! era_dataset {
                 Box::<$columns>::default()
             }
         }
+    };
+}
+
+/// `era_dataset!(Type, "name", Columns)`: a block operation's dataset, whose rows only era files give (their
+/// beacon blocks).
+macro_rules! era_dataset {
+    ($ty:ident, $name:literal, $columns:ty) => {
+        dataset!($ty, $name, $columns, BeaconBlocks);
     };
 }
 
@@ -141,8 +145,11 @@ pub trait Dataset: Sync + Send {
     fn name(&self) -> &'static str;
     /// The schema and encoding roles, from the dataset's column list (`columns!`, [`table`]).
     fn table(&self) -> &'static Table;
-    /// Whether rows need receipts (receipt decompression is skipped when no selected dataset needs them).
-    fn needs_receipts(&self) -> bool;
+    /// Whether rows need receipts (receipt decompression is skipped when no selected dataset needs them): those
+    /// made of them, by default; a dataset of blocks that also reads each receipt (`transactions`) says so.
+    fn needs_receipts(&self) -> bool {
+        self.needs() == crate::formats::Need::Receipts
+    }
     /// What the dataset reads from an archive: export writes the dataset's file for a source only when the
     /// source's kind holds it ([`crate::formats::Holds::has`]: an era1 file has no withdrawals, an era file no
     /// receipts or ommers), so no structurally empty files are made.
@@ -177,7 +184,7 @@ pub trait Dataset: Sync + Send {
     }
     /// Whether the rows come from the era's BeaconState ([`DatasetBuilder::add_state`]) rather than from blocks.
     fn reads_state(&self) -> bool {
-        false
+        self.needs() == crate::formats::Need::State
     }
 }
 

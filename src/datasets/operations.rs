@@ -10,7 +10,7 @@
 
 use super::table::{ColumnGroup, Roles, Spec};
 use super::DatasetError;
-use crate::consensus::operations::ExecutionRequests;
+use crate::consensus::operations::{DepositData, ExecutionRequests};
 use crate::verify::era::VerifiedBeaconBlock;
 use arrow_array::builder::{BinaryBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::ArrayRef;
@@ -59,6 +59,52 @@ impl ColumnGroup for KeyColumns {
         self.slot.finish_into(out);
         self.block_root.finish_into(out);
         self.index_in_block.finish_into(out);
+    }
+}
+
+/// Builders of a deposit's data columns `pubkey`, `withdrawal_credentials`, `amount_gwei` and `signature`, shared
+/// by `deposits` (the Eth1 bridge) and `deposit_requests` (Electra), whose rows carry the same `DepositData`.
+#[derive(Default)]
+pub struct DepositDataColumns {
+    pubkey: BinaryBuilder,
+    withdrawal_credentials: BinaryBuilder,
+    amount_gwei: UInt64Builder,
+    signature: BinaryBuilder,
+}
+
+impl DepositDataColumns {
+    /// Appends the data of one deposit.
+    pub fn append(&mut self, d: &DepositData<'_>) {
+        self.pubkey.append_value(d.pubkey());
+        self.withdrawal_credentials
+            .append_value(d.withdrawal_credentials());
+        self.amount_gwei.append_value(d.amount());
+        self.signature.append_value(d.signature());
+    }
+}
+
+impl ColumnGroup for DepositDataColumns {
+    fn fields(_: &'static str, _: Spec) -> Vec<Field> {
+        vec![
+            Field::new("pubkey", DataType::Binary, false),
+            Field::new("withdrawal_credentials", DataType::Binary, false),
+            Field::new("amount_gwei", DataType::UInt64, false),
+            Field::new("signature", DataType::Binary, false),
+        ]
+    }
+
+    /// `dictionary` applies to `withdrawal_credentials` (an operator's deposits share one).
+    fn roles(_: &'static str, spec: Spec, roles: &mut Roles) {
+        if spec.dictionary {
+            roles.dictionary.push("withdrawal_credentials");
+        }
+    }
+
+    fn finish_into(&mut self, out: &mut Vec<ArrayRef>) {
+        self.pubkey.finish_into(out);
+        self.withdrawal_credentials.finish_into(out);
+        self.amount_gwei.finish_into(out);
+        self.signature.finish_into(out);
     }
 }
 

@@ -30,6 +30,7 @@ impl Dataset for Transactions {
     fn table(&self) -> &'static Table {
         TxColumns::table()
     }
+    /// Each row's `success`, `post_state_root` and gas used come from its receipt.
     fn needs_receipts(&self) -> bool {
         true
     }

@@ -1,10 +1,9 @@
 //! `uncles`: one row per ommer header included in a block.
 
 use super::columns::U256Columns;
-use super::table::{Columns, Table};
-use super::{Dataset, DatasetBuilder, ExportContext};
+use super::table::Columns;
+use super::DatasetBuilder;
 use crate::execution::header::HeaderView;
-use crate::formats::Need;
 use crate::verify::execution::VerifiedBlock;
 use arrow_array::builder::{BinaryBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::RecordBatch;
@@ -12,24 +11,8 @@ use arrow_array::RecordBatch;
 /// The `uncles` dataset.
 pub struct Uncles;
 
-impl Dataset for Uncles {
-    fn name(&self) -> &'static str {
-        "uncles"
-    }
-    fn table(&self) -> &'static Table {
-        UnclesColumns::table()
-    }
-    fn needs(&self) -> Need {
-        // Post-merge blocks (era payloads) have no ommers.
-        Need::Ommers
-    }
-    fn needs_receipts(&self) -> bool {
-        false
-    }
-    fn builder(&self, _: ExportContext) -> Box<dyn DatasetBuilder> {
-        Box::<UnclesColumns>::default()
-    }
-}
+// Post-merge blocks (era payloads) have no ommers.
+dataset!(Uncles, "uncles", UnclesColumns, Ommers);
 
 columns! {
     struct UnclesColumns {

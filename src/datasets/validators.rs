@@ -6,9 +6,8 @@
 //! state. Rows come from the state that verification hashed, read straight from its bytes, chunk by chunk of
 //! validators (see [`crate::consensus::registry`]), so memory stays bounded by one chunk and one row group.
 
-use super::table::{Columns, Table};
-use super::{Dataset, DatasetBuilder, DatasetError, ExportContext};
-use crate::formats::Need;
+use super::table::Columns;
+use super::{DatasetBuilder, DatasetError};
 use crate::verify::era::VerifiedState;
 use arrow_array::builder::{
     BinaryBuilder, BooleanBuilder, UInt32Builder, UInt64Builder, UInt8Builder,
@@ -19,27 +18,8 @@ use std::ops::Range;
 /// The `validators` dataset.
 pub struct Validators;
 
-impl Dataset for Validators {
-    fn name(&self) -> &'static str {
-        "validators"
-    }
-    fn table(&self) -> &'static Table {
-        ValidatorsColumns::table()
-    }
-    fn needs_receipts(&self) -> bool {
-        false
-    }
-    /// Era files only: their BeaconState.
-    fn needs(&self) -> Need {
-        Need::State
-    }
-    fn builder(&self, _: ExportContext) -> Box<dyn DatasetBuilder> {
-        Box::<ValidatorsColumns>::default()
-    }
-    fn reads_state(&self) -> bool {
-        true
-    }
-}
+// Era files only: their BeaconState.
+dataset!(Validators, "validators", ValidatorsColumns, State);
 
 // Withdrawal credentials repeat across an operator's validators (tens of thousands share one address): a
 // dictionary under every codec, `repeated` (Parquet falls back to plain when a page's dictionary grows too big).

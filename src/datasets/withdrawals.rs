@@ -2,10 +2,9 @@
 //! (Shanghai/Capella on), from an ere file's block body or an era file's execution payload; the header's
 //! `withdrawals_root` (checked against the body, or through the payload's block hash) commits to every row.
 
-use super::table::{Columns, Table};
-use super::{Dataset, DatasetBuilder, DatasetError, ExportContext};
+use super::table::Columns;
+use super::{DatasetBuilder, DatasetError};
 use crate::execution::withdrawal::Withdrawal;
-use crate::formats::Need;
 use crate::verify::era::VerifiedBeaconBlock;
 use crate::verify::execution::VerifiedBlock;
 use arrow_array::builder::{BinaryBuilder, UInt64Builder};
@@ -14,24 +13,8 @@ use arrow_array::RecordBatch;
 /// The `withdrawals` dataset.
 pub struct Withdrawals;
 
-impl Dataset for Withdrawals {
-    fn name(&self) -> &'static str {
-        "withdrawals"
-    }
-    fn table(&self) -> &'static Table {
-        WithdrawalsColumns::table()
-    }
-    fn needs_receipts(&self) -> bool {
-        false
-    }
-    fn needs(&self) -> Need {
-        // Withdrawals started after the merge: never in era1 files.
-        Need::Withdrawals
-    }
-    fn builder(&self, _: ExportContext) -> Box<dyn DatasetBuilder> {
-        Box::<WithdrawalsColumns>::default()
-    }
-}
+// Withdrawals started after the merge: never in era1 files.
+dataset!(Withdrawals, "withdrawals", WithdrawalsColumns, Withdrawals);
 
 columns! {
     struct WithdrawalsColumns {

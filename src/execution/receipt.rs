@@ -26,15 +26,53 @@ pub enum Outcome<'a> {
     Status(bool),
 }
 
+/// The fields a full and a slim receipt share, whatever their encoding; both views deref to them.
+#[derive(Debug, Clone, Copy)]
+pub struct ReceiptFields<'a> {
+    tx_type: u8,
+    outcome: Outcome<'a>,
+    cumulative_gas_used: u64,
+    logs: Item<'a>,
+}
+
+impl<'a> ReceiptFields<'a> {
+    /// [EIP-2718](https://eips.ethereum.org/EIPS/eip-2718) type (0 for legacy).
+    pub fn tx_type(&self) -> u8 {
+        self.tx_type
+    }
+    /// The first field: a post-transaction state root before Byzantium, a success flag from Byzantium on
+    /// (which form a receipt uses is decided by its bytes, not by the block number).
+    pub fn outcome(&self) -> Outcome<'a> {
+        self.outcome
+    }
+    /// Gas used in the block up to and including this transaction; this transaction's own gas is the
+    /// difference from the previous receipt's value.
+    pub fn cumulative_gas_used(&self) -> u64 {
+        self.cumulative_gas_used
+    }
+    /// The logs, decoded lazily.
+    pub fn logs(&self) -> impl Iterator<Item = Result<LogView<'a>, RlpError>> {
+        ListIter::new(self.logs.payload, "log").map(|r| r.and_then(|it| LogView::decode(&it)))
+    }
+    /// The RLP encoding of the logs list, as stored.
+    pub fn logs_rlp(&self) -> &'a [u8] {
+        self.logs.raw
+    }
+}
+
 /// One receipt.
 #[derive(Debug, Clone, Copy)]
 pub struct ReceiptView<'a> {
     canonical: &'a [u8],
-    tx_type: u8,
-    outcome: Outcome<'a>,
-    cumulative_gas_used: u64,
     bloom: &'a [u8; 256],
-    logs: Item<'a>,
+    fields: ReceiptFields<'a>,
+}
+
+impl<'a> std::ops::Deref for ReceiptView<'a> {
+    type Target = ReceiptFields<'a>;
+    fn deref(&self) -> &ReceiptFields<'a> {
+        &self.fields
+    }
 }
 
 impl<'a> ReceiptView<'a> {
@@ -75,11 +113,13 @@ impl<'a> ReceiptView<'a> {
         }
         Ok(ReceiptView {
             canonical,
-            tx_type,
-            outcome,
-            cumulative_gas_used,
             bloom,
-            logs,
+            fields: ReceiptFields {
+                tx_type,
+                outcome,
+                cumulative_gas_used,
+                logs,
+            },
         })
     }
 
@@ -87,31 +127,9 @@ impl<'a> ReceiptView<'a> {
     pub fn canonical(&self) -> &'a [u8] {
         self.canonical
     }
-    /// [EIP-2718](https://eips.ethereum.org/EIPS/eip-2718) type (0 for legacy).
-    pub fn tx_type(&self) -> u8 {
-        self.tx_type
-    }
-    /// The first field: a post-transaction state root before Byzantium, a success flag from Byzantium on
-    /// (which form a receipt uses is decided by its bytes, not by the block number).
-    pub fn outcome(&self) -> Outcome<'a> {
-        self.outcome
-    }
-    /// Gas used in the block up to and including this transaction; this transaction's own gas is the
-    /// difference from the previous receipt's value.
-    pub fn cumulative_gas_used(&self) -> u64 {
-        self.cumulative_gas_used
-    }
     /// The 2048-bit bloom of this receipt's log addresses and topics, as stored (not recomputed here).
     pub fn logs_bloom(&self) -> &'a [u8; 256] {
         self.bloom
-    }
-    /// The logs, decoded lazily.
-    pub fn logs(&self) -> impl Iterator<Item = Result<LogView<'a>, RlpError>> {
-        ListIter::new(self.logs.payload, "log").map(|r| r.and_then(|it| LogView::decode(&it)))
-    }
-    /// The RLP encoding of the logs list, as stored.
-    pub fn logs_rlp(&self) -> &'a [u8] {
-        self.logs.raw
     }
 }
 
@@ -136,12 +154,16 @@ fn decode_outcome<'a>(item: &Item<'a>) -> Result<Outcome<'a>, RlpError> {
 /// One slim receipt of an ere file: `[tx_type, post_state_or_status, cumulative_gas_used, logs]`.
 #[derive(Debug, Clone, Copy)]
 pub struct SlimReceipt<'a> {
-    tx_type: u8,
     outcome_item: Item<'a>,
     gas_item: Item<'a>,
-    outcome: Outcome<'a>,
-    cumulative_gas_used: u64,
-    logs: Item<'a>,
+    fields: ReceiptFields<'a>,
+}
+
+impl<'a> std::ops::Deref for SlimReceipt<'a> {
+    type Target = ReceiptFields<'a>;
+    fn deref(&self) -> &ReceiptFields<'a> {
+        &self.fields
+    }
 }
 
 impl<'a> SlimReceipt<'a> {
@@ -176,34 +198,19 @@ impl<'a> SlimReceipt<'a> {
             return Err(RlpError::new("slim receipt", "more than 4 fields"));
         }
         Ok(SlimReceipt {
-            tx_type,
             outcome_item,
             gas_item,
-            outcome,
-            cumulative_gas_used,
-            logs,
+            fields: ReceiptFields {
+                tx_type,
+                outcome,
+                cumulative_gas_used,
+                logs,
+            },
         })
     }
 
-    /// [EIP-2718](https://eips.ethereum.org/EIPS/eip-2718) type (0 for legacy).
-    pub fn tx_type(&self) -> u8 {
-        self.tx_type
-    }
-    /// Status or post-transaction state root, as in a full receipt.
-    pub fn outcome(&self) -> Outcome<'a> {
-        self.outcome
-    }
-    /// Gas used in the block up to and including this transaction.
-    pub fn cumulative_gas_used(&self) -> u64 {
-        self.cumulative_gas_used
-    }
-    /// The logs, decoded lazily.
-    pub fn logs(&self) -> impl Iterator<Item = Result<LogView<'a>, RlpError>> {
-        ListIter::new(self.logs.payload, "log").map(|r| r.and_then(|it| LogView::decode(&it)))
-    }
-
     /// Appends the canonical encoding of the full receipt (the receipts-trie value) with `bloom` (which must be
-    /// the bloom of [`logs`](Self::logs)): the fields are copied as stored, so the bytes are exactly those a
+    /// the bloom of [`logs`](ReceiptFields::logs)): the fields are copied as stored, so the bytes are exactly those a
     /// full receipt list would hold.
     pub fn write_canonical(&self, bloom: &[u8; 256], out: &mut Vec<u8>) {
         const BLOOM_PREFIX: [u8; 3] = [0xb9, 0x01, 0x00]; // an RLP string of 256 bytes
@@ -211,9 +218,9 @@ impl<'a> SlimReceipt<'a> {
             + self.gas_item.raw.len()
             + BLOOM_PREFIX.len()
             + bloom.len()
-            + self.logs.raw.len();
-        if self.tx_type != 0 {
-            out.push(self.tx_type);
+            + self.logs_rlp().len();
+        if self.tx_type() != 0 {
+            out.push(self.tx_type());
         }
         alloy_rlp::Header {
             list: true,
@@ -224,7 +231,7 @@ impl<'a> SlimReceipt<'a> {
         out.extend_from_slice(self.gas_item.raw);
         out.extend_from_slice(&BLOOM_PREFIX);
         out.extend_from_slice(bloom);
-        out.extend_from_slice(self.logs.raw);
+        out.extend_from_slice(self.logs_rlp());
     }
 }
 

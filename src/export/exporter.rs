@@ -4,7 +4,7 @@
 use super::hash_cache::{HashCache, InputProof, Stamp};
 use super::progress::{FileOutcome, OutcomeError, Progress, Proof};
 use super::{network_of, ExportError, ExportOptions, ExportVisitor, SourcePlan};
-use crate::datasets::{Dataset, DatasetBuilder, ExportContext};
+use crate::datasets::{Dataset, DatasetBuilder};
 use crate::formats::{Archive, ArchiveKind};
 use crate::network::Network;
 use crate::sink::manifest::{self, CompletionRecord, OutputEntry};
@@ -336,23 +336,8 @@ fn export_one(
         },
         false => None,
     };
-    let visitor = ExportVisitor {
-        datasets: &datasets,
-        ctx: ExportContext {
-            chain_id: network.chain_id,
-            signer,
-        },
-    };
-    let vopts = VerifyOptions {
-        network: Some(network.clone()),
-        checksum: false,
-        senders: opts.senders,
-        skip_receipts: !exporter.needs_receipts,
-        signer,
-        trusted_states: None,
-        historical_summaries: None,
-        accumulator: None,
-    };
+    let (visitor, vopts) =
+        ExportVisitor::with_options(&datasets, &network, signer, exporter.needs_receipts);
     let (report, sink_error) = verify_into(&file, &vopts, &visitor, &mut sinks, progress);
     let (first, last, slots) = match &file {
         Archive::Execution(f) => (f.first_block(), f.last_block(), None),

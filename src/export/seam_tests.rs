@@ -33,9 +33,6 @@ impl Dataset for GasByBlock {
     fn table(&self) -> &'static Table {
         GasByBlockColumns::table()
     }
-    fn needs_receipts(&self) -> bool {
-        false
-    }
     fn needs(&self) -> Need {
         Need::Blocks
     }

@@ -1,8 +1,10 @@
 //! The export visitor: verified blocks (era1, ere) and beacon blocks and states (era) into one builder per
 //! dataset per chunk.
 
+use crate::crypto::signer::Signer;
 use crate::datasets::{Dataset, DatasetBuilder, DatasetError, ExportContext};
-use crate::verify::{VerifiedBeaconBlock, VerifiedBlock, VerifiedState, Visitor};
+use crate::network::Network;
+use crate::verify::{VerifiedBeaconBlock, VerifiedBlock, VerifiedState, VerifyOptions, Visitor};
 
 /// The visitor that fills one builder per dataset per chunk (of execution blocks, or of an era file's slots).
 pub(crate) struct ExportVisitor<'a> {
@@ -17,6 +19,34 @@ pub(crate) struct ExportChunk {
     pub(crate) transactions: u64,
     pub(crate) builders: Vec<Box<dyn DatasetBuilder>>,
     pub(crate) error: Option<DatasetError>,
+}
+
+impl<'a> ExportVisitor<'a> {
+    /// The visitor filling `datasets` from a file of `network`, and the options of the verify pass that feeds
+    /// it: senders recovered with `signer` when one is given, receipts decoded only when `needs_receipts`, no
+    /// file checksum (export proves its inputs by their records, not their sha256).
+    pub(crate) fn with_options(
+        datasets: &'a [&'static dyn Dataset],
+        network: &Network,
+        signer: Option<&'static Signer>,
+        needs_receipts: bool,
+    ) -> (Self, VerifyOptions) {
+        let visitor = ExportVisitor {
+            datasets,
+            ctx: ExportContext {
+                chain_id: network.chain_id,
+                signer,
+            },
+        };
+        let opts = VerifyOptions {
+            network: Some(network.clone()),
+            senders: signer.is_some(),
+            skip_receipts: !needs_receipts,
+            signer,
+            ..VerifyOptions::default()
+        };
+        (visitor, opts)
+    }
 }
 
 impl Visitor for ExportVisitor<'_> {

@@ -3,13 +3,12 @@
 //! verifies it, and nothing is returned unless the whole file verified.
 
 use super::job::JobError;
-use crate::datasets::{Dataset, ExportContext};
+use crate::datasets::Dataset;
 use crate::export::{network_of, ExportChunk, ExportVisitor};
 use crate::formats::{Archive, ArchiveKind};
 use crate::network::Network;
 use crate::verify::init_signer;
 use crate::verify::report::FileReport;
-use crate::verify::VerifyOptions;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use std::path::Path;
@@ -64,23 +63,8 @@ pub fn read(
         false => None,
     };
     let datasets = [dataset];
-    let visitor = ExportVisitor {
-        datasets: &datasets,
-        ctx: ExportContext {
-            chain_id: network.chain_id,
-            signer,
-        },
-    };
-    let opts = VerifyOptions {
-        network: Some(network),
-        checksum: false,
-        senders,
-        skip_receipts: !dataset.needs_receipts(),
-        signer: None,
-        trusted_states: None,
-        historical_summaries: None,
-        accumulator: None,
-    };
+    let (visitor, opts) =
+        ExportVisitor::with_options(&datasets, &network, signer, dataset.needs_receipts());
     let mut batches = Vec::new();
     let mut dataset_error = None;
     let report = crate::verify::archive(&file, &opts, &visitor, |c: ExportChunk| {

@@ -7,7 +7,7 @@
 
 use super::error::StoreError;
 use super::storage::{check_name, META_DIR};
-use super::storage::{Guard, Meta, Put, Storage, Version};
+use super::storage::{Guard, Meta, Put, PutIf, Storage, Version};
 use crate::sink::manifest::OutputEntry;
 use crate::util::fs::{self as fsutil, FileLock};
 use std::io::{self, Read};
@@ -210,23 +210,13 @@ impl Storage for LocalStorage {
         Ok(out)
     }
 
-    fn put(&self, rel: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
-        fsutil::write_atomic(&self.path(rel), &bytes).map_err(self.err(rel))
-    }
-
-    fn put_if_absent(&self, rel: &str, bytes: Vec<u8>) -> Result<Put, StoreError> {
-        self.put_when(rel, &bytes, |cur| cur.is_none())
-    }
-
-    fn put_if_match(
-        &self,
-        rel: &str,
-        bytes: Vec<u8>,
-        version: &Version,
-    ) -> Result<Put, StoreError> {
-        self.put_when(rel, &bytes, |cur| {
-            cur.is_some_and(|m| self::version(m).proves(version))
-        })
+    fn put_if(&self, rel: &str, bytes: Vec<u8>, cond: PutIf<'_>) -> Result<Put, StoreError> {
+        // An unconditional put needs no lock: the atomic rename alone keeps readers from a half-written file.
+        if let PutIf::Any = cond {
+            fsutil::write_atomic(&self.path(rel), &bytes).map_err(self.err(rel))?;
+            return Ok(Put::Done);
+        }
+        self.put_when(rel, &bytes, |cur| cond.allows(cur.map(version).as_ref()))
     }
 
     fn publish(&self, rel: &str, staged: &Path) -> Result<Version, StoreError> {

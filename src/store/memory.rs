@@ -3,7 +3,7 @@
 //! "another writer" get in just before the next put of a key.
 
 use super::output::StoreError;
-use super::storage::{Guard, Meta, Put, Storage, Version};
+use super::storage::{Guard, Meta, Put, PutIf, Storage, Version};
 use crate::sink::manifest::OutputEntry;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -133,25 +133,14 @@ impl Storage for MemStorage {
             .collect())
     }
 
-    fn put(&self, rel: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
-        let mut o = self.objects();
-        self.write(&mut o, rel, bytes);
-        Ok(())
-    }
-
-    fn put_if_absent(&self, rel: &str, bytes: Vec<u8>) -> Result<Put, StoreError> {
-        Ok(self.put(rel, bytes, |cur| cur.is_none()))
-    }
-
-    fn put_if_match(
-        &self,
-        rel: &str,
-        bytes: Vec<u8>,
-        version: &Version,
-    ) -> Result<Put, StoreError> {
-        Ok(self.put(rel, bytes, |cur| {
-            cur.is_some_and(|n| self::version(n).proves(version))
-        }))
+    fn put_if(&self, rel: &str, bytes: Vec<u8>, cond: PutIf<'_>) -> Result<Put, StoreError> {
+        // A staged race plays against conditional puts only: an unconditional one would overwrite it anyway.
+        if let PutIf::Any = cond {
+            let mut o = self.objects();
+            self.write(&mut o, rel, bytes);
+            return Ok(Put::Done);
+        }
+        Ok(self.put(rel, bytes, |cur| cond.allows(cur.map(version).as_ref())))
     }
 
     fn publish(&self, rel: &str, staged: &Path) -> Result<Version, StoreError> {

@@ -13,7 +13,7 @@
 
 pub use super::error::RemoteError;
 use super::error::StoreError;
-use super::storage::{Guard, Meta, Put, Storage, Version};
+use super::storage::{Guard, Meta, Put, PutIf, Storage, Version};
 use super::url::{RemoteUrl, Scheme};
 use crate::sink::manifest::OutputEntry;
 use object_store::path::Path as ObjPath;
@@ -393,28 +393,19 @@ impl Storage for ObjectStorage {
             .collect())
     }
 
-    fn put(&self, rel: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
-        self.put_mode(rel, bytes, PutMode::Overwrite).map(|_| ())
-    }
-
-    fn put_if_absent(&self, rel: &str, bytes: Vec<u8>) -> Result<Put, StoreError> {
-        self.put_mode(rel, bytes, PutMode::Create)
-    }
-
-    fn put_if_match(
-        &self,
-        rel: &str,
-        bytes: Vec<u8>,
-        version: &Version,
-    ) -> Result<Put, StoreError> {
-        let Version::Object { e_tag, version } = version else {
-            return Ok(Put::Conflict);
+    fn put_if(&self, rel: &str, bytes: Vec<u8>, cond: PutIf<'_>) -> Result<Put, StoreError> {
+        // The store checks the condition itself, atomically with the write.
+        let mode = match cond {
+            PutIf::Any => PutMode::Overwrite,
+            PutIf::Absent => PutMode::Create,
+            PutIf::Matches(Version::Object { e_tag, version }) => PutMode::Update(UpdateVersion {
+                e_tag: e_tag.clone(),
+                version: version.clone(),
+            }),
+            // A local file's version never matches an object.
+            PutIf::Matches(Version::Local { .. }) => return Ok(Put::Conflict),
         };
-        let v = UpdateVersion {
-            e_tag: e_tag.clone(),
-            version: version.clone(),
-        };
-        self.put_mode(rel, bytes, PutMode::Update(v))
+        self.put_mode(rel, bytes, mode)
     }
 
     fn publish(&self, rel: &str, staged: &Path) -> Result<Version, StoreError> {

@@ -111,6 +111,29 @@ pub enum Put {
     Conflict,
 }
 
+/// What a put is conditioned on (object_store's `PutMode`, in this seam's terms).
+#[derive(Debug, Clone, Copy)]
+pub enum PutIf<'a> {
+    /// Always: replaces what is there.
+    Any,
+    /// Only if nothing is there.
+    Absent,
+    /// Only if what is there is still at this version.
+    Matches(&'a Version),
+}
+
+impl PutIf<'_> {
+    /// Whether the condition holds of an object now at `current` (`None`: there is none), for a storage that
+    /// checks it itself rather than asking the store to.
+    pub fn allows(&self, current: Option<&Version>) -> bool {
+        match self {
+            PutIf::Any => true,
+            PutIf::Absent => current.is_none(),
+            PutIf::Matches(recorded) => current.is_some_and(|c| c.proves(recorded)),
+        }
+    }
+}
+
 /// A lock held until dropped.
 pub type Guard = Box<dyn Send>;
 
@@ -158,15 +181,28 @@ pub trait Storage: Send + Sync + std::fmt::Debug {
     /// followed, a missing folder being empty.
     fn list(&self, prefix: &str) -> Result<Vec<(String, Meta)>, StoreError>;
 
+    /// Writes `bytes` at `rel` whole if `cond` holds, atomically with checking it (a conflict otherwise).
+    fn put_if(&self, rel: &str, bytes: Vec<u8>, cond: PutIf<'_>) -> Result<Put, StoreError>;
+
     /// Writes `bytes` at `rel` whole, replacing what is there (small files: a report page).
-    fn put(&self, rel: &str, bytes: Vec<u8>) -> Result<(), StoreError>;
+    fn put(&self, rel: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
+        self.put_if(rel, bytes, PutIf::Any).map(|_| ())
+    }
 
     /// Writes `bytes` at `rel` only if nothing is there.
-    fn put_if_absent(&self, rel: &str, bytes: Vec<u8>) -> Result<Put, StoreError>;
+    fn put_if_absent(&self, rel: &str, bytes: Vec<u8>) -> Result<Put, StoreError> {
+        self.put_if(rel, bytes, PutIf::Absent)
+    }
 
     /// Replaces what is at `rel` with `bytes` only if it is still at `version`.
-    fn put_if_match(&self, rel: &str, bytes: Vec<u8>, version: &Version)
-        -> Result<Put, StoreError>;
+    fn put_if_match(
+        &self,
+        rel: &str,
+        bytes: Vec<u8>,
+        version: &Version,
+    ) -> Result<Put, StoreError> {
+        self.put_if(rel, bytes, PutIf::Matches(version))
+    }
 
     /// Moves the finished local file `staged` to `rel`, whole or not at all, and returns the version it has
     /// there (what a later run proves it unchanged by). `staged` is gone afterwards, unless it already was `rel`.

@@ -275,7 +275,7 @@ pub fn write(dir: &Path, opts: &EraSynthOptions) -> Result<Vec<PathBuf>, SynthEr
 /// Like [`write()`], but does nothing when `dir` already holds the files these exact options produce.
 pub fn write_once(dir: &Path, opts: &EraSynthOptions) -> Result<super::Synthesized, SynthError> {
     let fingerprint = format!(
-        "kind=era network={} era={} files={} blocks={} validators={} withdrawals_from={:?} txs={} seed={} version={}\n",
+        "kind=era network={} era={} files={} blocks={} validators={} withdrawals_from={:?} txs={} seed={}",
         opts.network.name,
         opts.era,
         opts.files,
@@ -284,7 +284,6 @@ pub fn write_once(dir: &Path, opts: &EraSynthOptions) -> Result<super::Synthesiz
         opts.withdrawal_validators,
         opts.txs_per_block,
         opts.seed,
-        env!("CARGO_PKG_VERSION")
     );
     let marker = format!(".synth-era-{}-{:05}.done", opts.network.name, opts.era);
     super::once(dir, &marker, &fingerprint, || write(dir, opts))

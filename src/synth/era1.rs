@@ -66,16 +66,6 @@ pub fn write(dir: &Path, opts: &SynthOptions) -> Result<Vec<PathBuf>, SynthError
 /// Like [`write()`], but does nothing when `dir` already holds the files these exact options produce (recorded
 /// in `dir/.synth-<network>-<era>.done`), so a scheduled pipeline can start with a synth stage cheaply.
 pub fn write_once(dir: &Path, opts: &SynthOptions) -> Result<super::Synthesized, SynthError> {
-    let fingerprint = format!(
-        "network={} era={} files={} blocks={} txs={} seed={} version={}\n",
-        opts.network.name,
-        opts.era,
-        opts.files,
-        opts.blocks,
-        opts.txs_per_block,
-        opts.seed,
-        env!("CARGO_PKG_VERSION")
-    );
     let marker = format!(".synth-{}-{:05}.done", opts.network.name, opts.era);
-    super::once(dir, &marker, &fingerprint, || write(dir, opts))
+    super::once(dir, &marker, &opts.fingerprint(), || write(dir, opts))
 }

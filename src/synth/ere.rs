@@ -99,15 +99,9 @@ pub fn write(dir: &Path, opts: &EreSynthOptions) -> Result<Vec<PathBuf>, SynthEr
 pub fn write_once(dir: &Path, opts: &EreSynthOptions) -> Result<super::Synthesized, SynthError> {
     let c = &opts.chain;
     let fingerprint = format!(
-        "kind=ere network={} era={} files={} blocks={} txs={} seed={} profile={} version={}\n",
-        c.network.name,
-        c.era,
-        c.files,
-        c.blocks,
-        c.txs_per_block,
-        c.seed,
-        opts.profile.name(),
-        env!("CARGO_PKG_VERSION")
+        "kind=ere {} profile={}",
+        c.fingerprint(),
+        opts.profile.name()
     );
     let marker = format!(".synth-ere-{}-{:05}.done", c.network.name, c.era);
     super::once(dir, &marker, &fingerprint, || write(dir, opts))

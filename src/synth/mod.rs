@@ -35,14 +35,16 @@ impl std::ops::DerefMut for Synthesized {
     }
 }
 
-/// Runs `write` unless `dir/marker` records that these exact options (`fingerprint`) already produced files
-/// that all still exist; records them afterwards. Lets a scheduled pipeline start with a synth stage cheaply.
+/// Runs `write` unless `dir/marker` records that these exact options (`options`, as `key=value` words) and this
+/// eraflow version already produced files that all still exist; records them afterwards. Lets a scheduled
+/// pipeline start with a synth stage cheaply.
 fn once(
     dir: &Path,
     marker: &str,
-    fingerprint: &str,
+    options: &str,
     write: impl FnOnce() -> Result<Vec<PathBuf>, era1::SynthError>,
 ) -> Result<Synthesized, era1::SynthError> {
+    let fingerprint = &format!("{options} version={}\n", env!("CARGO_PKG_VERSION"));
     let marker = dir.join(marker);
     if let Ok(text) = std::fs::read_to_string(&marker) {
         if let Some((fp, names)) = text.split_once("--\n") {

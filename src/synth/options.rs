@@ -34,6 +34,14 @@ impl SynthOptions {
             seed: 1,
         }
     }
+
+    /// These options as the `key=value` words a synth stage's marker records (see `write_once`).
+    pub(crate) fn fingerprint(&self) -> String {
+        format!(
+            "network={} era={} files={} blocks={} txs={} seed={}",
+            self.network.name, self.era, self.files, self.blocks, self.txs_per_block, self.seed
+        )
+    }
 }
 
 /// Why synthesis failed.

@@ -476,18 +476,17 @@ fn check_block<V: Visitor>(
         None => None,
     };
     // Bellatrix blocks before the merge carry the default (all-zero) payload.
+    // What the visitor is handed, with the payload's parts added below when the block has one.
+    let verified = VerifiedBeaconBlock {
+        slot,
+        root,
+        block: &block,
+        body: &body,
+        execution: None,
+    };
     let Some(payload) = payload.filter(|p| p.block_hash().iter().any(|&b| b != 0)) else {
         check_state()?;
-        visitor.beacon_block(
-            out,
-            &VerifiedBeaconBlock {
-                slot,
-                root,
-                block: &block,
-                body: &body,
-                execution: None,
-            },
-        );
+        visitor.beacon_block(out, &verified);
         return Ok(facts);
     };
     let header = super::payload::header_from_payload(&block).map_err(|e| {
@@ -524,10 +523,6 @@ fn check_block<V: Visitor>(
     visitor.beacon_block(
         out,
         &VerifiedBeaconBlock {
-            slot,
-            root,
-            block: &block,
-            body: &body,
             execution: Some(VerifiedPayload {
                 payload: &payload,
                 header: &header,
@@ -536,6 +531,7 @@ fn check_block<V: Visitor>(
                 senders: &senders,
                 withdrawals: &withdrawals,
             }),
+            ..verified
         },
     );
     Ok(facts)

@@ -7,7 +7,7 @@
 use super::tally::{kind_slot, rlp_error, Counts};
 use super::{hex0x, mismatch};
 use crate::execution::header::HeaderView;
-use crate::execution::receipt::{self, Outcome, ReceiptView};
+use crate::execution::receipt::{self, Outcome, ReceiptFields, ReceiptView};
 use crate::execution::transaction::TxKind;
 use crate::execution::{bloom, rlp, trie};
 use crate::formats::e2store::Record;
@@ -48,21 +48,8 @@ pub(super) fn check_receipts<'d>(
         let mut spans: Vec<(usize, usize)> = Vec::with_capacity(kinds.len());
         for (idx, r) in receipt::decode_slim_list(raw).map_err(rlp_err)?.enumerate() {
             let r = r.map_err(rlp_err)?;
-            let receipt = Receipt {
-                tx_type: r.tx_type(),
-                outcome: r.outcome(),
-                cumulative_gas: r.cumulative_gas_used(),
-            };
-            let rb = check_one(
-                idx,
-                kinds,
-                &receipt,
-                r.logs(),
-                byzantium,
-                &mut tally,
-                counts,
-            )
-            .map_err(|e| located(e.into_error(roff, rlp_err)))?;
+            let rb = check_one(idx, kinds, &r, byzantium, &mut tally, counts)
+                .map_err(|e| located(e.into_error(roff, rlp_err)))?;
             bloom::union(&mut block_bloom, &rb);
             let start = rebuilt.len();
             r.write_canonical(&rb, rebuilt);
@@ -76,21 +63,8 @@ pub(super) fn check_receipts<'d>(
     } else {
         for (idx, r) in receipt::decode_list(raw).map_err(rlp_err)?.enumerate() {
             let r = r.map_err(rlp_err)?;
-            let receipt = Receipt {
-                tx_type: r.tx_type(),
-                outcome: r.outcome(),
-                cumulative_gas: r.cumulative_gas_used(),
-            };
-            let rb = check_one(
-                idx,
-                kinds,
-                &receipt,
-                r.logs(),
-                byzantium,
-                &mut tally,
-                counts,
-            )
-            .map_err(|e| located(e.into_error(roff, rlp_err)))?;
+            let rb = check_one(idx, kinds, &r, byzantium, &mut tally, counts)
+                .map_err(|e| located(e.into_error(roff, rlp_err)))?;
             if rb != *r.logs_bloom() {
                 return Err(located(mismatch(
                     roff,
@@ -138,13 +112,6 @@ pub(super) fn check_receipts<'d>(
     Ok(())
 }
 
-/// A receipt's fields that do not depend on its encoding (full or slim).
-struct Receipt<'a> {
-    tx_type: u8,
-    outcome: Outcome<'a>,
-    cumulative_gas: u64,
-}
-
 /// What the receipts of a block add up to so far.
 #[derive(Default)]
 struct Tally {
@@ -186,11 +153,10 @@ impl ReceiptMismatch {
 /// The checks of one receipt that do not depend on its encoding: its type against its transaction's, its
 /// cumulative gas non-decreasing, its form (state root or status) against the fork; its logs decode. Counts its
 /// form and logs into `tally` and `counts`, and returns the bloom of its logs.
-fn check_one<'a>(
+fn check_one(
     idx: usize,
     kinds: &[TxKind],
-    receipt: &Receipt<'_>,
-    logs: impl Iterator<Item = Result<receipt::LogView<'a>, rlp::RlpError>>,
+    receipt: &ReceiptFields<'_>,
     byzantium: Option<bool>,
     tally: &mut Tally,
     counts: &mut Counts,
@@ -207,21 +173,21 @@ fn check_one<'a>(
             format!("more than {}", kinds.len()),
         ));
     };
-    if receipt.tx_type != kind.tx_type() {
+    if receipt.tx_type() != kind.tx_type() {
         return Err(field(
             "receipt type",
             format!("{} (transaction {idx})", kind.tx_type()),
-            receipt.tx_type.to_string(),
+            receipt.tx_type().to_string(),
         ));
     }
-    if receipt.cumulative_gas < tally.last_gas {
+    if receipt.cumulative_gas_used() < tally.last_gas {
         return Err(field(
             "cumulative gas (non-decreasing)",
             format!(">= {}", tally.last_gas),
-            receipt.cumulative_gas.to_string(),
+            receipt.cumulative_gas_used().to_string(),
         ));
     }
-    let (form, name) = match receipt.outcome {
+    let (form, name) = match receipt.outcome() {
         Outcome::Status(_) => (0, "status"),
         Outcome::PostState(_) => (1, "post_state"),
     };
@@ -231,9 +197,9 @@ fn check_one<'a>(
             return Err(field("receipt form", want.into(), name.into()));
         }
     }
-    let (bloom, n) = receipt::logs_bloom(logs).map_err(ReceiptMismatch::Rlp)?;
+    let (bloom, n) = receipt::logs_bloom(receipt.logs()).map_err(ReceiptMismatch::Rlp)?;
     counts.receipt_forms[kind_slot(kind)][form] += 1;
-    tally.last_gas = receipt.cumulative_gas;
+    tally.last_gas = receipt.cumulative_gas_used();
     tally.logs += n;
     Ok(bloom)
 }

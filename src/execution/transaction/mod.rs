@@ -169,6 +169,23 @@ pub enum TxError {
 
 type Result<T> = std::result::Result<T, TxError>;
 
+/// `found` fields against what `kind` defines; a legacy list is named "legacy" whether or not `v` says EIP-155,
+/// because that is only known once the fields are read.
+fn check_field_count(kind: TxKind, found: usize) -> Result<()> {
+    if found == kind.field_count() {
+        return Ok(());
+    }
+    Err(TxError::FieldCount {
+        kind: if kind == TxKind::LegacyPre155 {
+            "legacy"
+        } else {
+            kind.name()
+        },
+        expected: kind.field_count(),
+        found,
+    })
+}
+
 /// Splits a canonical transaction into its kind by envelope (legacy is refined from `v` later) and its field
 /// list's payload, refusing unknown types and trailing bytes.
 fn kind_and_fields(canonical: &[u8]) -> Result<(TxKind, &[u8])> {
@@ -191,6 +208,29 @@ fn kind_and_fields(canonical: &[u8]) -> Result<(TxKind, &[u8])> {
     Ok((kind, fields))
 }
 
+/// The canonical encoding of one element of a block body's transaction list: a legacy transaction is the RLP
+/// list itself; a typed one is unwrapped from its RLP byte string ([EIP-2718](https://eips.ethereum.org/EIPS/eip-2718)).
+fn canonical_of_item(item: &[u8]) -> Result<&[u8]> {
+    let first = *item.first().ok_or(TxError::Empty)?;
+    if first >= 0xc0 {
+        return Ok(item);
+    }
+    let mut buf = item;
+    let payload = expect_string(&mut buf, "typed transaction envelope")?;
+    if !buf.is_empty() {
+        return Err(TxError::TrailingBytes {
+            what: "body transaction item",
+            count: buf.len(),
+        });
+    }
+    match payload.first() {
+        // A legacy list wrapped in a string is not a valid EIP-2718 envelope.
+        Some(&t) if t >= 0xc0 => Err(TxError::UnknownType(t)),
+        Some(_) => Ok(payload),
+        None => Err(TxError::Empty),
+    }
+}
+
 /// The canonical encoding (the transactions-trie value and the pre-image of the hash) and the kind of one
 /// element of a block body's transaction list, from its shape only: the envelope, the type byte, the number
 /// of fields and, for legacy transactions, `v`. No other field is decoded or validated.
@@ -199,24 +239,7 @@ fn kind_and_fields(canonical: &[u8]) -> Result<(TxKind, &[u8])> {
 /// check already ties every byte to the header, and [`TxView::decode`] costs as much again as hashing. The
 /// kind is the one [`TxView::decode`] gives for the same bytes.
 pub fn canonical_and_kind(item: &[u8]) -> Result<(&[u8], TxKind)> {
-    let first = *item.first().ok_or(TxError::Empty)?;
-    let canonical = if first >= 0xc0 {
-        item
-    } else {
-        let mut buf = item;
-        let payload = expect_string(&mut buf, "typed transaction envelope")?;
-        if !buf.is_empty() {
-            return Err(TxError::TrailingBytes {
-                what: "body transaction item",
-                count: buf.len(),
-            });
-        }
-        match payload.first() {
-            Some(&t) if t >= 0xc0 => return Err(TxError::UnknownType(t)),
-            Some(_) => payload,
-            None => return Err(TxError::Empty),
-        }
-    };
+    let canonical = canonical_of_item(item)?;
     let (kind, fields) = kind_and_fields(canonical)?;
     let mut f = fields;
     let mut found = 0usize;
@@ -229,17 +252,7 @@ pub fn canonical_and_kind(item: &[u8]) -> Result<(&[u8], TxKind)> {
         }
         found += 1;
     }
-    if found != kind.field_count() {
-        return Err(TxError::FieldCount {
-            kind: if kind == TxKind::LegacyPre155 {
-                "legacy"
-            } else {
-                kind.name()
-            },
-            expected: kind.field_count(),
-            found,
-        });
-    }
+    check_field_count(kind, found)?;
     if kind == TxKind::LegacyPre155 && v >= 35 {
         return Ok((canonical, TxKind::Legacy155));
     }
@@ -282,24 +295,7 @@ impl<'a> TxView<'a> {
     /// transaction is the RLP list itself; a typed one is an RLP byte string wrapping `type || rlp(fields)`
     /// ([EIP-2718](https://eips.ethereum.org/EIPS/eip-2718)). `item` must hold exactly that one element.
     pub fn decode(item: &'a [u8]) -> Result<Self> {
-        let mut buf = item;
-        let first = *buf.first().ok_or(TxError::Empty)?;
-        if first >= 0xc0 {
-            return Self::decode_canonical(item);
-        }
-        let payload = expect_string(&mut buf, "typed transaction envelope")?;
-        if !buf.is_empty() {
-            return Err(TxError::TrailingBytes {
-                what: "body transaction item",
-                count: buf.len(),
-            });
-        }
-        match payload.first() {
-            // A legacy list wrapped in a string is not a valid EIP-2718 envelope.
-            Some(&t) if t >= 0xc0 => Err(TxError::UnknownType(t)),
-            Some(_) => Self::decode_canonical(payload),
-            None => Err(TxError::Empty),
-        }
+        Self::decode_canonical(canonical_of_item(item)?)
     }
 
     /// Decodes the canonical encoding (a legacy RLP list, or `type || rlp(fields)`), the form used in the
@@ -307,17 +303,7 @@ impl<'a> TxView<'a> {
     pub fn decode_canonical(bytes: &'a [u8]) -> Result<Self> {
         let (kind, fields) = kind_and_fields(bytes)?;
         let found = count_items(fields, "transaction fields")?;
-        if found != kind.field_count() {
-            return Err(TxError::FieldCount {
-                kind: if kind == TxKind::LegacyPre155 {
-                    "legacy"
-                } else {
-                    kind.name()
-                },
-                expected: kind.field_count(),
-                found,
-            });
-        }
+        check_field_count(kind, found)?;
         let mut f = fields;
         let mut tx = TxView {
             kind,
