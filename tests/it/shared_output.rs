@@ -188,13 +188,14 @@ fn concurrent_writers_into_one_directory_lose_nothing() {
 
 /// The `stale_outputs` of the export stage of the newest run report under `out`, and whether they were removed.
 pub fn stale_in_report(out: &Path) -> (Vec<String>, bool) {
-    let mut reports: Vec<PathBuf> = std::fs::read_dir(out.join("_eraflow/runs"))
+    // The newest by when it was written: names sort by the second a run started, then by pid, so two runs of
+    // one second may sort either way.
+    let newest = std::fs::read_dir(out.join("_eraflow/runs"))
         .unwrap()
         .map(|e| e.unwrap().path())
-        .collect();
-    reports.sort();
-    let r: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(reports.last().unwrap()).unwrap()).unwrap();
+        .max_by_key(|p| std::fs::metadata(p).unwrap().modified().unwrap())
+        .unwrap();
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(newest).unwrap()).unwrap();
     let stage = &r["stages"][0];
     let paths = stage["stale_outputs"]
         .as_array()
