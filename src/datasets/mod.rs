@@ -222,8 +222,8 @@ pub trait DatasetBuilder: Send {
     fn finish(self: Box<Self>) -> RecordBatch;
 }
 
-/// Every dataset: the default export list first (`configs/default.toml`), then the beacon-chain operations,
-/// then `validators`.
+/// Every dataset: the default export list first (`configs/default.toml`: execution datasets, the token
+/// datasets, then the beacon-chain operations), then the opt-in `contracts` and `validators`.
 pub static ALL: &[&dyn Dataset] = &[
     &blocks::Blocks,
     &transactions::Transactions,
@@ -235,7 +235,6 @@ pub static ALL: &[&dyn Dataset] = &[
     &erc1155_transfers::Erc1155Transfers,
     &erc20_approvals::Erc20Approvals,
     &approvals_for_all::ApprovalsForAll,
-    &contracts::Contracts,
     &beacon_blocks::BeaconBlocks,
     &attestations::Attestations,
     &deposits::Deposits,
@@ -248,8 +247,18 @@ pub static ALL: &[&dyn Dataset] = &[
     &bls_to_execution_changes::BlsToExecutionChanges,
     &sync_aggregates::SyncAggregates,
     &blob_commitments::BlobCommitments,
+    &contracts::Contracts,
     &validators::Validators,
 ];
+
+/// Every dataset an export can give with senders recovered (`senders`) or not: [`ALL`], less those that
+/// [`Dataset::needs_senders`] when senders are off (an export refuses them then).
+pub fn all_with_senders(senders: bool) -> Vec<&'static dyn Dataset> {
+    ALL.iter()
+        .copied()
+        .filter(|d| senders || !d.needs_senders())
+        .collect()
+}
 
 /// Looks datasets up by name (`blocks,transactions`); an unknown name is an error listing the known ones.
 ///
