@@ -31,7 +31,7 @@ fn bench(c: &mut Criterion) {
         let opts = ExportOptions {
             senders,
             overwrite: true,
-            ..ExportOptions::new(dir.path().join(out), datasets::ALL.to_vec())
+            ..ExportOptions::new(dir.path().join(out), datasets::all_with_senders(senders))
         };
         pool.install(|| {
             export(std::slice::from_ref(&input), &opts, &Progress::hidden()).unwrap()[0].ok
@@ -81,6 +81,46 @@ fn bench(c: &mut Criterion) {
             }
         })
     });
+    g.finish();
+
+    // The token datasets' cost on a log-heavy archive (every successful receipt holds 1-5 token events or
+    // look-alikes): the same export, senders off, without and with them. The bound: at most 10% more.
+    let mut t = o.clone();
+    (t.tokens, t.txs_per_block) = (true, 8);
+    let tokens_input = eraflow::synth::era1::write(&dir.path().join("tokens-in"), &t)
+        .unwrap()
+        .remove(0);
+    let logs = ["blocks", "transactions", "logs"];
+    let tokens = [
+        "erc20_transfers",
+        "erc721_transfers",
+        "erc1155_transfers",
+        "erc20_approvals",
+        "approvals_for_all",
+    ];
+    let export_of = |names: Vec<&str>, out: &str| {
+        let opts = ExportOptions {
+            overwrite: true,
+            ..ExportOptions::new(dir.path().join(out), datasets::by_names(&names).unwrap())
+        };
+        let (input, pool) = (tokens_input.clone(), &pool);
+        move || {
+            pool.install(|| {
+                export(std::slice::from_ref(&input), &opts, &Progress::hidden()).unwrap()[0].ok
+            })
+        }
+    };
+    let without = export_of(logs.to_vec(), "t0");
+    let with = export_of([&logs[..], &tokens[..]].concat(), "t1");
+    let mut g = c.benchmark_group("export_token_datasets_1_thread");
+    g.throughput(Throughput::Bytes(
+        std::fs::metadata(&tokens_input).unwrap().len(),
+    ));
+    g.sample_size(10);
+    g.bench_function("blocks_transactions_logs", |b| {
+        b.iter(|| black_box(without()))
+    });
+    g.bench_function("plus_token_datasets", |b| b.iter(|| black_box(with())));
     g.finish();
 }
 

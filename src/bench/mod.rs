@@ -858,7 +858,7 @@ fn export_set_stage(
 ) -> impl Fn() -> Result<(), String> + Sync + Send {
     let opts = ExportOptions {
         overwrite: true,
-        ..ExportOptions::new(dir.join(out), datasets::ALL.to_vec())
+        ..ExportOptions::new(dir.join(out), datasets::all_with_senders(false))
     };
     let cache = cache.clone();
     move || {
@@ -905,7 +905,8 @@ fn export_stage(
     signer: Option<&'static Signer>,
     name: &str,
 ) -> impl Fn() -> Result<(), String> + Sync + Send {
-    export_datasets_stage(input, dir.join(name), datasets::ALL.to_vec(), signer)
+    let all = datasets::all_with_senders(signer.is_some());
+    export_datasets_stage(input, dir.join(name), all, signer)
 }
 
 /// A stage exporting `input` with `datasets` into `out` (overwriting), recovering senders with `signer` when

@@ -237,6 +237,10 @@ pub struct SynthArgs {
     /// Seed: the same seed gives byte-identical files (default 1).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// era1 and ere: receipts full of token events (ERC-20/721/1155 transfers, approvals) and malformed
+    /// look-alikes of them, instead of random logs.
+    #[arg(long)]
+    pub tokens: bool,
 }
 
 // The arguments of `eraflow export` (its help text is the variant's).

@@ -108,6 +108,7 @@ pub fn synth(
         validators,
         txs_per_block,
         seed,
+        tokens,
     } = a;
     f.str("name", Some("synth")).str("network", network);
     f.path("synth.out", &out)
@@ -119,7 +120,8 @@ pub fn synth(
         .int("synth.blocks", blocks);
     f.int("synth.validators", validators)
         .int("synth.txs_per_block", txs_per_block);
-    f.int("synth.seed", seed);
+    f.int("synth.seed", seed)
+        .switch("synth.tokens", tokens, true);
     let job = f.job(threads, None, &[])?;
     let synth = job
         .synth

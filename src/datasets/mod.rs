@@ -50,7 +50,10 @@ macro_rules! era_dataset {
 
 #[macro_use]
 pub mod table;
+#[macro_use]
+pub mod events;
 
+pub mod approvals_for_all;
 pub mod attestations;
 pub mod attester_slashings;
 pub mod beacon_blocks;
@@ -59,8 +62,13 @@ pub mod blocks;
 pub mod bls_to_execution_changes;
 pub mod columns;
 pub mod consolidation_requests;
+pub mod contracts;
 pub mod deposit_requests;
 pub mod deposits;
+pub mod erc1155_transfers;
+pub mod erc20_approvals;
+pub mod erc20_transfers;
+pub mod erc721_transfers;
 pub mod logs;
 pub mod operations;
 pub mod proposer_slashings;
@@ -186,6 +194,11 @@ pub trait Dataset: Sync + Send {
     fn reads_state(&self) -> bool {
         self.needs() == crate::formats::Need::State
     }
+    /// Whether rows need each transaction's recovered sender (`contracts`' deployer): export refuses the
+    /// dataset when senders are off rather than write rows without it.
+    fn needs_senders(&self) -> bool {
+        false
+    }
 }
 
 /// Accumulates rows of one chunk of blocks. Both `add_*` methods default to adding nothing, so a dataset fed
@@ -207,18 +220,28 @@ pub trait DatasetBuilder: Send {
     ) -> Result<(), DatasetError> {
         Ok(())
     }
+    /// Logs that carried one of the dataset's event signatures without the event's shape, so gave no row
+    /// (decoded-event datasets, [`events`]); read before [`Self::finish`].
+    fn lookalikes(&self) -> u64 {
+        0
+    }
     /// The rows as one batch (in block order, then transaction/log/uncle index).
     fn finish(self: Box<Self>) -> RecordBatch;
 }
 
-/// Every dataset: the default export list first (`configs/default.toml`), then the beacon-chain operations,
-/// then `validators`.
+/// Every dataset: the default export list first (`configs/default.toml`: execution datasets, the token
+/// datasets, then the beacon-chain operations), then the opt-in `contracts` and `validators`.
 pub static ALL: &[&dyn Dataset] = &[
     &blocks::Blocks,
     &transactions::Transactions,
     &logs::Logs,
     &uncles::Uncles,
     &withdrawals::Withdrawals,
+    &erc20_transfers::Erc20Transfers,
+    &erc721_transfers::Erc721Transfers,
+    &erc1155_transfers::Erc1155Transfers,
+    &erc20_approvals::Erc20Approvals,
+    &approvals_for_all::ApprovalsForAll,
     &beacon_blocks::BeaconBlocks,
     &attestations::Attestations,
     &deposits::Deposits,
@@ -231,8 +254,18 @@ pub static ALL: &[&dyn Dataset] = &[
     &bls_to_execution_changes::BlsToExecutionChanges,
     &sync_aggregates::SyncAggregates,
     &blob_commitments::BlobCommitments,
+    &contracts::Contracts,
     &validators::Validators,
 ];
+
+/// Every dataset an export can give with senders recovered (`senders`) or not: [`ALL`], less those that
+/// [`Dataset::needs_senders`] when senders are off (an export refuses them then).
+pub fn all_with_senders(senders: bool) -> Vec<&'static dyn Dataset> {
+    ALL.iter()
+        .copied()
+        .filter(|d| senders || !d.needs_senders())
+        .collect()
+}
 
 /// Looks datasets up by name (`blocks,transactions`); an unknown name is an error listing the known ones.
 ///
@@ -241,10 +274,10 @@ pub static ALL: &[&dyn Dataset] = &[
 /// ```
 /// use eraflow::datasets::{self, ALL};
 ///
-/// let names: Vec<&str> = ALL.iter().take(7).map(|d| d.name()).collect();
+/// let names: Vec<&str> = ALL.iter().take(6).map(|d| d.name()).collect();
 /// assert_eq!(
 ///     names,
-///     ["blocks", "transactions", "logs", "uncles", "withdrawals", "beacon_blocks", "attestations"]
+///     ["blocks", "transactions", "logs", "uncles", "withdrawals", "erc20_transfers"]
 /// );
 ///
 /// // Names are trimmed, and the datasets come back in the order asked for.

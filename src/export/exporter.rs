@@ -40,6 +40,13 @@ impl<'a> Exporter<'a> {
         if opts.datasets.is_empty() {
             return Err(ExportError::NoDatasets);
         }
+        if let Some(d) = opts
+            .datasets
+            .iter()
+            .find(|d| d.needs_senders() && !opts.senders)
+        {
+            return Err(ExportError::NeedsSenders(d.name()));
+        }
         opts.parquet.validate()?;
         std::fs::create_dir_all(&opts.out).map_err(|source| ExportError::Out {
             path: opts.out.clone(),
@@ -338,7 +345,21 @@ fn export_one(
     };
     let (visitor, vopts) =
         ExportVisitor::with_options(&datasets, &network, signer, exporter.needs_receipts);
-    let (report, sink_error) = verify_into(&file, &vopts, &visitor, &mut sinks, progress);
+    let mut lookalikes = vec![0u64; sinks.len()];
+    let (report, sink_error) = verify_into(
+        &file,
+        &vopts,
+        &visitor,
+        (&mut sinks, &mut lookalikes),
+        progress,
+    );
+    // Only datasets that met look-alikes are named, in dataset-name order (a BTreeMap): the same figures
+    // whatever the chunking or thread count, as they are counted per log.
+    for (d, n) in datasets.iter().zip(&lookalikes) {
+        if *n > 0 {
+            outcome.skipped_lookalikes.insert(d.name().to_string(), *n);
+        }
+    }
     let (first, last, slots) = match &file {
         Archive::Execution(f) => (f.first_block(), f.last_block(), None),
         Archive::Era(f) => (
@@ -443,7 +464,7 @@ fn verify_into(
     file: &Archive,
     vopts: &VerifyOptions,
     visitor: &ExportVisitor<'_>,
-    sinks: &mut [(String, ParquetSink)],
+    (sinks, lookalikes): (&mut [(String, ParquetSink)], &mut [u64]),
     progress: &Progress,
 ) -> (FileReport, Option<OutcomeError>) {
     let mut sink_error: Option<OutcomeError> = None;
@@ -458,19 +479,22 @@ fn verify_into(
             sink_error.get_or_insert(e.into());
         }
         if sink_error.is_none() {
-            sink_error = write_chunk(sinks, c.builders, skip_empty).err();
+            sink_error = write_chunk(sinks, lookalikes, c.builders, skip_empty).err();
         }
     });
     (report, sink_error)
 }
 
-/// Writes one chunk's batch of every dataset to its sink, in dataset order.
+/// Writes one chunk's batch of every dataset to its sink, in dataset order, adding each builder's look-alikes to
+/// its dataset's count.
 fn write_chunk(
     sinks: &mut [(String, ParquetSink)],
+    lookalikes: &mut [u64],
     builders: Vec<Box<dyn DatasetBuilder>>,
     skip_empty: bool,
 ) -> Result<(), OutcomeError> {
-    for ((_, sink), b) in sinks.iter_mut().zip(builders) {
+    for (((_, sink), b), n) in sinks.iter_mut().zip(builders).zip(lookalikes.iter_mut()) {
+        *n += b.lookalikes();
         let batch = b.finish();
         if skip_empty && batch.num_rows() == 0 {
             continue;

@@ -67,6 +67,9 @@ pub enum ExportError {
     /// The dataset list is empty.
     #[error("no datasets selected")]
     NoDatasets,
+    /// A dataset needs recovered senders (`contracts`' deployer) but senders are off.
+    #[error("dataset {0} needs senders (its deployer is the recovered sender): drop --no-senders (senders = false) or the dataset")]
+    NeedsSenders(&'static str),
     /// The output directory cannot be created.
     #[error("{}", .path.display())]
     Out {

@@ -121,6 +121,11 @@ pub struct FileOutcome {
     pub seconds: f64,
     /// Rows per dataset.
     pub rows: BTreeMap<String, u64>,
+    /// Per decoded-event dataset, the logs with one of its event signatures but not the event's shape (wrong
+    /// topic count or data length, ABI offsets out of bounds, ...), which gave no row; datasets that met none are
+    /// not listed. Empty for a file skipped as complete.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub skipped_lookalikes: BTreeMap<String, u64>,
     /// Outputs written, relative to the output directory.
     pub outputs: Vec<String>,
     /// Why the file failed: file, offset, block and expected against found where known.

@@ -98,6 +98,8 @@ pub struct SynthStage {
     pub txs_per_block: u32,
     /// The same seed gives byte-identical files.
     pub seed: u64,
+    /// era1 and ere: receipts full of token events and their look-alikes instead of random logs.
+    pub tokens: bool,
 }
 
 /// `[verify]`.

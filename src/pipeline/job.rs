@@ -401,6 +401,12 @@ fn resolve_synth(s: SynthStage, network: Option<&Network>) -> Result<SynthJob, J
     if s.files == 0 {
         return Err(invalid("synth.files", "expected at least 1, found 0"));
     }
+    if s.tokens && s.kind == ArchiveKind::Era {
+        return Err(invalid(
+            "synth.tokens",
+            "applies to kind = \"era1\" and \"ere\" only (era files carry no receipts)",
+        ));
+    }
     if s.kind == ArchiveKind::Era && s.validators == 0 {
         return Err(invalid(
             "synth.validators",
@@ -414,6 +420,7 @@ fn resolve_synth(s: SynthStage, network: Option<&Network>) -> Result<SynthJob, J
         blocks: s.blocks.unwrap_or(s.era1_blocks),
         txs_per_block: s.txs_per_block,
         seed: s.seed,
+        tokens: s.tokens,
     };
     let archives = match s.kind {
         ArchiveKind::Era1 => SynthArchives::Era1(chain),

@@ -24,6 +24,9 @@ pub struct StageReport {
     pub megabytes_per_second: f64,
     /// Files that failed.
     pub failed_files: usize,
+    /// Look-alikes per decoded-event dataset over the files done (see [`FileOutcome::skipped_lookalikes`]).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub skipped_lookalikes: std::collections::BTreeMap<String, u64>,
     /// Export into a local directory: Parquet files under the dataset folders that no completion record lists
     /// once the stage is done (relative paths); removed when the export's `clean_stale` is set.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -39,6 +42,10 @@ impl StageReport {
         let done: Vec<&FileOutcome> = files.iter().filter(|f| !f.skipped).collect();
         let blocks = done.iter().map(|f| f.blocks).sum::<u64>();
         let bytes = done.iter().map(|f| f.bytes_in).sum::<u64>();
+        let mut skipped_lookalikes = std::collections::BTreeMap::new();
+        for (d, n) in done.iter().flat_map(|f| &f.skipped_lookalikes) {
+            *skipped_lookalikes.entry(d.clone()).or_insert(0) += n;
+        }
         StageReport {
             stage: stage.into(),
             seconds,
@@ -47,6 +54,7 @@ impl StageReport {
             blocks_per_second: blocks as f64 / seconds.max(1e-9),
             megabytes_per_second: bytes as f64 / 1e6 / seconds.max(1e-9),
             failed_files: files.iter().filter(|f| !f.ok).count(),
+            skipped_lookalikes,
             files,
             stale_outputs: Vec::new(),
             stale_removed: false,

@@ -323,13 +323,7 @@ fn transactions(block: &BlockContext<'_>, rng: &mut Rng) -> Result<Transactions,
         txs.canonical.push(canonical);
 
         txs.gas_used += gas_used;
-        let (enc, rb) = tx_receipt(
-            &block.opts.network,
-            block.number,
-            rng,
-            tx_type,
-            txs.gas_used,
-        );
+        let (enc, rb) = tx_receipt(block.opts, block.number, rng, tx_type, txs.gas_used);
         crate::execution::bloom::union(&mut txs.bloom, &rb);
         txs.receipts.push(enc);
     }
@@ -397,14 +391,17 @@ fn tx_request(
 /// The receipt of a transaction of `tx_type` in block `number` (`cumulative` gas so far): mostly a success with
 /// logs, now and then a failure; its encoding and bloom.
 fn tx_receipt(
-    net: &Network,
+    opts: &SynthOptions,
     number: u64,
     rng: &mut Rng,
     tx_type: u8,
     cumulative: u64,
 ) -> (Vec<u8>, [u8; 256]) {
+    let net = &opts.network;
     let success = rng.chance(7, 8);
-    let logs: Vec<LogFields> = if success {
+    let logs: Vec<LogFields> = if success && opts.tokens {
+        super::tokens::logs(rng)
+    } else if success {
         (0..rng.below(4))
             .map(|_| LogFields {
                 address: address(rng),

@@ -9,6 +9,7 @@ pub mod ere;
 pub mod operations;
 pub mod options;
 pub mod rng;
+mod tokens;
 
 use std::path::{Path, PathBuf};
 

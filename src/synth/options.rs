@@ -20,6 +20,9 @@ pub struct SynthOptions {
     pub txs_per_block: u32,
     /// Seeds block contents and signing keys: the same options give byte-identical files.
     pub seed: u64,
+    /// Receipts full of token events (ERC-20/721/1155 transfers, approvals) and malformed look-alikes of them,
+    /// instead of random logs (`synth::tokens`). Off, the files keep the bytes they always had.
+    pub tokens: bool,
 }
 
 impl SynthOptions {
@@ -32,6 +35,7 @@ impl SynthOptions {
             blocks: BLOCKS_PER_ERA,
             txs_per_block: 4,
             seed: 1,
+            tokens: false,
         }
     }
 

@@ -37,6 +37,8 @@ fn datasets_load_in_duckdb_and_polars() {
     let mut o = eraflow::synth::era1::SynthOptions::new(Network::by_name("synthnet").unwrap());
     o.blocks = 3000;
     o.txs_per_block = 2;
+    // Receipts full of token events, for the quickstart's token questions.
+    o.tokens = true;
     let mut inputs = eraflow::synth::era1::write(src.path(), &o).unwrap();
     // An electra era file: post-merge rows in the same blocks/transactions tables, plus withdrawals,
     // beacon_blocks, every block operation (blobs and deposit requests too) and the validator registry.
@@ -107,7 +109,7 @@ fn datasets_load_in_duckdb_and_polars() {
     assert!(text.contains("ok: DuckDB"), "{text}");
     // The README's quickstart questions, in both readers, over the same output.
     let text = python_ok("quickstart.py", &["check", out_dir, out_dir]);
-    assert_eq!(text.matches("ok: ").count(), 8, "{text}");
+    assert_eq!(text.matches("ok: ").count(), 11, "{text}");
 }
 
 /// Runs `tests/python/<script>` with `args`, asserts it succeeded, and returns its stdout and stderr.

@@ -63,5 +63,6 @@ mod ssz_real;
 mod state_anchor;
 mod synth_era;
 mod synth_era1;
+mod tokens;
 mod truncated;
 mod verify_outputs;

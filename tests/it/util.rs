@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 pub fn export_opts(out: &Path, senders: bool) -> ExportOptions {
     ExportOptions {
         senders,
-        ..ExportOptions::new(out.to_path_buf(), datasets::ALL.to_vec())
+        ..ExportOptions::new(out.to_path_buf(), datasets::all_with_senders(senders))
     }
 }
 

@@ -54,6 +54,45 @@ GROUP BY 1 ORDER BY logs DESC, topic0 LIMIT 10""",
    .agg(pl.len().alias("logs")).sort(["logs", "topic0"], descending=[True, False]).head(10).collect())""",
     },
     {
+        "title": "Top ERC-20 tokens by transfers per day",
+        "duckdb": """SELECT CAST(to_timestamp(timestamp) AS DATE) AS day, '0x' || lower(hex(erc20)) AS token,
+       count(*) AS transfers
+FROM read_parquet('{out}/erc20_transfers/*/*.parquet', hive_partitioning = true)
+GROUP BY day, token ORDER BY day, transfers DESC, token LIMIT 20""",
+        "polars": """t = pl.scan_parquet("{out}/erc20_transfers/", hive_partitioning=True)
+(t.group_by(pl.from_epoch("timestamp", time_unit="s").dt.date().alias("day"),
+            ("0x" + pl.col("erc20").bin.encode("hex")).alias("token"))
+   .agg(pl.len().alias("transfers"))
+   .sort(["day", "transfers", "token"], descending=[False, True, False]).head(20).collect())""",
+    },
+    {
+        "title": "An address's ERC-20 balance changes (put yours: this one holds tokens in `synth --tokens` archives)",
+        "duckdb": """SELECT block_number, log_index, '0x' || lower(hex(erc20)) AS token,
+       CASE WHEN from_address = from_hex('e000000000000000000000000000000000000001')
+            THEN '-' ELSE '+' END || value_string AS change
+FROM read_parquet('{out}/erc20_transfers/*/*.parquet', hive_partitioning = true)
+WHERE from_address = from_hex('e000000000000000000000000000000000000001')
+   OR to_address = from_hex('e000000000000000000000000000000000000001')
+ORDER BY block_number, log_index LIMIT 20""",
+        "polars": """t = pl.scan_parquet("{out}/erc20_transfers/", hive_partitioning=True); me = bytes.fromhex("e000000000000000000000000000000000000001")
+(t.filter((pl.col("from_address") == me) | (pl.col("to_address") == me))
+   .select("block_number", "log_index", ("0x" + pl.col("erc20").bin.encode("hex")).alias("token"),
+           (pl.when(pl.col("from_address") == me).then(pl.lit("-")).otherwise(pl.lit("+"))
+            + pl.col("value_string")).alias("change"))
+   .sort(["block_number", "log_index"]).head(20).collect())""",
+    },
+    {
+        "title": "NFT mints per collection (ERC-721 transfers from the zero address)",
+        "duckdb": """SELECT '0x' || lower(hex(erc721)) AS collection, count(*) AS mints
+FROM read_parquet('{out}/erc721_transfers/*/*.parquet', hive_partitioning = true)
+WHERE from_address = from_hex('0000000000000000000000000000000000000000')
+GROUP BY collection ORDER BY mints DESC, collection LIMIT 10""",
+        "polars": """t = pl.scan_parquet("{out}/erc721_transfers/", hive_partitioning=True)
+(t.filter(pl.col("from_address") == bytes(20))
+   .group_by(("0x" + pl.col("erc721").bin.encode("hex")).alias("collection"))
+   .agg(pl.len().alias("mints")).sort(["mints", "collection"], descending=[True, False]).head(10).collect())""",
+    },
+    {
         "title": "Withdrawals per validator",
         "duckdb": """SELECT validator_index, count(*) AS withdrawals, sum(amount_gwei) / 1e9 AS eth
 FROM read_parquet('{era_out}/withdrawals/*/*.parquet', hive_partitioning = true)
@@ -116,7 +155,8 @@ def markdown():
     lines = [
         "Run the main job first (`cargo run -- run pipelines/sample.toml`, and "
         "`pipelines/sample-era.toml` for withdrawals and the beacon-chain datasets); every dataset folder holds "
-        "`network=<name>` partitions, read as a `network` column.",
+        "`network=<name>` partitions, read as a `network` column. The token datasets hold rows where the archives "
+        "hold token events: real chains, or synthetic files made with `eraflow synth --tokens`.",
         "",
     ]
     for q in QUESTIONS:

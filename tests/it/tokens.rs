@@ -1,0 +1,257 @@
+//! The token datasets (`erc20_transfers`, `erc721_transfers`, `erc1155_transfers`, `erc20_approvals`,
+//! `approvals_for_all`) and `contracts` against an independent decoder: `tests/python/check_tokens.py` decodes
+//! every log of the same export's `logs` with eth-abi (and derives creation addresses with its own keccak and RLP)
+//! and must find every row and every look-alike count. On synthetic era1 and ere files full of token events and
+//! malformed look-alikes (`synth --tokens`), and on real mainnet receipts (Portal block data).
+//!
+//! Needs `python3` with polars, eth-abi and pycryptodome (`.ci/run` installs them and sets
+//! ERAFLOW_REQUIRE_ETH_ABI=1, which turns their absence from a loud skip into a failure).
+
+use crate::testdata;
+use eraflow::datasets::{self, Dataset, DatasetBuilder, ExportContext};
+use eraflow::export::progress::{FileOutcome, Progress};
+use eraflow::export::{export, ExportError, ExportOptions};
+use eraflow::network::Network;
+use eraflow::verify::{VerifiedBlock, VerifyOptions, Visitor};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+use std::sync::Mutex;
+
+const TOKENS: &[&str] = &[
+    "erc20_transfers",
+    "erc721_transfers",
+    "erc1155_transfers",
+    "erc20_approvals",
+    "approvals_for_all",
+];
+
+fn oracle_available() -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", "import polars, eth_abi, Crypto.Hash.keccak"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        if std::env::var_os("ERAFLOW_REQUIRE_ETH_ABI").is_some() {
+            panic!("python3 with polars, eth-abi and pycryptodome is required (ERAFLOW_REQUIRE_ETH_ABI is set)");
+        }
+        crate::skip::skip(
+            "token datasets against eth-abi",
+            "python3 with polars + eth-abi + pycryptodome not found (pip install eth-abi pycryptodome polars)",
+        );
+    }
+    ok
+}
+
+/// Runs the oracle over `out` and returns its output (asserting it succeeded).
+fn check(out: &Path, lookalikes: &BTreeMap<String, u64>, contracts: bool) -> String {
+    let expected = serde_json::json!({ "lookalikes": lookalikes, "contracts": contracts });
+    let run = Command::new("python3")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/python/check_tokens.py"
+        ))
+        .arg(out)
+        .arg(expected.to_string())
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(run.status.success(), "check_tokens.py: {text}");
+    text
+}
+
+fn picked() -> Vec<&'static dyn Dataset> {
+    let mut names = vec!["blocks", "transactions", "logs", "contracts"];
+    names.extend(TOKENS);
+    datasets::by_names(&names).unwrap()
+}
+
+fn lookalikes(outcomes: &[FileOutcome]) -> BTreeMap<String, u64> {
+    let mut sum = BTreeMap::new();
+    for (d, n) in outcomes.iter().flat_map(|o| &o.skipped_lookalikes) {
+        *sum.entry(d.clone()).or_insert(0) += n;
+    }
+    sum
+}
+
+#[test]
+fn token_datasets_equal_eth_abi_on_synthetic_era1_and_ere() {
+    if !oracle_available() {
+        return;
+    }
+    let net = Network::by_name("synthnet").unwrap();
+    let src = tempfile::tempdir().unwrap();
+    // Both sides of Byzantium (block 2048 on synthnet): creations judged by gas, then by status.
+    let mut o = eraflow::synth::era1::SynthOptions::new(net.clone());
+    (o.blocks, o.txs_per_block, o.tokens) = (2600, 2, true);
+    let era1 = eraflow::synth::era1::write(&src.path().join("era1"), &o).unwrap();
+    let ere = eraflow::synth::ere::write(
+        &src.path().join("ere"),
+        &eraflow::synth::ere::EreSynthOptions {
+            chain: eraflow::synth::era1::SynthOptions {
+                era: 3,
+                blocks: 600,
+                seed: 7,
+                ..o.clone()
+            },
+            profile: eraflow::formats::EreProfile {
+                no_proofs: true,
+                no_receipts: false,
+            },
+        },
+    )
+    .unwrap();
+    for (kind, inputs) in [("era1", era1), ("ere", ere)] {
+        let out = tempfile::tempdir().unwrap();
+        let opts = ExportOptions {
+            senders: true,
+            ..ExportOptions::new(out.path().to_path_buf(), picked())
+        };
+        let outcomes = export(&inputs, &opts, &Progress::hidden()).unwrap();
+        assert!(outcomes.iter().all(|o| o.ok), "{outcomes:?}");
+        let found = lookalikes(&outcomes);
+        for d in TOKENS.iter().chain(&["contracts"]) {
+            let rows: u64 = outcomes.iter().filter_map(|o| o.rows.get(*d)).sum();
+            assert!(rows > 0, "{kind}: no {d} rows");
+            if *d != "contracts" {
+                assert!(
+                    found.get(*d).is_some_and(|n| *n > 0),
+                    "{kind}: no {d} look-alikes: {found:?}"
+                );
+            }
+        }
+        let text = check(out.path(), &found, true);
+        assert_eq!(text.matches("ok: ").count(), 6, "{kind}: {text}");
+        eprintln!("{kind}:\n{text}");
+    }
+}
+
+#[test]
+fn contracts_without_senders_is_a_usage_error() {
+    let out = tempfile::tempdir().unwrap();
+    let opts = ExportOptions::new(out.path().to_path_buf(), picked());
+    let err = export(&[], &opts, &Progress::hidden()).unwrap_err();
+    assert!(
+        matches!(err, ExportError::NeedsSenders("contracts")),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "dataset contracts needs senders (its deployer is the recovered sender): drop --no-senders \
+         (senders = false) or the dataset"
+    );
+}
+
+/// Builds each dataset's rows of verified blocks directly (a one-block file does not start its era, so export
+/// refuses it; every per-block check still runs).
+struct Rows {
+    datasets: Vec<&'static dyn Dataset>,
+    ctx: ExportContext,
+}
+
+impl Visitor for Rows {
+    type Chunk = Vec<Box<dyn DatasetBuilder>>;
+    fn start_chunk(&self, _: u64) -> Self::Chunk {
+        self.datasets.iter().map(|d| d.builder(self.ctx)).collect()
+    }
+    fn block(&self, chunk: &mut Self::Chunk, block: &VerifiedBlock<'_>) {
+        for b in chunk {
+            b.add_block(block);
+        }
+    }
+}
+
+/// Real mainnet receipts (Portal block data: header, body, slim receipts), each block written as a one-block ere
+/// file with the project's writer and read back through verification: their token events decode as eth-abi
+/// decodes them.
+#[test]
+fn token_datasets_equal_eth_abi_on_real_mainnet_receipts() {
+    let Some(dir) = testdata::dir("portal block data (real token transfers)") else {
+        return;
+    };
+    if !oracle_available() {
+        return;
+    }
+    use eraflow::formats::ere::{EreBlock, EreWriter};
+    let mainnet = Network::by_name("mainnet").unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let mut names = vec!["blocks", "logs"];
+    names.extend(TOKENS);
+    let rows = Rows {
+        datasets: datasets::by_names(&names).unwrap(),
+        ctx: ExportContext {
+            chain_id: mainnet.chain_id,
+            signer: None,
+        },
+    };
+    let opts = VerifyOptions {
+        network: Some(mainnet.clone()),
+        ..Default::default()
+    };
+    let mut files = 0;
+    let mut lookalikes = BTreeMap::<String, u64>::new();
+    let mut rows_of = BTreeMap::<String, usize>::new();
+    let mut yamls: Vec<_> = std::fs::read_dir(dir.join("portal/block_data"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    yamls.sort();
+    for yaml in yamls {
+        let text = std::fs::read_to_string(&yaml).unwrap();
+        let field = |key: &str| {
+            let line = text
+                .lines()
+                .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
+                .unwrap_or_else(|| panic!("{}: no {key}", yaml.display()));
+            hex::decode(line.trim().trim_start_matches("0x")).unwrap()
+        };
+        let (header, body, receipts) = (field("header"), field("body"), field("receipts"));
+        let number = eraflow::execution::header::HeaderView::decode(&header)
+            .unwrap()
+            .number();
+        let mut w = EreWriter::create(&tmp.path().join(number.to_string()), "mainnet").unwrap();
+        w.add_block(&EreBlock {
+            number,
+            header: &header,
+            body: &body,
+            slim_receipts: Some(&receipts),
+            total_difficulty: None,
+            pre_merge: false,
+            proof: None,
+        })
+        .unwrap();
+        let path = w.finish().unwrap();
+        let chunks = Mutex::new(Vec::new());
+        let report =
+            eraflow::verify::file_with(&path, &opts, &rows, |c| chunks.lock().unwrap().push(c));
+        // A lone block does not start its era: that, and only that, is what a one-block file gets wrong.
+        assert_eq!(report.errors.len(), 1, "{number}: {:?}", report.errors);
+        for builders in chunks.into_inner().unwrap() {
+            for (d, b) in rows.datasets.iter().zip(builders) {
+                *lookalikes.entry(d.name().to_string()).or_insert(0) += b.lookalikes();
+                let batch = b.finish();
+                *rows_of.entry(d.name().to_string()).or_insert(0) += batch.num_rows();
+                let f = out.join(d.name()).join("network=mainnet");
+                std::fs::create_dir_all(&f).unwrap();
+                let file = std::fs::File::create(f.join(format!("{number:09}.parquet"))).unwrap();
+                let mut pw =
+                    parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+                pw.write(&batch).unwrap();
+                pw.close().unwrap();
+            }
+        }
+        files += 1;
+    }
+    assert!(files >= 10, "{files} blocks");
+    // Real blocks of 2022-2025 hold hundreds of ERC-20 transfers.
+    assert!(rows_of["erc20_transfers"] > 100, "{rows_of:?}");
+    lookalikes.retain(|_, n| *n > 0);
+    let text = check(&out, &lookalikes, false);
+    assert_eq!(text.matches("ok: ").count(), 5, "{text}");
+    eprintln!("{rows_of:?} look-alikes {lookalikes:?}\n{text}");
+}
