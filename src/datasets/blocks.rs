@@ -3,7 +3,7 @@
 //! header rebuilt from each post-merge execution payload (whose keccak verification checked against the
 //! payload's `block_hash`), so pre- and post-merge rows form one continuous table.
 
-use super::columns::U256Columns;
+use super::columns::{FeeColumns, U256Columns};
 use super::table::{Columns, Table};
 use super::{Dataset, DatasetBuilder, DatasetError, ExportContext};
 use crate::execution::header::Seal;
@@ -55,7 +55,7 @@ columns! {
         /// Null for AuRa-sealed headers, whose seal is in `aura_step` and `aura_seal`.
         mix_hash: BinaryBuilder [nullable],
         nonce: BinaryBuilder [nullable],
-        base_fee_per_gas: U256Columns [nullable],
+        base_fee_per_gas: FeeColumns [nullable],
         transaction_count: UInt32Builder,
         uncle_count: UInt32Builder,
         size: UInt64Builder,

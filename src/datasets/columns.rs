@@ -1,4 +1,5 @@
-//! Column groups shared by datasets: the uint256 triple and the `list<uint64>` column.
+//! Column groups shared by datasets: the uint256 triple, the fee group (cryo's `uint64` beside the triple) and
+//! the `list<uint64>` column.
 
 use super::table::{ColumnGroup, Spec};
 use alloy_primitives::U256;
@@ -91,22 +92,118 @@ impl ColumnGroup for U64ListColumn {
     }
 }
 
-/// The nearest f64 (rounding per limb; exact up to 2^53, relative error < 2^-52 beyond).
+/// The nearest f64, correctly rounded (round to nearest, ties to even): ruint's conversion takes the top 53
+/// bits with a guard bit and a sticky bit for the rest, so `value_f64` is what an exact decimal-to-double parse of
+/// `value_string` gives (a limb-by-limb sum rounds twice, 1 ULP off for some values between 2^64 and 2^76).
 pub fn to_f64(v: &U256) -> f64 {
-    v.as_limbs()
-        .iter()
-        .rev()
-        .fold(0.0, |acc, &limb| acc * 18446744073709551616.0 + limb as f64)
+    f64::from(v)
+}
+
+/// Builders for a fee: cryo's `uint64` column `<name>` beside the uint256 triple.
+#[derive(Default)]
+pub struct FeeColumns {
+    u64: UInt64Builder,
+    triple: U256Columns,
+}
+
+impl FeeColumns {
+    /// Appends a fee (or nulls). `<name>` is null above 2^64 - 1, where the triple still holds the value: a
+    /// null says "does not fit", where cryo's `as u64` would wrap to a wrong number. No mined fee comes near
+    /// (2^64 wei per gas is ~18 ETH per gas).
+    pub fn append(&mut self, v: Option<U256>) {
+        self.u64
+            .append_option(v.and_then(|v| u64::try_from(v).ok()));
+        self.triple.append(v);
+    }
+}
+
+/// `<name>` (uint64, always nullable: null above 2^64 - 1) and the triple `<name>_{binary,string,f64}`.
+impl ColumnGroup for FeeColumns {
+    fn fields(name: &'static str, spec: Spec) -> Vec<Field> {
+        let mut fields = vec![Field::new(name, DataType::UInt64, true)];
+        fields.extend(U256Columns::fields(name, spec));
+        fields
+    }
+
+    fn finish_into(&mut self, out: &mut Vec<ArrayRef>) {
+        out.push(Arc::new(self.u64.finish()));
+        self.triple.finish_into(out);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The exact oracle: Rust's decimal parse of `v`'s digits is correctly rounded (round to nearest, ties to
+    /// even; core's `dec2flt`), whatever path `to_f64` takes.
+    fn exact(v: &U256) -> f64 {
+        v.to_string().parse().expect("decimal digits parse")
+    }
+
     #[test]
-    fn f64_conversion() {
-        assert_eq!(to_f64(&U256::from(12345u64)), 12345.0);
-        assert_eq!(to_f64(&(U256::from(1u64) << 200)), 2f64.powi(200));
-        assert_eq!(to_f64(&U256::MAX), 2f64.powi(256));
+    fn f64_is_the_nearest_double() {
+        let one = U256::from(1u64);
+        let p = |n: usize| one << n;
+        let mut values = vec![U256::ZERO, one, U256::from(12345u64), U256::MAX];
+        for n in [53, 54, 64, 65, 75, 76, 128, 200, 255] {
+            values.extend([p(n) - one, p(n), p(n) + one]);
+        }
+        // Ties between two doubles (half an ULP above 2^64 + one ULP, and the even neighbour), and a tie broken
+        // by a sticky bit far below: round half to even, and up when anything lies beyond the half.
+        let ulp64 = p(64 - 52);
+        values.extend([
+            p(64) + ulp64 / U256::from(2u64),
+            p(64) + ulp64 + ulp64 / U256::from(2u64),
+            p(64) + ulp64 / U256::from(2u64) + one,
+            p(75) + p(75 - 53),
+            p(75) + p(75 - 53) + one,
+        ]);
+        // Random values of every bit length (a fixed xorshift, so a failure reproduces).
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for bits in 1..=256usize {
+            for _ in 0..40 {
+                let limbs = [next(), next(), next(), next()];
+                values.push(U256::from_limbs(limbs) >> (256 - bits));
+            }
+        }
+        let wrong: Vec<_> = values
+            .iter()
+            .filter(|v| to_f64(v).to_bits() != exact(v).to_bits())
+            .map(|v| format!("{v}: {} vs exact {}", to_f64(v), exact(v)))
+            .collect();
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+        // The limb-by-limb sum eraflow used before gave 2.1892832946444180e19 here, 1 ULP above.
+        let v: U256 = "21892832946444179435".parse().expect("digits");
+        assert_eq!(to_f64(&v), 2.1892832946444177e19);
+    }
+
+    #[test]
+    fn fee_u64_is_null_above_u64_max() {
+        let mut c = FeeColumns::default();
+        c.append(Some(U256::from(u64::MAX)));
+        c.append(Some(U256::from(u64::MAX) + U256::from(1u64)));
+        c.append(None);
+        let mut out = Vec::new();
+        c.finish_into(&mut out);
+        use arrow_array::cast::AsArray;
+        use arrow_array::types::UInt64Type;
+        use arrow_array::Array;
+        let u = out[0].as_primitive::<UInt64Type>();
+        assert_eq!(
+            (0..3)
+                .map(|i| u.is_valid(i).then(|| u.value(i)))
+                .collect::<Vec<_>>(),
+            [Some(u64::MAX), None, None]
+        );
+        let s = out[2].as_string::<i32>();
+        assert_eq!(s.value(1), "18446744073709551616");
+        assert!(s.is_null(2));
     }
 }

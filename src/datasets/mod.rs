@@ -100,7 +100,11 @@ use table::Table;
 /// is the block's RLP length as JSON-RPC reports it; `withdrawals` gain `timestamp` and `slot`.
 /// 5: the beacon-chain operation datasets and `validators`; `blocks.aura_step` and `blocks.aura_seal` (AuRa-sealed
 /// pre-merge headers of gnosis and chiado), with `blocks.mix_hash` and `blocks.nonce` null for those.
-pub const SCHEMA_VERSION: u32 = 5;
+/// 6: cryo's default fee columns `transactions.gas_price`, `max_fee_per_gas`, `max_priority_fee_per_gas` and
+/// `blocks.base_fee_per_gas` as uint64 beside their triples; `transactions.transaction_index` uint64 and
+/// `transaction_type` uint32 (cryo's widths); every `_f64` correctly rounded (some values between 2^64 and 2^76
+/// change by 1 ULP).
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// Facts about the whole run a dataset may need per row.
 #[derive(Debug, Clone, Copy)]
@@ -456,7 +460,7 @@ mod tests {
                 ("size", true),
                 ("mix_hash", true),
                 ("nonce", true),
-                ("base_fee_per_gas", false),
+                ("base_fee_per_gas", true),
                 ("withdrawals_root", true),
                 ("chain_id", true),
             ],
@@ -476,10 +480,10 @@ mod tests {
                 ("input", true),
                 ("gas_limit", true),
                 ("gas_used", true),
-                ("gas_price", false),
+                ("gas_price", true),
                 ("transaction_type", true),
-                ("max_priority_fee_per_gas", false),
-                ("max_fee_per_gas", false),
+                ("max_priority_fee_per_gas", true),
+                ("max_fee_per_gas", true),
                 ("success", true),
                 ("n_input_bytes", true),
                 ("n_input_zero_bytes", true),
@@ -512,6 +516,78 @@ mod tests {
             ],
         ),
     ];
+
+    /// cryo's unsigned integer columns (same source) and their widths in bits: no same-name column here may be
+    /// narrower, or a value cryo holds would not fit (and a cast in a ported query would change meaning).
+    const CRYO_WIDTHS: &[(&str, &[(&str, usize)])] = &[
+        (
+            "blocks",
+            &[
+                ("block_number", 32),
+                ("gas_used", 64),
+                ("gas_limit", 64),
+                ("timestamp", 32),
+                ("size", 64),
+                ("base_fee_per_gas", 64),
+                ("chain_id", 64),
+            ],
+        ),
+        (
+            "transactions",
+            &[
+                ("block_number", 32),
+                ("transaction_index", 64),
+                ("nonce", 64),
+                ("gas_limit", 64),
+                ("gas_used", 64),
+                ("gas_price", 64),
+                ("transaction_type", 32),
+                ("max_priority_fee_per_gas", 64),
+                ("max_fee_per_gas", 64),
+                ("n_input_bytes", 32),
+                ("n_input_zero_bytes", 32),
+                ("n_input_nonzero_bytes", 32),
+                ("n_rlp_bytes", 32),
+                ("chain_id", 64),
+                ("timestamp", 32),
+            ],
+        ),
+        (
+            "logs",
+            &[
+                ("block_number", 32),
+                ("transaction_index", 32),
+                ("log_index", 32),
+                ("n_data_bytes", 32),
+                ("chain_id", 64),
+            ],
+        ),
+    ];
+
+    #[test]
+    fn no_cryo_column_is_narrower_here() {
+        use arrow_schema::DataType;
+        let mut problems = Vec::new();
+        for (dataset, columns) in CRYO_WIDTHS {
+            let schema = super::by_names(&[dataset]).expect("a dataset")[0].schema();
+            for &(name, bits) in *columns {
+                let here = schema.field_with_name(name).map(|f| f.data_type().clone());
+                let width = match &here {
+                    Ok(DataType::UInt8) => 8,
+                    Ok(DataType::UInt16) => 16,
+                    Ok(DataType::UInt32) => 32,
+                    Ok(DataType::UInt64) => 64,
+                    _ => 0,
+                };
+                if width < bits {
+                    problems.push(format!(
+                        "{dataset}.{name}: uint{bits} in cryo, {here:?} here"
+                    ));
+                }
+            }
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
 
     #[test]
     fn cryo_columns_mean_the_same_or_are_absent() {

@@ -2,7 +2,7 @@
 //! `TxView` into Arrow builders. era1 blocks and era execution payloads share one row writer; era files carry
 //! no receipts, so their receipt columns are null.
 
-use super::columns::U256Columns;
+use super::columns::{FeeColumns, U256Columns};
 use super::table::{ColumnGroup, Columns, Spec, Table};
 use super::{Dataset, DatasetBuilder, DatasetError, ExportContext};
 use crate::crypto::signer::{SenderError, Signer};
@@ -49,7 +49,7 @@ impl Dataset for Transactions {
 columns! {
     struct TxColumns {
         block_number: UInt64Builder [sort],
-        transaction_index: UInt32Builder [sort],
+        transaction_index: UInt64Builder [sort],
         transaction_hash: BinaryBuilder,
         nonce: UInt64Builder,
         from_address: BinaryBuilder [nullable, dictionary],
@@ -58,10 +58,10 @@ columns! {
         value: U256Columns,
         input: BinaryBuilder,
         gas_limit: UInt64Builder,
-        gas_price: U256Columns,
-        max_priority_fee_per_gas: U256Columns [nullable],
-        max_fee_per_gas: U256Columns [nullable],
-        transaction_type: UInt8Builder,
+        gas_price: FeeColumns,
+        max_priority_fee_per_gas: FeeColumns [nullable],
+        max_fee_per_gas: FeeColumns [nullable],
+        transaction_type: UInt32Builder,
         chain_id: UInt64Builder,
         signed_chain_id: UInt64Builder [nullable],
         access_list: AccessListColumn [nullable],
@@ -271,7 +271,7 @@ impl TxBuilder {
         let c = &mut self.c;
         for (i, tx) in b.transactions.iter().enumerate() {
             c.block_number.append_value(b.number);
-            c.transaction_index.append_value(i as u32);
+            c.transaction_index.append_value(i as u64);
             c.transaction_hash.append_value(tx.hash());
             c.nonce.append_value(tx.nonce());
             match b.senders.get(i) {
@@ -310,7 +310,7 @@ impl TxBuilder {
             };
             // As in cryo (and the RPC's `gasPrice` of a mined transaction): the price actually paid per gas.
             c.gas_price.append(Some(effective));
-            c.transaction_type.append_value(tx.tx_type());
+            c.transaction_type.append_value(u32::from(tx.tx_type()));
             c.chain_id.append_value(self.network_chain_id);
             c.signed_chain_id.append_option(tx.chain_id());
             c.access_list.append(tx);

@@ -3,7 +3,7 @@
 
 use crate::testdata;
 use crate::util::{export_opts, files_in, read_parquet, snapshot};
-use arrow_array::types::{Float64Type, UInt32Type, UInt64Type, UInt8Type};
+use arrow_array::types::{Float64Type, UInt32Type, UInt64Type};
 use arrow_array::{cast::AsArray, Array, RecordBatch};
 use eraflow::export::export;
 use eraflow::export::progress::Progress;
@@ -132,11 +132,11 @@ fn real_files_export_with_expected_values() {
     let ty = t
         .column_by_name("transaction_type")
         .unwrap()
-        .as_primitive::<UInt8Type>();
+        .as_primitive::<UInt32Type>();
     let idx = t
         .column_by_name("transaction_index")
         .unwrap()
-        .as_primitive::<UInt32Type>();
+        .as_primitive::<UInt64Type>();
     let success = t.column_by_name("success").unwrap().as_boolean();
     let n_input = t
         .column_by_name("n_input_bytes")
@@ -166,10 +166,24 @@ fn real_files_export_with_expected_values() {
                 max.min(base + tip).to_string()
             }
         };
+        // cryo's uint64 columns beside the exact triples: the same values (every real fee fits).
+        assert_eq!(
+            u64_col(&t, "gas_price", i).map(|v| v.to_string()),
+            Some(paid.clone()),
+            "row {i}"
+        );
         assert_eq!(str_col(&t, "gas_price_string", i), Some(paid), "row {i}");
         assert_eq!(str_col(&t, "max_fee_per_gas_string", i), opt(r[10]));
         assert_eq!(
+            u64_col(&t, "max_fee_per_gas", i).map(|v| v.to_string()),
+            opt(r[10])
+        );
+        assert_eq!(
             str_col(&t, "max_priority_fee_per_gas_string", i),
+            opt(r[11])
+        );
+        assert_eq!(
+            u64_col(&t, "max_priority_fee_per_gas", i).map(|v| v.to_string()),
             opt(r[11])
         );
         assert_eq!(n_input.value(i).to_string(), r[12]);
@@ -312,7 +326,7 @@ fn synthetic_kinds_round_trip() {
     let ty = t
         .column_by_name("transaction_type")
         .unwrap()
-        .as_primitive::<UInt8Type>();
+        .as_primitive::<UInt32Type>();
     let v = t
         .column_by_name("signature_v")
         .unwrap()

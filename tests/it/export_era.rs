@@ -4,7 +4,7 @@
 //! for a file that fails verification.
 
 use crate::util::{export_opts, files_in, hex0x, read_parquet, snapshot};
-use arrow_array::types::{UInt32Type, UInt64Type, UInt8Type};
+use arrow_array::types::{UInt32Type, UInt64Type};
 use arrow_array::{cast::AsArray, Array, RecordBatch, StructArray};
 use eraflow::consensus::Fork;
 use eraflow::crypto::signer::{self, SignatureAlgorithm};
@@ -152,7 +152,7 @@ fn era_files_export_blocks_transactions_withdrawals_and_beacon_blocks() {
         let ty = t
             .column_by_name("transaction_type")
             .unwrap()
-            .as_primitive::<UInt8Type>();
+            .as_primitive::<UInt32Type>();
         kinds_seen.extend((0..t.num_rows()).map(|i| ty.value(i)));
         let from = t.column_by_name("from_address").unwrap().as_binary::<i32>();
         assert_eq!(from.null_count(), 0);

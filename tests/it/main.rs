@@ -24,6 +24,7 @@ mod canonical_verify;
 mod cli_exit;
 mod cli_output;
 mod consensus_crosscheck;
+mod cryo_queries;
 mod doc_commands;
 mod era1_real;
 mod era_state_link;
