@@ -4,7 +4,8 @@
 //! Memory is bounded by the workers, not the data: every (file, row group) is a task of its own on the rayon
 //! pool, each decodes only the columns its sums need (a Parquet projection) in batches, and only the per-day and
 //! per-era sums are kept. A transactions row group whose `timestamp` statistics put it inside one day is counted
-//! from its row count and decodes `transaction_type` alone. Sums are integers, so the merge order of the
+//! from its row count and decodes `transaction_type` alone; a token transfers row group inside one day is counted from
+//! its row count and decodes nothing. Sums are integers, so the merge order of the
 //! workers' partial sums cannot change the result: the same files give the same numbers.
 //!
 //! | chart | dataset | columns |
@@ -12,6 +13,7 @@
 //! | blocks, gas used, blob gas used per day | `blocks` | `timestamp`, `gas_used`, `blob_gas_used` |
 //! | transactions and their types per day | `transactions` | `timestamp`, `transaction_type` |
 //! | withdrawals per day | `withdrawals` | `timestamp`, `amount_gwei` |
+//! | token transfers per day, by standard | `erc20_transfers`, `erc721_transfers`, `erc1155_transfers` | `timestamp` |
 //! | validators and effective balance per era | `validators` | `era`, `effective_balance` |
 
 use super::source::Output;
@@ -43,12 +45,22 @@ pub const TYPE_NAMES: [&str; 6] = [
     "other",
 ];
 
+/// The token transfer datasets charted, in [`Day::token_transfers`] order, with the standard each counts.
+pub const TOKEN_TRANSFERS: [(&str, &str); 3] = [
+    ("erc20_transfers", "ERC-20"),
+    ("erc721_transfers", "ERC-721"),
+    ("erc1155_transfers", "ERC-1155"),
+];
+
 /// The datasets the charts read, each with the columns it needs.
-pub const CHARTED: [(&str, &[&str]); 4] = [
+pub const CHARTED: [(&str, &[&str]); 7] = [
     ("blocks", &["timestamp", "gas_used", "blob_gas_used"]),
     ("transactions", &["timestamp", "transaction_type"]),
     ("withdrawals", &["timestamp", "amount_gwei"]),
     ("validators", &["era", "effective_balance"]),
+    ("erc20_transfers", &["timestamp"]),
+    ("erc721_transfers", &["timestamp"]),
+    ("erc1155_transfers", &["timestamp"]),
 ];
 
 /// One UTC day of one network.
@@ -68,6 +80,8 @@ pub struct Day {
     pub withdrawals: u64,
     /// Gwei withdrawn.
     pub withdrawn_gwei: u128,
+    /// Token transfers (rows) by standard, as [`TOKEN_TRANSFERS`]: an ERC-1155 batch counts one per id.
+    pub token_transfers: [u64; 3],
 }
 
 impl Day {
@@ -81,6 +95,9 @@ impl Day {
         }
         self.withdrawals += o.withdrawals;
         self.withdrawn_gwei += o.withdrawn_gwei;
+        for (a, b) in self.token_transfers.iter_mut().zip(o.token_transfers) {
+            *a += b;
+        }
     }
 }
 
@@ -266,11 +283,19 @@ fn sum_row_group(
     columns: &[&str],
 ) -> Result<Sums, String> {
     let rows = meta.metadata().row_group(rg).num_rows().max(0) as u64;
-    // Transactions inside one day: counted from the row count, types from their column alone.
+    let token = TOKEN_TRANSFERS.iter().position(|(d, _)| *d == dataset);
+    // Transactions inside one day: counted from the row count, types from their column alone; token transfers
+    // inside one day: counted from the row count, nothing decoded.
     let day = match dataset {
         "transactions" => one_day(meta.metadata(), rg),
+        _ if token.is_some() => one_day(meta.metadata(), rg),
         _ => None,
     };
+    if let (Some(t), Some(d)) = (token, day) {
+        let mut sums = Sums::default();
+        sums.days.entry(d).or_default().token_transfers[t] += rows;
+        return Ok(sums);
+    }
     let wanted: Vec<&str> = columns
         .iter()
         .copied()
@@ -300,7 +325,15 @@ fn sum_row_group(
             },
             "withdrawals" => withdrawals(&b, &mut sums)?,
             "validators" => validators(&b, &mut sums)?,
-            _ => {}
+            _ => {
+                if let Some(t) = token {
+                    let ts = u64_values(column(&b, "timestamp")?, "timestamp")?;
+                    let mut run = DayRun::new(&mut sums);
+                    for &x in ts {
+                        run.at(x).0.token_transfers[t] += 1;
+                    }
+                }
+            }
         }
     }
     if let Some(d) = day {

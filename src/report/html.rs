@@ -2,7 +2,7 @@
 //! JavaScript, on a laptop screen and in dark mode (`prefers-color-scheme`). Every chart has a title, a text
 //! alternative and a caption; a chart without data is replaced by a note saying so.
 
-use super::aggregate::{Chain, Sums, TYPE_NAMES};
+use super::aggregate::{Chain, Sums, TOKEN_TRANSFERS, TYPE_NAMES};
 use super::charts::{self, esc, Label, Series, XAxis, FAILED, GAP, PALETTE, PRESENT};
 use super::runs::{failed_files, RunEntry};
 use super::source::ManifestRead;
@@ -630,7 +630,7 @@ fn chain(h: &mut String, p: &PageInput<'_>) {
     let mut networks: BTreeSet<&String> = c.networks.keys().collect();
     networks.extend(p.chain.datasets.keys().map(|(_, n)| n));
     if networks.is_empty() {
-        h.push_str("<figure class=\"nodata\" role=\"note\"><h4>Charts</h4><p>No data: no dataset has been exported here yet (the charts read <code>blocks</code>, <code>transactions</code>, <code>withdrawals</code> and <code>validators</code>).</p></figure>\n");
+        h.push_str("<figure class=\"nodata\" role=\"note\"><h4>Charts</h4><p>No data: no dataset has been exported here yet (the charts read <code>blocks</code>, <code>transactions</code>, <code>withdrawals</code>, <code>validators</code> and the token transfer datasets).</p></figure>\n");
     }
     let empty = Sums::default();
     for (ni, net) in networks.into_iter().enumerate() {
@@ -643,6 +643,7 @@ fn chain(h: &mut String, p: &PageInput<'_>) {
         let _ = writeln!(h, "<h3>{}</h3>\n<div class=\"grid\">", esc(net));
         transaction_figures(h, &n);
         blob_and_withdrawal_figures(h, &n);
+        token_figures(h, &n);
         validator_figures(h, &n);
         h.push_str("</div>\n");
     }
@@ -801,6 +802,52 @@ fn blob_and_withdrawal_figures(h: &mut String, n: &NetworkCharts<'_>) {
         no_data: n.missing("withdrawals").or_else(|| (wd == 0).then(|| "no withdrawals in the exported blocks".into())),
         series: vec![Series { name: "withdrawals", color: PALETTE[2], points: n.day_series(&|d| d.withdrawals as f64) }],
     });
+}
+
+/// Token transfers per day, stacked by standard (a note when no token dataset was exported).
+fn token_figures(h: &mut String, n: &NetworkCharts<'_>) {
+    let s = n.s;
+    let mut series = Vec::new();
+    let mut parts = Vec::new();
+    for (t, (dataset, standard)) in TOKEN_TRANSFERS.iter().enumerate() {
+        let total: u64 = s.days.values().map(|d| d.token_transfers[t]).sum();
+        if n.missing(dataset).is_none() {
+            parts.push(format!(
+                "{} {standard} (`{dataset}`)",
+                thousands(u128::from(total))
+            ));
+        }
+        if total > 0 {
+            series.push(Series {
+                name: standard,
+                color: PALETTE[t],
+                points: n.day_series(&|d| d.token_transfers[t] as f64),
+            });
+        }
+    }
+    // A note only when no token dataset has files; files without rows (no token events) say "every value is zero".
+    let none = TOKEN_TRANSFERS.iter().all(|(d, _)| n.missing(d).is_some());
+    figure(
+        h,
+        Figure {
+            id: n.id("tokens"),
+            title: "Token transfers per day",
+            y: "transfers",
+            caption: format!(
+                "Stacked by standard: {} (rows; an ERC-1155 batch counts one per id).",
+                parts.join(", ")
+            ),
+            x: XAxis::Days,
+            stacked: true,
+            no_data: none.then(|| {
+                format!(
+                    "no `erc20_transfers`, `erc721_transfers` or `erc1155_transfers` files for {} in this output",
+                    n.net
+                )
+            }),
+            series,
+        },
+    );
 }
 
 /// Validators and their total effective balance per era, from the era states.

@@ -37,7 +37,7 @@ pub(crate) fn duckdb_available() -> bool {
     ok
 }
 
-/// An output of two pre-merge era1 files and a Deneb era file (blobs, withdrawals) of synthnet, in row groups
+/// An output of two pre-merge era1 files (with token events) and a Deneb era file (blobs, withdrawals) of synthnet, in row groups
 /// small enough that some lie inside one day and some span two.
 fn mixed_output(out: &Path) {
     let src = tempfile::tempdir().unwrap();
@@ -46,6 +46,8 @@ fn mixed_output(out: &Path) {
     o.blocks = 8192;
     o.txs_per_block = 2;
     o.files = 2;
+    // Receipts full of token events (and look-alikes): the token transfers chart.
+    o.tokens = true;
     let mut inputs = eraflow::synth::era1::write(src.path(), &o).unwrap();
     let mut e = eraflow::synth::era::EraSynthOptions::new(net.clone());
     e.era =
@@ -127,7 +129,7 @@ fn add_validators(out: &Path) {
 type Rows = Vec<Vec<String>>;
 
 /// The same sums by DuckDB, over every Parquet file of each dataset folder.
-fn duckdb_sums(out: &Path) -> (Rows, Rows, Rows, Rows) {
+fn duckdb_sums(out: &Path) -> (Rows, Rows, Rows, Rows, Rows) {
     let script = r#"
 import duckdb, json, sys
 out = sys.argv[1]
@@ -145,7 +147,15 @@ wd = q("""SELECT network, timestamp // 86400 AS day, count(*), sum(amount_gwei):
     FROM read_parquet('{out}/withdrawals/*/*.parquet', hive_partitioning = true) GROUP BY ALL ORDER BY ALL""")
 va = q("""SELECT network, era, count(*), sum(effective_balance)::VARCHAR
     FROM read_parquet('{out}/validators/*/*.parquet', hive_partitioning = true) GROUP BY ALL ORDER BY ALL""")
-print(json.dumps([tx, bl, wd, va]))
+tok = q("""SELECT network, day, sum(erc20), sum(erc721), sum(erc1155) FROM (
+    SELECT network, timestamp // 86400 AS day, 1 AS erc20, 0 AS erc721, 0 AS erc1155
+        FROM read_parquet('{out}/erc20_transfers/*/*.parquet', hive_partitioning = true)
+    UNION ALL SELECT network, timestamp // 86400, 0, 1, 0
+        FROM read_parquet('{out}/erc721_transfers/*/*.parquet', hive_partitioning = true)
+    UNION ALL SELECT network, timestamp // 86400, 0, 0, 1
+        FROM read_parquet('{out}/erc1155_transfers/*/*.parquet', hive_partitioning = true))
+    GROUP BY ALL ORDER BY ALL""")
+print(json.dumps([tx, bl, wd, va, tok]))
 "#;
     let o = Command::new("python3")
         .args(["-c", script])
@@ -153,7 +163,7 @@ print(json.dumps([tx, bl, wd, va]))
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: (Rows, Rows, Rows, Rows) = serde_json::from_slice(&o.stdout).unwrap();
+    let v: (Rows, Rows, Rows, Rows, Rows) = serde_json::from_slice(&o.stdout).unwrap();
     v
 }
 
@@ -174,8 +184,8 @@ fn per_day_and_per_era_sums_match_duckdb() {
     let manifest = src.manifest().unwrap();
     let chain = aggregate::aggregate(&src, manifest.get()).unwrap();
     assert!(chain.unreadable.is_empty(), "{:?}", chain.unreadable);
-    let (tx, bl, wd, va) = duckdb_sums(out.path());
-    let (mut mtx, mut mbl, mut mwd, mut mva) = (vec![], vec![], vec![], vec![]);
+    let (tx, bl, wd, va, tok) = duckdb_sums(out.path());
+    let (mut mtx, mut mbl, mut mwd, mut mva, mut mtok) = (vec![], vec![], vec![], vec![], vec![]);
     for (net, s) in &chain.networks {
         for (day, d) in &s.days {
             let n = |x: u128| x.to_string();
@@ -192,6 +202,11 @@ fn per_day_and_per_era_sums_match_duckdb() {
                     n(d.gas_used),
                     n(d.blob_gas_used),
                 ]);
+            }
+            if d.token_transfers.iter().any(|&t| t > 0) {
+                let mut r = vec![net.clone(), day.to_string()];
+                r.extend(d.token_transfers.iter().map(|t| t.to_string()));
+                mtok.push(r);
             }
             if d.withdrawals > 0 {
                 mwd.push(vec![
@@ -225,6 +240,17 @@ fn per_day_and_per_era_sums_match_duckdb() {
     assert_eq!(sorted(mbl), sorted(bl), "blocks, gas and blob gas per day");
     assert_eq!(sorted(mwd), sorted(wd), "withdrawals per day");
     assert_eq!(sorted(mva), sorted(va), "validators per era");
+    // Token transfers of every standard on several days, some row groups inside one day (counted from their
+    // row counts) and some across two.
+    assert!(
+        tok.len() >= 3 && (2..5).all(|c| tok.iter().any(|r| r[c] != "0")),
+        "{tok:?}"
+    );
+    assert_eq!(
+        sorted(mtok),
+        sorted(tok),
+        "token transfers per day and standard"
+    );
     // The dataset table's row groups are the files' own.
     let groups = chain.datasets[&("validators".to_string(), "synthnet".to_string())].row_groups;
     let footers: usize = crate::util::files_in(&out.path().join("validators"))
@@ -252,8 +278,8 @@ fn per_day_and_per_era_sums_match_duckdb() {
     assert!(!page.contains("No data"), "every chart has data here");
     assert_eq!(
         page.matches("<svg").count(),
-        2 + 7,
-        "two coverage strips, seven charts"
+        2 + 8,
+        "two coverage strips, eight charts"
     );
 }
 
@@ -410,7 +436,8 @@ fn one_network_and_one_dataset() {
     )
     .unwrap();
     assert_sensible(&page);
-    // Gas from blocks; no transactions, withdrawals, blobs or validators: notes, not empty charts.
+    // Gas from blocks; no transactions, withdrawals, blobs, token transfers or validators: notes, not empty
+    // charts.
     assert!(page.contains("Gas used per day"));
     assert!(
         page.contains("No data: no <code>transactions</code> files for synthnet"),
@@ -418,6 +445,10 @@ fn one_network_and_one_dataset() {
     );
     assert!(
         page.contains("No data: no <code>validators</code> files"),
+        "{page}"
+    );
+    assert!(
+        page.contains("No data: no <code>erc20_transfers</code>, <code>erc721_transfers</code> or <code>erc1155_transfers</code> files for synthnet"),
         "{page}"
     );
     assert_eq!(
@@ -596,6 +627,11 @@ fn a_mainnet_sized_page_stays_small() {
                 ],
                 withdrawals: if late { 115_000 + (d % 83) as u64 } else { 0 },
                 withdrawn_gwei: if late { 3_000_000_000_000 } else { 0 },
+                token_transfers: [
+                    600_000 + (d % 991) as u64 * 50,
+                    40_000 + (d % 71) as u64,
+                    8_000,
+                ],
             },
         );
     }
@@ -612,10 +648,18 @@ fn a_mainnet_sized_page_stays_small() {
     chain.networks.insert("mainnet".into(), sums);
     chain.charted.insert(
         "mainnet".into(),
-        ["blocks", "transactions", "withdrawals", "validators"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
+        [
+            "blocks",
+            "transactions",
+            "withdrawals",
+            "validators",
+            "erc20_transfers",
+            "erc721_transfers",
+            "erc1155_transfers",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect(),
     );
     for d in [
         "blocks",

@@ -67,7 +67,16 @@ fn completeness_is_per_dataset() {
     let o = run(&inputs, out.path(), None);
     assert_eq!(
         rows_written(&o[0]),
-        BTreeSet::from(["logs", "transactions", "uncles"])
+        BTreeSet::from([
+            "approvals_for_all",
+            "erc1155_transfers",
+            "erc20_approvals",
+            "erc20_transfers",
+            "erc721_transfers",
+            "logs",
+            "transactions",
+            "uncles"
+        ])
     );
     // An era file: every era dataset but blocks (the beacon-chain operations and validators included).
     let era_datasets: BTreeSet<&str> = datasets::ALL
