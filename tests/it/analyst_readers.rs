@@ -10,22 +10,12 @@ use eraflow::network::Network;
 use std::process::Command;
 
 fn readers_available() -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", "import duckdb, polars"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        if std::env::var_os("ERAFLOW_REQUIRE_PY_READERS").is_some() {
-            panic!(
-                "python3 with duckdb and polars is required (ERAFLOW_REQUIRE_PY_READERS is set)"
-            );
-        }
-        crate::skip::skip(
-            "analyst reader checks (DuckDB, Polars)",
-            "python3 with duckdb + polars not found (pip install duckdb polars)",
-        );
-    }
-    ok
+    crate::skip::python_has(
+        "duckdb, polars",
+        "duckdb polars",
+        "ERAFLOW_REQUIRE_PY_READERS",
+        "analyst reader checks (DuckDB, Polars)",
+    )
 }
 
 #[test]

@@ -13,20 +13,12 @@ use std::process::Command;
 
 #[test]
 fn cryo_queries_give_the_independent_answers() {
-    let ok = Command::new("python3")
-        .args(["-c", "import duckdb, pyarrow"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        if std::env::var_os("ERAFLOW_REQUIRE_PY_READERS").is_some() {
-            panic!(
-                "python3 with duckdb and pyarrow is required (ERAFLOW_REQUIRE_PY_READERS is set)"
-            );
-        }
-        crate::skip::skip(
-            "cryo queries in DuckDB",
-            "python3 with duckdb + pyarrow not found (pip install duckdb pyarrow)",
-        );
+    if !crate::skip::python_has(
+        "duckdb, pyarrow",
+        "duckdb pyarrow",
+        "ERAFLOW_REQUIRE_PY_READERS",
+        "cryo queries in DuckDB",
+    ) {
         return;
     }
     let src = tempfile::tempdir().unwrap();

@@ -722,11 +722,10 @@ fn ere_files_stream_from_a_mirror_like_local_ones() {
 /// as a local one does.
 #[test]
 fn local_and_fetched_files_are_checked_across_as_one_stream() {
-    let (a, b, src) = (
-        tempfile::tempdir().unwrap(),
-        tempfile::tempdir().unwrap(),
-        tempfile::tempdir().unwrap(),
-    );
+    // `ours` and `theirs` under one folder, `a/` before `b/`: a finding about two files is told from the one
+    // whose name sorts first, so `ours` leads both with `theirs` local and with `theirs` a URL (`/` < `h`).
+    let (dir, src) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
     let net = eraflow::network::Network::by_name("synthnet").unwrap();
     let synth = |dir: &Path, txs: u32| {
         let mut o = eraflow::synth::era1::SynthOptions::new(net.clone());
@@ -734,7 +733,7 @@ fn local_and_fetched_files_are_checked_across_as_one_stream() {
         eraflow::synth::era1::write(dir, &o).unwrap().remove(0)
     };
     // Era 0 of two different chains: the same blocks, other hashes.
-    let (ours, theirs) = (synth(a.path(), 2), synth(b.path(), 3));
+    let (ours, theirs) = (synth(&a, 2), synth(&b, 3));
     let name = theirs.file_name().unwrap().to_string_lossy().into_owned();
     std::fs::copy(&theirs, src.path().join(&name)).unwrap();
     let sha = hex::encode(eraflow::crypto::sha256::sha256(

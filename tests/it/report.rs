@@ -21,20 +21,12 @@ use std::process::Command;
 use std::sync::Arc;
 
 pub(crate) fn duckdb_available() -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", "import duckdb"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        if std::env::var_os("ERAFLOW_REQUIRE_PY_READERS").is_some() {
-            panic!("python3 with duckdb is required (ERAFLOW_REQUIRE_PY_READERS is set)");
-        }
-        crate::skip::skip(
-            "report aggregates against DuckDB",
-            "python3 with duckdb not found (pip install duckdb)",
-        );
-    }
-    ok
+    crate::skip::python_has(
+        "duckdb",
+        "duckdb",
+        "ERAFLOW_REQUIRE_PY_READERS",
+        "report aggregates against DuckDB",
+    )
 }
 
 /// An output of two pre-merge era1 files (with token events) and a Deneb era file (blobs, withdrawals) of synthnet, in row groups

@@ -272,18 +272,12 @@ for ds in ["blocks", "transactions", "logs", "withdrawals", "beacon_blocks"]:
     out[ds] = [remote, here]
 print(json.dumps(out))
 "#;
-    let have_polars = Command::new("python3")
-        .args(["-c", "import polars"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !have_polars {
-        if std::env::var_os("ERAFLOW_REQUIRE_PY_READERS").is_some() {
-            panic!("python3 with polars is required (ERAFLOW_REQUIRE_PY_READERS is set)");
-        }
-        crate::skip::skip(
-            "Polars over S3",
-            "python3 with polars not found (pip install polars)",
-        );
+    if !crate::skip::python_has(
+        "polars",
+        "polars",
+        "ERAFLOW_REQUIRE_PY_READERS",
+        "Polars over S3",
+    ) {
         return;
     }
     let r = Command::new("python3")

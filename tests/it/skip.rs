@@ -28,6 +28,30 @@ pub fn skip(what: &str, why: &str) {
     all.push(line);
 }
 
+/// Whether `python3` imports `imports` (`"duckdb, polars"`): when not, a panic where the environment variable
+/// `require` is set (CI installs them: a missing one is a failure there), else a loud skip of `what` naming the
+/// `pip` packages that enable it.
+// Test binaries that include this file without checking Python (tests/prune_signer.rs) leave it unused.
+#[allow(dead_code)]
+pub fn python_has(imports: &str, pip: &str, require: &str, what: &str) -> bool {
+    let ok = std::process::Command::new("python3")
+        .args(["-c", &format!("import {imports}")])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        if std::env::var_os(require).is_some() {
+            panic!(
+                "python3 that imports {imports} is required ({require} is set): pip install {pip}"
+            );
+        }
+        skip(
+            what,
+            &format!("python3 that imports {imports} not found (pip install {pip})"),
+        );
+    }
+    ok
+}
+
 /// Printed at exit: how many checks were skipped and why, so the end of a run says what it did not check.
 extern "C" fn summary() {
     let all = SKIPPED.lock().unwrap_or_else(|e| e.into_inner());

@@ -27,20 +27,12 @@ const TOKENS: &[&str] = &[
 ];
 
 fn oracle_available() -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", "import polars, eth_abi, Crypto.Hash.keccak"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        if std::env::var_os("ERAFLOW_REQUIRE_ETH_ABI").is_some() {
-            panic!("python3 with polars, eth-abi and pycryptodome is required (ERAFLOW_REQUIRE_ETH_ABI is set)");
-        }
-        crate::skip::skip(
-            "token datasets against eth-abi",
-            "python3 with polars + eth-abi + pycryptodome not found (pip install eth-abi pycryptodome polars)",
-        );
-    }
-    ok
+    crate::skip::python_has(
+        "polars, eth_abi, Crypto.Hash.keccak",
+        "polars eth-abi pycryptodome",
+        "ERAFLOW_REQUIRE_ETH_ABI",
+        "token datasets against eth-abi",
+    )
 }
 
 /// Runs the oracle over `out` and returns its output (asserting it succeeded).
