@@ -96,11 +96,10 @@ impl DatasetBuilder for ContractsBuilder {
             let deployer = Address::from(*sender);
             let input = tx.input();
             c.block_number.append_value(b.number);
-            c.block_hash
-                .append_value(block_hash.get_or_insert_with(|| b.header.hash().0));
+            c.block_hash.append_value(block_hash.get_or_insert(b.hash));
             c.timestamp.append_value(b.header.timestamp());
             c.transaction_index.append_value(i as u32);
-            c.transaction_hash.append_value(tx.hash());
+            c.transaction_hash.append_value(b.tx_hash(i));
             c.contract_address.append_value(deployer.create(tx.nonce()));
             c.deployer.append_value(sender);
             c.nonce.append_value(tx.nonce());

@@ -145,9 +145,8 @@ impl<C: EventColumns> EventBuilder<C> {
 
 impl<C: EventColumns> DatasetBuilder for EventBuilder<C> {
     fn add_block(&mut self, b: &VerifiedBlock<'_>) {
-        let mut block_hash = None;
         let mut log_index = 0u32;
-        for (ti, (r, tx)) in b.receipts.iter().zip(b.transactions).enumerate() {
+        for (ti, (r, _)) in b.receipts.iter().zip(b.transactions).enumerate() {
             let mut tx_hash = None;
             for log in r.logs().flatten() {
                 let at = log_index;
@@ -160,11 +159,11 @@ impl<C: EventColumns> DatasetBuilder for EventBuilder<C> {
                 }
                 let key = LogKey {
                     block_number: b.number,
-                    block_hash: *block_hash.get_or_insert_with(|| b.header.hash().0),
+                    block_hash: b.hash,
                     timestamp: b.header.timestamp(),
                     transaction_index: ti as u32,
                     log_index: at,
-                    transaction_hash: *tx_hash.get_or_insert_with(|| tx.hash().0),
+                    transaction_hash: *tx_hash.get_or_insert_with(|| b.tx_hash(ti)),
                     chain_id: self.chain_id,
                 };
                 if self.c.add_log(&key, &log) == Decoded::LookAlike {

@@ -56,12 +56,12 @@ struct LogsBuilder {
 impl DatasetBuilder for LogsBuilder {
     fn add_block(&mut self, b: &VerifiedBlock<'_>) {
         let c = &mut self.c;
-        let block_hash = b.header.hash();
+        let block_hash = b.hash;
         let mut log_index = 0u32;
-        for (ti, (r, tx)) in b.receipts.iter().zip(b.transactions).enumerate() {
+        for (ti, (r, _)) in b.receipts.iter().zip(b.transactions).enumerate() {
             let mut tx_hash = None;
             for log in r.logs().flatten() {
-                let h = *tx_hash.get_or_insert_with(|| tx.hash());
+                let h = *tx_hash.get_or_insert_with(|| b.tx_hash(ti));
                 c.block_number.append_value(b.number);
                 c.block_hash.append_value(block_hash);
                 c.transaction_index.append_value(ti as u32);

@@ -258,6 +258,8 @@ struct BlockInfo<'b> {
     base_fee: Option<U256>,
     timestamp: u64,
     transactions: &'b [TxView<'b>],
+    /// The hash of transaction `i` (an execution block's are shared by its datasets).
+    tx_hash: &'b dyn Fn(usize) -> [u8; 32],
     senders: &'b [Result<[u8; 20], SenderError>],
     /// Empty for era-sourced blocks (no receipts in era files): the receipt columns are then null.
     receipts: &'b [ReceiptView<'b>],
@@ -272,7 +274,7 @@ impl TxBuilder {
         for (i, tx) in b.transactions.iter().enumerate() {
             c.block_number.append_value(b.number);
             c.transaction_index.append_value(i as u64);
-            c.transaction_hash.append_value(tx.hash());
+            c.transaction_hash.append_value((b.tx_hash)(i));
             c.nonce.append_value(tx.nonce());
             match b.senders.get(i) {
                 Some(Ok(addr)) => {
@@ -369,10 +371,11 @@ impl DatasetBuilder for TxBuilder {
     fn add_block(&mut self, b: &VerifiedBlock<'_>) {
         self.add_rows(BlockInfo {
             number: b.number,
-            hash: b.header.hash().0,
+            hash: b.hash,
             base_fee: b.header.base_fee_per_gas(),
             timestamp: b.header.timestamp(),
             transactions: b.transactions,
+            tx_hash: &|i| b.tx_hash(i),
             senders: b.senders,
             receipts: b.receipts,
         });
@@ -386,6 +389,7 @@ impl DatasetBuilder for TxBuilder {
                 base_fee: x.header.base_fee_per_gas,
                 timestamp: x.header.timestamp,
                 transactions: x.transactions,
+                tx_hash: &|i| x.transactions[i].hash().0,
                 senders: x.senders,
                 receipts: &[],
             });

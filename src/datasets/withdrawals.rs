@@ -59,7 +59,7 @@ impl DatasetBuilder for WithdrawalsColumns {
         if !b.withdrawals.is_empty() {
             let key = BlockKey {
                 number: b.number,
-                hash: &b.header.hash().0,
+                hash: &b.hash,
                 timestamp: b.header.timestamp(),
                 slot: None,
             };

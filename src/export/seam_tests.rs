@@ -44,7 +44,7 @@ impl Dataset for GasByBlock {
 impl DatasetBuilder for GasByBlockColumns {
     fn add_block(&mut self, b: &VerifiedBlock<'_>) {
         self.block_number.append_value(b.number);
-        self.block_hash.append_value(b.header.hash());
+        self.block_hash.append_value(b.hash);
         self.gas_used.append_value(b.header.gas_used());
         self.n_transactions
             .append_value(u32::try_from(b.transactions.len()).unwrap_or(u32::MAX));

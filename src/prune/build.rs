@@ -253,11 +253,11 @@ impl Visitor for PruneVisitor {
         if block.number < self.from || block.number >= self.until {
             return;
         }
-        chunk.blocks.push((block.number, block.header.hash().0));
-        for (i, tx) in block.transactions.iter().enumerate() {
+        chunk.blocks.push((block.number, block.hash));
+        for i in 0..block.transactions.len() {
             // A block cannot hold 2^32 transactions (gas limits); saturate rather than wrap if one claimed to.
             let idx = u32::try_from(i).unwrap_or(u32::MAX);
-            chunk.txs.push((tx.hash().0, block.number, idx));
+            chunk.txs.push((block.tx_hash(i), block.number, idx));
         }
     }
 }

@@ -28,7 +28,7 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-pub use super::verified::{BlockHashes, VerifiedBlock};
+pub use super::verified::{BlockHashes, TxHashes, VerifiedBlock};
 pub use super::VerifyOptions;
 use super::Visitor;
 
@@ -416,6 +416,11 @@ fn check_block<V: Visitor>(
     for (a, b) in counts.tx_kinds.iter_mut().zip(txs.kind_counts) {
         *a += b;
     }
+    let known_tx_hashes = light_hashes.get(2..).unwrap_or_default();
+    let tx_hashes = match light {
+        true => TxHashes::known(known_tx_hashes),
+        false => TxHashes::new(txs.views.len()),
+    };
     let block = VerifiedBlock {
         number,
         header,
@@ -425,11 +430,13 @@ fn check_block<V: Visitor>(
         receipts: &receipt_views,
         withdrawals: &withdrawals,
         total_difficulty: td_le.map(U256::from_le_bytes),
+        hash,
+        tx_hashes: &tx_hashes,
     };
     if light {
         let hashes = BlockHashes {
             block: hash,
-            transactions: light_hashes.get(2..).unwrap_or_default(),
+            transactions: known_tx_hashes,
         };
         visitor.block_hashed(out, &block, &hashes);
     } else {

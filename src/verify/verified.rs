@@ -33,6 +33,43 @@ pub struct VerifiedBlock<'a> {
     /// Total difficulty after this block (checked against the chain in the sequential pass); `None` where the
     /// file has none (post-merge ere files).
     pub total_difficulty: Option<U256>,
+    /// keccak256 of the header: the block hash (verification computes it for the chain link anyway).
+    pub hash: [u8; 32],
+    /// The transactions' hashes, each computed on first use and then shared by every dataset of the block.
+    pub tx_hashes: &'a TxHashes,
+}
+
+impl VerifiedBlock<'_> {
+    /// The hash of transaction `i` (`i < transactions.len()`), hashed once however many datasets ask: the token
+    /// datasets, `logs`, `transactions` and `contracts` each name it, and re-hashing it per dataset cost a fifth
+    /// of an export's CPU on a log-heavy archive.
+    pub fn tx_hash(&self, i: usize) -> [u8; 32] {
+        *self.tx_hashes.cells[i].get_or_init(|| self.transactions[i].hash().0)
+    }
+}
+
+/// The lazily computed transaction hashes of one block (see [`VerifiedBlock::tx_hash`]).
+pub struct TxHashes {
+    cells: Vec<std::cell::OnceCell<[u8; 32]>>,
+}
+
+impl TxHashes {
+    /// Room for the hashes of `n` transactions, none computed yet.
+    pub fn new(n: usize) -> Self {
+        TxHashes {
+            cells: (0..n).map(|_| std::cell::OnceCell::new()).collect(),
+        }
+    }
+
+    /// The hashes already known (the light path hashes every transaction with the trie leaves).
+    pub fn known(hashes: &[[u8; 32]]) -> Self {
+        TxHashes {
+            cells: hashes
+                .iter()
+                .map(|h| std::cell::OnceCell::from(*h))
+                .collect(),
+        }
+    }
 }
 
 /// Hashes the light verification path computed anyway, handed to [`super::Visitor::block_hashed`] so the
