@@ -19,10 +19,10 @@
 //! (the listing fails), so nothing is written outside the cache folder; other names that are not era, ere or
 //! era1 file names ([`crate::formats::ArchiveName::parse`]: a README, a backup copy) are skipped, said once per
 //! listing; a file with an archive's extension but no canonical name (`blocks.era1`) too, said apart, with what
-//! a canonical name looks like. A response is trusted for no more than was asked: one that sends more than its range or than the
-//! declared size (whatever its Content-Length says, an endless body included) is cut off there, one whose
-//! Content-Range or Content-Length gives another total size than declared fails, so memory stays at one
-//! network buffer per request. HTTP redirects are followed only within the mirror's origin
+//! a canonical name looks like. A response is trusted for no more than was asked: one that sends more than its
+//! range or than the declared size (whatever its Content-Length says, an endless body included) is cut off
+//! there, one whose Content-Range or Content-Length gives another total size than declared fails, so memory
+//! stays at one network buffer per request. HTTP redirects are followed only within the mirror's origin
 //! ([`super::http`]).
 
 use super::http::{HttpFailure, HttpHeader, HttpSource};
@@ -414,7 +414,7 @@ impl Remote {
         // An object store for s3://, gs://, az://; none for http(s), read with eraflow's own client.
         let (store, imds) = super::remote::object_store_of(url, base(url), Retry::none(), open)?;
         let backend = match store {
-            Some(s) => Backend::Store(s),
+            Some(s) => Backend::Store(s as Arc<dyn ObjectStore>),
             None => Backend::Http(HttpSource::new(url, &settings.http_headers).map_err(|e| {
                 FetchError::Http {
                     url: url.redacted(),
