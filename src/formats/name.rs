@@ -324,6 +324,11 @@ pub struct ArchiveName {
 }
 
 impl ArchiveName {
+    /// What a canonical archive file name looks like, for messages about a name that is not one.
+    pub const PATTERN: &'static str =
+        "<network>-<era:05>-<short root:8 hex>.era1 (or .era, or .ere with an \
+         optional -noproofs/-noreceipts suffix), e.g. mainnet-00042-a1b2c3d4.era1";
+
     /// Parses a file name (not a path) of any kind.
     ///
     /// ```

@@ -94,6 +94,16 @@ pub enum RemoteError {
         /// Its answer, in one line.
         reason: String,
     },
+    /// An environment variable that eraflow reads has a value it cannot use.
+    #[error("{name}={value:?}: expected {expected}")]
+    Setting {
+        /// The variable.
+        name: &'static str,
+        /// Its value.
+        value: String,
+        /// What it may be.
+        expected: &'static str,
+    },
     /// The URL's backend was left out of this build (a cargo feature).
     #[error("{url}: this eraflow was built without {scheme} support (cargo feature `{feature}`; the default build has it)")]
     NotBuilt {

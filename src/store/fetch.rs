@@ -18,17 +18,18 @@
 //! Nothing from outside gets further than it should. A listed name with a path separator or `..` is refused
 //! (the listing fails), so nothing is written outside the cache folder; other names that are not era, ere or
 //! era1 file names ([`crate::formats::ArchiveName::parse`]: a README, a backup copy) are skipped, said once per
-//! listing. A response is trusted for no more than was asked: one that sends more than its range or than the
-//! declared size (whatever its Content-Length says, an endless body included) is cut off there, one whose
-//! Content-Range or Content-Length gives another total size than declared fails, so memory stays at one
-//! network buffer per request. HTTP redirects are followed only within the mirror's origin
+//! listing; a file with an archive's extension but no canonical name (`blocks.era1`) too, said apart, with what
+//! a canonical name looks like. A response is trusted for no more than was asked: one that sends more than its
+//! range or than the declared size (whatever its Content-Length says, an endless body included) is cut off
+//! there, one whose Content-Range or Content-Length gives another total size than declared fails, so memory
+//! stays at one network buffer per request. HTTP redirects are followed only within the mirror's origin
 //! ([`super::http`]).
 
 use super::http::{HttpFailure, HttpHeader, HttpSource};
 use super::remote::RemoteError;
 use super::runtime::{Retry, RETRY};
 use super::url::RemoteUrl;
-use crate::formats::ArchiveName;
+use crate::formats::{ArchiveKind, ArchiveName};
 use crate::util::fs::AtomicFile;
 use futures_util::StreamExt;
 use object_store::path::Path as ObjPath;
@@ -413,7 +414,7 @@ impl Remote {
         // An object store for s3://, gs://, az://; none for http(s), read with eraflow's own client.
         let (store, imds) = super::remote::object_store_of(url, base(url), Retry::none(), open)?;
         let backend = match store {
-            Some(s) => Backend::Store(s),
+            Some(s) => Backend::Store(s as Arc<dyn ObjectStore>),
             None => Backend::Http(HttpSource::new(url, &settings.http_headers).map_err(|e| {
                 FetchError::Http {
                     url: url.redacted(),
@@ -528,7 +529,7 @@ impl Remote {
                 .collect(),
         };
         let mut out = Vec::new();
-        let mut skipped = Vec::new();
+        let (mut skipped, mut odd) = (Vec::new(), Vec::new());
         for (name, sha) in listed {
             if unsafe_name(&name) {
                 return Err(FetchError::BadName {
@@ -538,17 +539,32 @@ impl Remote {
             }
             match ArchiveName::parse(&name) {
                 Ok(_) => out.push(file(&name, sha, path)),
+                // An archive's extension on a name that does not say its network, era and root: most likely a
+                // renamed archive the user expected to be read, so it is told apart from a README.
+                Err(_) if ArchiveKind::of(Path::new(&name)).is_some() => odd.push(name),
                 Err(_) => skipped.push(name),
             }
         }
+        for v in [&mut skipped, &mut odd] {
+            v.sort();
+            v.dedup();
+        }
         if !skipped.is_empty() {
-            skipped.sort();
-            skipped.dedup();
             tracing::warn!(
                 "{}: skipped {} listed names that are not era1, ere or era file names: {}",
                 self.url,
                 skipped.len(),
                 skipped.join(", ")
+            );
+        }
+        if !odd.is_empty() {
+            tracing::warn!(
+                "{}: skipped {} listed archive files whose names are not canonical archive names \
+                 (expected {}): {}",
+                self.url,
+                odd.len(),
+                ArchiveName::PATTERN,
+                odd.join(", ")
             );
         }
         out.sort_by(|a, b| a.name.cmp(&b.name));
@@ -588,8 +604,9 @@ impl Remote {
         Ok(Some(out))
     }
 
-    /// Archive names under `dir`: an object-store listing, or the `href`s of an HTTP index page that name an
-    /// archive in the page's own folder (other links are the page's navigation, not listed files).
+    /// Names under `dir`: an object-store listing, or the `href`s of an HTTP index page that name a file with an
+    /// archive's extension in the page's own folder (other links are the page's navigation, not listed files;
+    /// a non-canonical archive name is kept, for [`Self::list`] to say it was skipped).
     fn index(&self, dir: &str, stop: &dyn Fn() -> bool) -> Result<Vec<String>, FetchError> {
         if let Backend::Http(_) = &self.backend {
             let key = match dir.is_empty() {
@@ -603,7 +620,7 @@ impl Remote {
                 .skip(1)
                 .filter_map(|s| s.split(['"', '?', '#']).next())
                 .filter_map(|h| crate::store::url::percent_decode(h.trim_start_matches("./")))
-                .filter(|h| !unsafe_name(h) && ArchiveName::parse(h).is_ok())
+                .filter(|h| !unsafe_name(h) && ArchiveKind::of(Path::new(h)).is_some())
                 .collect());
         }
         let Backend::Store(store) = &self.backend else {

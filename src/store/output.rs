@@ -278,7 +278,17 @@ impl OutputStore {
             Some(u) => {
                 // What killed runs staged is never uploaded: gone with its process.
                 remove_dead_staging();
-                OutputStore::with(Box::new(ObjectStorage::connect(u)?))
+                let out = OutputStore::with(Box::new(ObjectStorage::connect(u)?))?;
+                // Their multipart uploads in flight, though, stay billed until aborted. A store that refuses
+                // (no permission to abort) costs money, not outputs: said, and the run goes on.
+                if let Err(e) = out.storage.abort_dead_uploads() {
+                    tracing::warn!(
+                        "{}: could not abort the incomplete multipart uploads of dead runs: {}",
+                        u.redacted(),
+                        crate::error::render(&e)
+                    );
+                }
+                Ok(out)
             }
         }
     }

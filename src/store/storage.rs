@@ -223,6 +223,12 @@ pub trait Storage: Send + Sync + std::fmt::Debug {
     /// round trip), rather than by asking per file (a local disk).
     fn listing(&self) -> bool;
 
+    /// Aborts the multipart uploads dead writers left in flight under this storage, which an object store keeps
+    /// (and bills) until aborted; how many. Nothing where there are none (a local directory).
+    fn abort_dead_uploads(&self) -> Result<usize, StoreError> {
+        Ok(0)
+    }
+
     /// The local file holding `rel`, when the storage is a local directory: read in place then.
     fn local_path(&self, _rel: &str) -> Option<PathBuf> {
         None

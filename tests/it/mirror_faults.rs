@@ -245,6 +245,59 @@ fn a_listing_skips_names_that_are_not_archives_and_says_so_once() {
 }
 
 #[test]
+fn a_listed_archive_file_without_a_canonical_name_is_said_to_be_skipped() {
+    let src = tempfile::tempdir().unwrap();
+    let files = small_mirror(src.path(), 2);
+    let names: Vec<String> = files.iter().map(|f| name(f)).collect();
+    // Archives renamed by hand: an archive's extension, but no network, era and root in the name.
+    let odd = ["blocks.era1", "synthnet-1-abc.era1"];
+    for n in odd {
+        std::fs::copy(&files[0], src.path().join(n)).unwrap();
+    }
+    let said = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| l.contains("not canonical archive names"))
+            .map(str::to_string)
+            .collect()
+    };
+    let check = |t: &str| {
+        let said = said(t);
+        assert_eq!(said.len(), 1, "{t}");
+        assert!(
+            said[0].contains("skipped 2 listed archive files")
+                && odd.iter().all(|n| said[0].contains(n))
+                && said[0].contains("<network>-<era:05>-<short root:8 hex>.era1"),
+            "{t}"
+        );
+    };
+    // Linked from the index page the mirror serves (no checksums.txt), then listed in checksums.txt.
+    std::fs::remove_file(src.path().join("checksums.txt")).unwrap();
+    let Some(mirror) = Mirror::start(src.path(), None) else {
+        return;
+    };
+    let (out, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let r = export(out.path(), cache.path(), &[mirror.url()]);
+    let t = text(&r);
+    assert!(r.status.success(), "{t}");
+    check(&t);
+    assert_eq!(manifest_sources(out.path()), names);
+    assert_eq!(gets(src.path()), names);
+    let mut listing = sums(&files);
+    for n in odd {
+        listing.push_str(&format!("{}  {n}\n", sha(&files[0])));
+    }
+    std::fs::write(src.path().join("checksums.txt"), listing).unwrap();
+    let (out, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let r = export(out.path(), cache.path(), &[mirror.url()]);
+    let t = text(&r);
+    assert!(r.status.success(), "{t}");
+    check(&t);
+    // Told apart from other names: the README-style message is not given for them.
+    assert!(!t.contains("listed names that are not"), "{t}");
+    assert_eq!(gets(src.path()), names);
+}
+
+#[test]
 fn authenticated_mirrors_get_their_credentials_and_never_show_them() {
     let src = tempfile::tempdir().unwrap();
     let files = small_mirror(src.path(), 2);

@@ -46,8 +46,14 @@ impl Moto {
     /// [`Moto::start`], its request log (one line per request: `"GET /bucket/key HTTP/1.1" 200 -`) written to
     /// `log` when given.
     pub fn start_logging(log: Option<&Path>) -> Option<Moto> {
+        Moto::start_with(log, &[])
+    }
+
+    /// [`Moto::start_logging`] with moto's own settings in `env` (`S3_UPLOAD_PART_MIN_SIZE`, ...).
+    pub fn start_with(log: Option<&Path>, env: &[(&str, &str)]) -> Option<Moto> {
         let port = free_port();
         let child = Command::new("moto_server")
+            .envs(env.iter().copied())
             .args(["-H", "127.0.0.1", "-p", &port.to_string()])
             .stdout(Stdio::null())
             .stderr(match log {
@@ -418,6 +424,196 @@ fn a_killed_s3_export_leaves_no_staging_after_the_next_run() {
         .filter(|n| n.starts_with("eraflow-staging-"))
         .collect();
     assert_eq!(left, [format!("eraflow-staging-{}-0", std::process::id())]);
+}
+
+/// The incomplete multipart uploads of `bucket` (ListMultipartUploads; moto takes unsigned requests): (key,
+/// upload id), sorted.
+fn incomplete_uploads(moto: &Moto, bucket: &str) -> Vec<(String, String)> {
+    let mut s = TcpStream::connect(("127.0.0.1", moto.port)).unwrap();
+    write!(
+        s,
+        "GET /{bucket}?uploads HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
+        moto.port
+    )
+    .unwrap();
+    let mut r = String::new();
+    s.read_to_string(&mut r).unwrap();
+    assert!(r.starts_with("HTTP/1.1 200"), "{r}");
+    let field = |u: &str, tag: &str| {
+        let open = format!("<{tag}>");
+        between(u, &open, &format!("</{tag}>"))[open.len()..].to_string()
+    };
+    let mut v: Vec<(String, String)> = r
+        .split("<Upload>")
+        .skip(1)
+        .map(|u| (field(u, "Key"), field(u, "UploadId")))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_rerun_aborts_the_multipart_upload_a_killed_export_left() {
+    use eraflow::store::remote::{UploadRecord, Writer, PART_BYTES_ENV, UPLOADS_DIR};
+    use object_store::multipart::MultipartStore;
+    use object_store::path::Path as ObjPath;
+    // Parts of 4 KiB (which moto is told to take) make every output above that a multipart upload.
+    let env = [
+        ("S3_UPLOAD_PART_MIN_SIZE", "4096"),
+        ("MOTO_S3_DEFAULT_KEY_BUFFER_SIZE", "4096"),
+    ];
+    let Some(moto) = Moto::start_with(None, &env) else {
+        return;
+    };
+    let bucket = "eraflow-uploads";
+    moto.bucket(bucket);
+    let (store, rt) = moto.store(bucket);
+    // Uploads of other writers, recorded as eraflow records them: this process (a live shard on this machine),
+    // another machine's recent one, which cannot be asked and is not old: both must stay. Another machine's
+    // two days old one, and a dead writer's upload outside the prefix (a record copied by hand): only the
+    // first may go.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let elsewhere = Writer {
+        boot_id: Some("another machine".into()),
+        ..Writer::this()
+    };
+    let dead = {
+        let mut c = Command::new("true").spawn().unwrap();
+        c.wait().unwrap();
+        Writer {
+            pid: c.id(),
+            ..Writer::this()
+        }
+    };
+    let mut kept = Vec::new();
+    let mut stale = None;
+    for (key, writer, started, keep) in [
+        ("p/blocks/live.parquet", Writer::this(), now, true),
+        ("p/blocks/recent.parquet", elsewhere.clone(), now, true),
+        (
+            "p/blocks/stale.parquet",
+            elsewhere,
+            now - 2 * 24 * 3600,
+            false,
+        ),
+        ("q/blocks/dead.parquet", dead, now, true),
+    ] {
+        let id = rt
+            .block_on(store.create_multipart(&ObjPath::from(key)))
+            .unwrap();
+        let r = UploadRecord {
+            key: key.into(),
+            upload_id: id.clone(),
+            started,
+            writer,
+        };
+        rt.block_on(store.put(
+            &ObjPath::from(format!("p/{}", r.rel())),
+            serde_json::to_vec(&r).unwrap().into(),
+        ))
+        .unwrap();
+        match keep {
+            true => kept.push((key.to_string(), id)),
+            false => stale = Some(id),
+        }
+    }
+    kept.sort();
+    let stale = stale.unwrap();
+
+    let src = tempfile::tempdir().unwrap();
+    let inputs = inputs(src.path());
+    let run = |part_bytes: Option<&str>| {
+        let mut c = eraflow();
+        moto.env(&mut c);
+        if let Some(b) = part_bytes {
+            c.env(PART_BYTES_ENV, b);
+        }
+        c.args([
+            "--threads",
+            "1",
+            "export",
+            "--no-senders",
+            "--out",
+            "s3://eraflow-uploads/p",
+        ])
+        .args(&inputs);
+        c
+    };
+    let mut child = run(Some("4096"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Killed once one of its uploads is recorded and still incomplete.
+    let pid = child.id();
+    let recorded = || -> Vec<String> {
+        let l = rt
+            .block_on(store.list_with_delimiter(Some(&ObjPath::from(format!("p/{UPLOADS_DIR}")))))
+            .unwrap();
+        l.objects
+            .iter()
+            .filter_map(|o| {
+                let b =
+                    rt.block_on(async { store.get(&o.location).await.ok()?.bytes().await.ok() })?;
+                let r: UploadRecord = serde_json::from_slice(&b).ok()?;
+                (r.writer.pid == pid).then_some(r.upload_id)
+            })
+            .collect()
+    };
+    let signal = |sig: &str| {
+        let st = Command::new("kill")
+            .args([sig, &pid.to_string()])
+            .status()
+            .unwrap();
+        assert!(st.success());
+    };
+    let in_flight = || {
+        let open = incomplete_uploads(&moto, bucket);
+        recorded()
+            .into_iter()
+            .find(|id| open.iter().any(|(_, u)| u == id))
+    };
+    let t0 = Instant::now();
+    let killed_id = loop {
+        if in_flight().is_some() {
+            // Stopped first, its last requests let through: killed only if an upload is still in flight then
+            // (not completed between the look and the kill), else let go on.
+            signal("-STOP");
+            std::thread::sleep(Duration::from_millis(300));
+            if let Some(id) = in_flight() {
+                signal("-KILL");
+                break id;
+            }
+            signal("-CONT");
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(120) && child.try_wait().unwrap().is_none(),
+            "no multipart upload of the run was seen in flight"
+        );
+    };
+    child.wait().unwrap();
+    // What the kill leaves: the run's upload, incomplete, billed until aborted. The stale one went when the
+    // killed run started, as any export into the prefix does.
+    let left = incomplete_uploads(&moto, bucket);
+    assert!(left.iter().any(|(_, u)| *u == killed_id), "{left:?}");
+    assert!(!left.iter().any(|(_, u)| *u == stale), "{left:?}");
+    assert_eq!(left.len(), kept.len() + 1, "{left:?}");
+
+    // The rerun's own multipart uploads complete (moto takes its 4 KiB parts) and leave no record.
+    ok(&run(Some("4096")).output().unwrap());
+    // It aborted the killed run's upload, and nothing else.
+    assert_eq!(incomplete_uploads(&moto, bucket), kept);
+    let records: Vec<String> = rt
+        .block_on(store.list_with_delimiter(Some(&ObjPath::from(format!("p/{UPLOADS_DIR}")))))
+        .unwrap()
+        .objects
+        .iter()
+        .map(|o| o.location.to_string())
+        .collect();
+    assert_eq!(records.len(), kept.len(), "{records:?}");
 }
 
 #[test]
