@@ -29,7 +29,6 @@ use super::columns::to_f64;
 use super::events::Decoded;
 use super::table::{Roles, Spec, Table};
 use super::{Dataset, DatasetBuilder, ExportContext};
-use crate::execution::receipt::LogView;
 use crate::formats::Need;
 use crate::verify::execution::VerifiedBlock;
 use alloy_dyn_abi::{DynSolEvent, DynSolType, DynSolValue, Specifier};
@@ -217,16 +216,42 @@ fn binary(v: &DynSolValue) -> Option<&[u8]> {
     }
 }
 
-/// A wide integer's three renderings: 32-byte big-endian (two's complement when signed), decimal, f64.
-fn big_parts(v: &DynSolValue) -> ([u8; 32], String, f64) {
-    match v {
+/// Appends a wide integer's three renderings: 32-byte big-endian (two's complement when signed), decimal
+/// (written straight into the column: no string per value), f64.
+fn append_big(
+    bin: Option<&mut BinaryBuilder>,
+    dec: Option<&mut StringBuilder>,
+    f64s: Option<&mut Float64Builder>,
+    v: &DynSolValue,
+) {
+    use std::fmt::Write;
+    let (bytes, f) = match v {
         DynSolValue::Int(x, _) => {
             let f = to_f64(&x.unsigned_abs());
-            let f = if x.is_negative() { -f } else { f };
-            (x.to_be_bytes::<32>(), x.to_string(), f)
+            (x.to_be_bytes::<32>(), if x.is_negative() { -f } else { f })
         }
-        DynSolValue::Uint(x, _) => (x.to_be_bytes::<32>(), x.to_string(), to_f64(x)),
-        _ => ([0; 32], String::new(), 0.0),
+        DynSolValue::Uint(x, _) => (x.to_be_bytes::<32>(), to_f64(x)),
+        _ => ([0; 32], 0.0),
+    };
+    if let Some(b) = bin {
+        b.append_value(bytes);
+    }
+    if let Some(b) = dec {
+        // Most amounts fit 64 bits, whose formatting is several times cheaper than a 256-bit one's.
+        let _ = match v {
+            DynSolValue::Int(x, _) => match i64::try_from(*x) {
+                Ok(x) => write!(b, "{x}"),
+                Err(_) => write!(b, "{x}"),
+            },
+            _ => match u64::try_from(u256_of(v)) {
+                Ok(x) => write!(b, "{x}"),
+                Err(_) => write!(b, "{}", u256_of(v)),
+            },
+        };
+        b.append_value("");
+    }
+    if let Some(b) = f64s {
+        b.append_value(f);
     }
 }
 
@@ -270,16 +295,9 @@ fn append(b: &mut dyn ArrayBuilder, k: &Kind, v: &DynSolValue) {
         }
         Kind::Big { .. } => {
             if let Some(s) = b.as_any_mut().downcast_mut::<StructBuilder>() {
-                let (bin, dec, f) = big_parts(v);
-                if let Some(c) = s.field_builder::<BinaryBuilder>(0) {
-                    c.append_value(bin);
-                }
-                if let Some(c) = s.field_builder::<StringBuilder>(1) {
-                    c.append_value(dec);
-                }
-                if let Some(c) = s.field_builder::<Float64Builder>(2) {
-                    c.append_value(f);
-                }
+                append_big(s.field_builder::<BinaryBuilder>(0), None, None, v);
+                append_big(None, s.field_builder::<StringBuilder>(1), None, v);
+                append_big(None, None, s.field_builder::<Float64Builder>(2), v);
                 s.append(true);
             }
         }
@@ -308,6 +326,20 @@ fn append(b: &mut dyn ArrayBuilder, k: &Kind, v: &DynSolValue) {
     }
 }
 
+/// Whether the static value `v` is encoded at `data[*at..]`, moving `at` past it.
+fn words_match(v: &DynSolValue, data: &[u8], at: &mut usize) -> bool {
+    match v {
+        DynSolValue::Tuple(xs) | DynSolValue::FixedArray(xs) => {
+            xs.iter().all(|x| words_match(x, data, at))
+        }
+        v => {
+            let word = data.get(*at..*at + 32);
+            *at += 32;
+            v.as_word().is_some_and(|w| word == Some(&w[..]))
+        }
+    }
+}
+
 /// One parameter: its column name, kind, and where its value is (indexed: the topic after topic0, else
 /// the body).
 #[derive(Debug)]
@@ -326,6 +358,11 @@ struct DecodedEvent {
     event: DynSolEvent,
     /// The selector (topic0) logs are matched on before anything else; `None` for an anonymous event.
     selector: Option<[u8; 32]>,
+    /// The topics a log of the event has.
+    topics: usize,
+    /// The body's length when every body parameter is static (the canonical check then compares words in
+    /// place).
+    static_len: Option<usize>,
     columns: Vec<Column>,
     /// Only logs of these contracts; empty: every contract.
     addresses: Vec<[u8; 20]>,
@@ -434,6 +471,14 @@ impl DecodedEvent {
                 roles,
             },
             selector: resolved.topic_0().map(|s| s.0),
+            topics: resolved.indexed().len() + usize::from(resolved.topic_0().is_some()),
+            static_len: resolved.body().iter().all(|t| !t.is_dynamic()).then(|| {
+                32 * resolved
+                    .body()
+                    .iter()
+                    .map(|t| t.minimum_words())
+                    .sum::<usize>()
+            }),
             event: resolved,
             columns,
             addresses,
@@ -481,8 +526,6 @@ struct DecodedBuilder {
     params: Vec<Box<dyn ArrayBuilder>>,
     /// Logs with the selector (and a wanted contract) that were not the event.
     lookalikes: u64,
-    /// The current log's topics, reused from log to log.
-    topics: Vec<B256>,
 }
 
 impl DecodedBuilder {
@@ -508,7 +551,6 @@ impl DecodedBuilder {
             address: BinaryBuilder::new(),
             params,
             lookalikes: 0,
-            topics: Vec::with_capacity(4),
         }
     }
 
@@ -526,6 +568,10 @@ impl DecodedBuilder {
     /// The indexed and body values of one log, or `None` when it is not the event (module doc: the values
     /// must fit their columns and encode back to the same topics and data).
     fn decode(&self, topics: &[B256], data: &[u8]) -> Option<(Vec<DynSolValue>, Vec<DynSolValue>)> {
+        // The shape first, before the decoder allocates: the topic count, and a static body's length.
+        if topics.len() != self.ds.topics || self.ds.static_len.is_some_and(|n| n != data.len()) {
+            return None;
+        }
         let d = self
             .ds
             .event
@@ -535,7 +581,9 @@ impl DecodedBuilder {
             let from = if c.indexed { &d.indexed } else { &d.body };
             from.get(c.at).is_some_and(|v| c.kind.fits(v))
         });
-        let words = &topics[usize::from(self.ds.selector.is_some())..];
+        let words = topics
+            .get(usize::from(self.ds.selector.is_some())..)
+            .unwrap_or_default();
         if !fits
             || d.indexed
                 .iter()
@@ -543,6 +591,12 @@ impl DecodedBuilder {
                 .any(|(v, t)| v.as_word() != Some(*t))
         {
             return None;
+        }
+        if self.ds.static_len.is_some() {
+            // Static values are their words in order: compared in place, nothing encoded.
+            let mut at = 0;
+            let same = d.body.iter().all(|v| words_match(v, data, &mut at));
+            return (same && at == data.len()).then_some((d.indexed, d.body));
         }
         let body = DynSolValue::Tuple(d.body);
         if body.abi_encode_params() != data {
@@ -554,12 +608,19 @@ impl DecodedBuilder {
         }
     }
 
-    /// Appends the row of one log wanted by [`Self::wants`] whose topics are in `self.topics`, or says it is
-    /// a look-alike.
-    fn add_log(&mut self, at: LogAt<'_>, address: &[u8], data: &[u8]) -> Decoded {
-        let Some((indexed, body)) = self.decode(&self.topics, data) else {
+    /// Appends the row of one log wanted by [`Self::wants`], or says it is a look-alike (`at` is asked only
+    /// for a row: it hashes).
+    fn add_log(
+        &mut self,
+        at: impl FnOnce() -> LogAt,
+        address: &[u8],
+        topics: &[B256],
+        data: &[u8],
+    ) -> Decoded {
+        let Some((indexed, body)) = self.decode(topics, data) else {
             return Decoded::LookAlike;
         };
+        let at = at();
         self.block_number.append_value(at.block_number);
         self.block_hash.append_value(at.block_hash);
         self.timestamp.append_value(at.timestamp);
@@ -574,25 +635,13 @@ impl DecodedBuilder {
             let Some(v) = from.get(c.at) else { continue };
             match &c.kind {
                 Kind::Big { .. } => {
-                    let (bin, dec, f) = big_parts(v);
-                    if let Some(b) = p
-                        .next()
-                        .and_then(|b| b.as_any_mut().downcast_mut::<BinaryBuilder>())
-                    {
-                        b.append_value(bin);
-                    }
-                    if let Some(b) = p
-                        .next()
-                        .and_then(|b| b.as_any_mut().downcast_mut::<StringBuilder>())
-                    {
-                        b.append_value(dec);
-                    }
-                    if let Some(b) = p
-                        .next()
-                        .and_then(|b| b.as_any_mut().downcast_mut::<Float64Builder>())
-                    {
-                        b.append_value(f);
-                    }
+                    let (bin, dec, f) = (p.next(), p.next(), p.next());
+                    append_big(
+                        bin.and_then(|b| b.as_any_mut().downcast_mut()),
+                        dec.and_then(|b| b.as_any_mut().downcast_mut()),
+                        f.and_then(|b| b.as_any_mut().downcast_mut()),
+                        v,
+                    );
                 }
                 k => {
                     if let Some(b) = p.next() {
@@ -605,8 +654,15 @@ impl DecodedBuilder {
     }
 
     /// [`Self::add_log`] for a candidate log, counting look-alikes (only an event with a selector has them).
-    fn add_candidate(&mut self, at: LogAt<'_>, address: &[u8], data: &[u8]) {
-        if self.add_log(at, address, data) == Decoded::LookAlike && self.ds.selector.is_some() {
+    fn add_candidate(
+        &mut self,
+        at: impl FnOnce() -> LogAt,
+        address: &[u8],
+        topics: &[B256],
+        data: &[u8],
+    ) {
+        let added = self.add_log(at, address, topics, data);
+        if added == Decoded::LookAlike && self.ds.selector.is_some() {
             self.lookalikes += 1;
         }
     }
@@ -614,44 +670,125 @@ impl DecodedBuilder {
 
 /// Where a log sits: the key columns of its row.
 #[derive(Debug, Clone, Copy)]
-struct LogAt<'a> {
+struct LogAt {
     block_number: u64,
-    block_hash: &'a [u8],
+    block_hash: [u8; 32],
     timestamp: u64,
     transaction_index: u32,
-    transaction_hash: &'a [u8],
+    transaction_hash: [u8; 32],
     log_index: u32,
+}
+
+/// The block being exported, read once for all the decoded datasets' builders on this thread: export hands
+/// each builder the same block in turn, and walking its receipts' RLP and hashing the block and its
+/// transactions once per dataset was most of their cost. Keyed by the header's bytes: the same header is the
+/// same block, and (verified against its roots) the same transactions and receipts.
+#[derive(Default)]
+struct BlockLogs {
+    header: Vec<u8>,
+    block_hash: Option<B256>,
+    transaction_hashes: Vec<Option<B256>>,
+    logs: Vec<CachedLog>,
+    /// The logs' data, back to back.
+    data: Vec<u8>,
+}
+
+/// One log of [`BlockLogs`].
+struct CachedLog {
+    transaction_index: u32,
+    log_index: u32,
+    address: [u8; 20],
+    /// The first four topics (no event has more); `n_topics` says how many the log has.
+    topics: [B256; 4],
+    n_topics: usize,
+    data: std::ops::Range<usize>,
+}
+
+thread_local! {
+    static BLOCK: std::cell::RefCell<BlockLogs> = std::cell::RefCell::default();
+}
+
+impl BlockLogs {
+    /// Makes this the cache of `b` (unless it is already).
+    fn load(&mut self, b: &VerifiedBlock<'_>) {
+        if self.header == b.header.raw() {
+            return;
+        }
+        self.header.clear();
+        self.header.extend_from_slice(b.header.raw());
+        self.block_hash = None;
+        self.transaction_hashes.clear();
+        self.transaction_hashes.resize(b.transactions.len(), None);
+        self.logs.clear();
+        self.data.clear();
+        let mut log_index = 0u32;
+        for (ti, r) in b.receipts.iter().enumerate() {
+            for log in r.logs().flatten() {
+                let mut topics = [B256::ZERO; 4];
+                for (t, w) in topics.iter_mut().zip(log.topics()) {
+                    *t = B256::from(*w);
+                }
+                let start = self.data.len();
+                self.data.extend_from_slice(log.data);
+                self.logs.push(CachedLog {
+                    transaction_index: ti as u32,
+                    log_index,
+                    address: *log.address,
+                    topics,
+                    n_topics: log.topic_count(),
+                    data: start..self.data.len(),
+                });
+                log_index += 1;
+            }
+        }
+    }
+}
+
+/// Computes `slot` once: a block's or transaction's hash.
+fn hash_once(slot: Option<&mut Option<B256>>, hash: impl FnOnce() -> B256) -> [u8; 32] {
+    match slot {
+        Some(s) => s.get_or_insert_with(hash).0,
+        None => hash().0,
+    }
 }
 
 impl DatasetBuilder for DecodedBuilder {
     fn add_block(&mut self, b: &VerifiedBlock<'_>) {
-        let mut block_hash = None;
-        let mut log_index = 0u32;
-        for (ti, (r, tx)) in b.receipts.iter().zip(b.transactions).enumerate() {
-            let mut tx_hash = None;
-            for log in r.logs().flatten() {
-                let index = log_index;
-                log_index += 1;
-                let log: LogView<'_> = log;
-                if !self.wants(log.address, log.topics().next()) {
+        BLOCK.with_borrow_mut(|cache| {
+            cache.load(b);
+            let BlockLogs {
+                block_hash,
+                transaction_hashes,
+                logs,
+                data,
+                ..
+            } = cache;
+            for log in logs.iter() {
+                let topic0 = log.topics.first().filter(|_| log.n_topics > 0);
+                if !self.wants(&log.address, topic0.map(|t| &t.0)) {
                     continue;
                 }
-                // Hashes only for a candidate (hashing is the costly part of a row's keys).
-                let bh = *block_hash.get_or_insert_with(|| b.header.hash());
-                let th = *tx_hash.get_or_insert_with(|| tx.hash());
-                self.topics.clear();
-                self.topics.extend(log.topics().map(|t| B256::from(*t)));
-                let at = LogAt {
+                let ti = log.transaction_index as usize;
+                // Hashed only for a row (hashing is the costly part of a row's keys).
+                let at = || LogAt {
                     block_number: b.number,
-                    block_hash: bh.as_slice(),
+                    block_hash: hash_once(Some(block_hash), || b.header.hash()),
                     timestamp: b.header.timestamp(),
-                    transaction_index: ti as u32,
-                    transaction_hash: th.as_slice(),
-                    log_index: index,
+                    transaction_index: log.transaction_index,
+                    transaction_hash: hash_once(transaction_hashes.get_mut(ti), || {
+                        b.transactions.get(ti).map_or(B256::ZERO, |t| t.hash())
+                    }),
+                    log_index: log.log_index,
                 };
-                self.add_candidate(at, log.address, log.data);
+                let Some(topics) = log.topics.get(..log.n_topics) else {
+                    // More topics than any event has: not this one.
+                    self.lookalikes += u64::from(self.ds.selector.is_some());
+                    continue;
+                };
+                let log_data = data.get(log.data.clone()).unwrap_or_default();
+                self.add_candidate(at, &log.address, topics, log_data);
             }
-        }
+        });
     }
 
     fn lookalikes(&self) -> u64 {
@@ -820,16 +957,15 @@ pub fn decode_logs(spec: &str, logs: &[LooseLog]) -> Result<(RecordBatch, u64), 
         if !decoded.wants(&log.address, log.topics.first().map(|t| &t.0)) {
             continue;
         }
-        let at = LogAt {
+        let at = || LogAt {
             block_number: n as u64,
-            block_hash: &[0; 32],
+            block_hash: [0; 32],
             timestamp: 0,
             transaction_index: 0,
-            transaction_hash: &[0; 32],
+            transaction_hash: [0; 32],
             log_index: n as u32,
         };
-        decoded.topics.clone_from(&log.topics);
-        decoded.add_candidate(at, &log.address, &log.data);
+        decoded.add_candidate(at, &log.address, &log.topics, &log.data);
     }
     let lookalikes = decoded.lookalikes;
     Ok((Box::new(decoded).finish(), lookalikes))
