@@ -253,6 +253,10 @@ pub struct ExportArgs {
     /// opt-in `validators`).
     #[arg(long, value_delimiter = ',')]
     pub datasets: Option<Vec<String>>,
+    /// Decode an event into a dataset of its own (repeatable): `[NAME=]SIGNATURE|FILE.json[@0xADDRESS,...]`,
+    /// e.g. "Transfer(address indexed from, address indexed to, uint256 value)" or abi.json@0xc02a...
+    #[arg(long = "decode", value_name = "SPEC")]
+    pub decode: Vec<String>,
     /// Leave from_address null and never touch the signature algorithm.
     #[arg(long)]
     pub no_senders: bool,

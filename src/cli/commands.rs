@@ -143,6 +143,7 @@ pub fn export(
     let ExportArgs {
         out,
         datasets,
+        decode,
         no_senders,
         network,
         overwrite,
@@ -169,6 +170,9 @@ pub fn export(
     f.switch("export.clean_stale", clean_stale, true);
     if let Some(d) = &datasets {
         f.list("export.datasets", d);
+    }
+    if !decode.is_empty() {
+        f.list("decode.events", &decode);
     }
     f.str("export.compression", compression)
         .int("export.compression_level", compression_level);

@@ -63,6 +63,7 @@ pub mod bls_to_execution_changes;
 pub mod columns;
 pub mod consolidation_requests;
 pub mod contracts;
+pub mod decoded;
 pub mod deposit_requests;
 pub mod deposits;
 pub mod erc1155_transfers;
@@ -193,6 +194,11 @@ pub trait Dataset: Sync + Send {
     /// dictionary, which stores them in a few bits per row.
     fn delta_columns(&self) -> &'static [&'static str] {
         &self.table().roles.delta
+    }
+    /// What else decides the rows besides the name and schema version (a decoded event's signature and
+    /// contract addresses), added to the output fingerprint so a changed definition redoes the files.
+    fn definition(&self) -> Option<&str> {
+        None
     }
     /// Whether the rows come from the era's BeaconState ([`DatasetBuilder::add_state`]) rather than from blocks.
     fn reads_state(&self) -> bool {

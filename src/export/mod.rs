@@ -113,7 +113,7 @@ impl ExportOptions {
     /// A fingerprint of everything that changes a dataset's output bytes: a rerun with other options redoes
     /// that dataset's files (and only the datasets it changes: adding a dataset leaves the others complete).
     fn fingerprint(&self, dataset: &dyn Dataset) -> String {
-        format!(
+        let mut f = format!(
             "dataset={};senders={};compression={}:{};row_group={};schema={}",
             dataset.name(),
             self.senders,
@@ -121,7 +121,13 @@ impl ExportOptions {
             self.parquet.compression_level,
             self.parquet.row_group_size,
             crate::datasets::SCHEMA_VERSION
-        )
+        );
+        // Only decoded events have one, so the built-in datasets' fingerprints (and completed outputs) stay.
+        if let Some(d) = dataset.definition() {
+            f.push_str(";definition=");
+            f.push_str(d);
+        }
+        f
     }
 }
 

@@ -63,6 +63,18 @@ pub struct PipelineConfig {
     pub export: Option<ExportStage>,
     /// `[prune]`: build (and check) a prune manifest.
     pub prune: Option<PruneStage>,
+    /// `[decode]`: events decoded into datasets of their own, exported with `[export]`'s.
+    pub decode: Option<DecodeStage>,
+}
+
+/// `[decode]`: user events, each a dataset ([`crate::datasets::decoded`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DecodeStage {
+    /// `[NAME=]SIGNATURE|FILE.json[@0xADDRESS,...]`: an event signature or a JSON ABI file (every event in it),
+    /// optionally named and limited to contract addresses.
+    #[serde(default)]
+    pub events: Vec<String>,
 }
 
 /// `[synth]`: deterministic synthetic archives.
@@ -318,6 +330,33 @@ fn resolve_paths(table: &mut toml::Table, dir: &Path) {
             resolve_path(v, dir);
         }
     }
+    // An ABI file in a decode spec (`[NAME=]FILE.json[@ADDRESSES]`) is the pipeline file's relative path too.
+    if let Some(toml::Value::Array(specs)) = table
+        .get_mut("decode")
+        .and_then(|t| t.as_table_mut())
+        .and_then(|t| t.get_mut("events"))
+    {
+        for spec in specs.iter_mut() {
+            let Some(text) = spec.as_str() else { continue };
+            let (name, rest) = match text.split_once('=') {
+                Some((n, r)) if n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
+                    (format!("{n}="), r)
+                }
+                _ => (String::new(), text),
+            };
+            let (body, at) = match rest.rsplit_once('@') {
+                Some((b, a)) => (b, format!("@{a}")),
+                None => (rest, String::new()),
+            };
+            if body.ends_with(".json") {
+                let mut v = toml::Value::String(body.to_string());
+                resolve_path(&mut v, dir);
+                if let Some(p) = v.as_str() {
+                    *spec = toml::Value::String(format!("{name}{p}{at}"));
+                }
+            }
+        }
+    }
     if let Some(v) = table.get_mut("network") {
         if v.as_str().is_some_and(|s| s.ends_with(".toml")) {
             resolve_path(v, dir);
@@ -496,7 +535,8 @@ fn fields_of<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
 /// file's (`text`), absent for a key from `--set`.
 fn unknown_keys(table: &toml::Table, text: &str) -> Vec<String> {
     let top = fields_of::<PipelineConfig>();
-    let stages: [(&str, &[&str]); 4] = [
+    let stages: [(&str, &[&str]); 5] = [
+        ("decode", fields_of::<DecodeStage>()),
         ("synth", fields_of::<SynthStage>()),
         ("verify", fields_of::<VerifyStage>()),
         ("export", fields_of::<ExportStage>()),

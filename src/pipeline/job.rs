@@ -612,6 +612,22 @@ impl Job {
                 )
             })
             .transpose()?;
+        // Decoded events join the export's datasets; a bad spec fails here, before any work.
+        let export = match (export, cfg.decode) {
+            (Some(mut e), Some(d)) => {
+                let decoded = crate::datasets::decoded::from_specs(&d.events)
+                    .map_err(|e| invalid("decode.events", e.to_string()))?;
+                e.datasets.extend(decoded);
+                Some(e)
+            }
+            (None, Some(d)) if !d.events.is_empty() => {
+                return Err(invalid(
+                    "decode",
+                    "decoded events are exported: the job needs an [export] stage",
+                ))
+            }
+            (e, _) => e,
+        };
         let prune = cfg
             .prune
             .map(|p| resolve_prune(p, network.as_ref()))

@@ -25,6 +25,7 @@ mod cli_exit;
 mod cli_output;
 mod consensus_crosscheck;
 mod cryo_queries;
+mod decode;
 mod doc_commands;
 mod era1_real;
 mod era_state_link;

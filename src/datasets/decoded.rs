@@ -1,0 +1,972 @@
+//! Datasets of user events: `[decode] events` (and `eraflow export --decode`) name event signatures
+//! (`"Swap(address indexed sender, uint256 amount0In)"`) or JSON ABI files, optionally limited to contract
+//! addresses, and each event becomes a dataset of its own: the standard keys, the emitting `address`, and one
+//! typed column per parameter, decoded from the log's topics and data with alloy's ABI decoder.
+//!
+//! Parameter columns: `address`, `bytesN` and `function` are binary; `bool` is boolean; integers of at most 64
+//! bits are integers of their width (`uint24` is uint32); wider integers are the uint256 triple
+//! `<name>_{binary,string,f64}` like the rest of eraflow (signed: two's complement binary, signed decimal and
+//! f64); `string` is utf8, `bytes` binary; arrays are lists and tuples structs (a wide integer inside them is a
+//! struct of `binary`, `string`, `f64`). An indexed `string`, `bytes`, array or tuple is only its keccak hash in
+//! the log: a 32-byte binary column.
+//!
+//! A log is the event's when its topic0 is the event's selector (and its contract one of the spec's, if any); it
+//! gives a row only when its topics and data are exactly the ABI encoding of the values they decode to (what
+//! Solidity emits: the topic count, zero padding, bools 0 or 1, integers in their type's range, UTF-8 strings,
+//! offsets where the encoder puts them, no bytes past the end). alloy's decoder alone is lenient about all of
+//! these, so the values are encoded again and compared. Anything else with the selector is a look-alike: no row,
+//! counted in the run report (`skipped_lookalikes`, as for the token datasets). An anonymous event has no
+//! selector: logs of its shape are rows, and nothing is counted.
+//!
+//! A spec is `[NAME=]SIGNATURE|FILE.json[@0xADDRESS,0xADDRESS...]`. Datasets are named `NAME`, else
+//! `event_<Event>` (for an ABI file with a `NAME`: `NAME_<Event>`). A bad spec is a usage error naming it.
+//!
+//! The dataset seam is `&'static dyn Dataset` (the built-in ones are statics); a decoded dataset is built at
+//! run time and leaked once per process ([`from_specs`]), a few hundred bytes per event for the life of a job,
+//! rather than threading lifetimes through every stage.
+
+use super::columns::to_f64;
+use super::events::Decoded;
+use super::table::{Roles, Spec, Table};
+use super::{Dataset, DatasetBuilder, ExportContext};
+use crate::formats::Need;
+use crate::verify::execution::VerifiedBlock;
+use alloy_dyn_abi::{DynSolEvent, DynSolType, DynSolValue, Specifier};
+use alloy_json_abi::{Event, EventParam, JsonAbi, Param};
+use alloy_primitives::{B256, I256, U256};
+use arrow_array::builder::{
+    make_builder, ArrayBuilder, BinaryBuilder, BooleanBuilder, Float64Builder, Int16Builder,
+    Int32Builder, Int64Builder, Int8Builder, ListBuilder, StringBuilder, StructBuilder,
+    UInt16Builder, UInt32Builder, UInt64Builder, UInt8Builder,
+};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Fields, Schema};
+use std::sync::Arc;
+
+/// A spec that cannot be used: it names the spec as given.
+#[derive(Debug, thiserror::Error)]
+#[error("decode '{spec}': {message}")]
+pub struct DecodeError {
+    /// The spec as given.
+    pub spec: String,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+/// The key columns every decoded row starts with, in order (`logs`' types).
+const KEYS: [&str; 8] = [
+    "block_number",
+    "block_hash",
+    "timestamp",
+    "transaction_index",
+    "transaction_hash",
+    "log_index",
+    "chain_id",
+    "address",
+];
+
+/// How one parameter (or a part of one) is stored.
+#[derive(Debug, Clone)]
+enum Kind {
+    Bool,
+    /// Unsigned, at most 64 bits: the Arrow width holding `bits`.
+    UInt(usize),
+    /// Signed, at most 64 bits.
+    Int(usize),
+    /// Wider than 64 bits: the triple at the top level, a struct inside lists and tuples.
+    Big {
+        signed: bool,
+        bits: usize,
+    },
+    /// Address, fixed bytes, function, bytes, or an indexed dynamic value's hash.
+    Binary,
+    Str,
+    List(Box<Kind>),
+    Struct(Vec<(String, Kind)>),
+}
+
+fn arrow_width(bits: usize) -> usize {
+    match bits {
+        0..=8 => 8,
+        9..=16 => 16,
+        17..=32 => 32,
+        _ => 64,
+    }
+}
+
+fn big_fields() -> Fields {
+    Fields::from(vec![
+        Field::new("binary", DataType::Binary, true),
+        Field::new("string", DataType::Utf8, true),
+        Field::new("f64", DataType::Float64, true),
+    ])
+}
+
+impl Kind {
+    /// The kind of a value of `ty`, tuple components named after `components` (from the ABI).
+    fn of(ty: &DynSolType, components: &[Param]) -> Kind {
+        match ty {
+            DynSolType::Bool => Kind::Bool,
+            DynSolType::Uint(b) if *b <= 64 => Kind::UInt(*b),
+            DynSolType::Int(b) if *b <= 64 => Kind::Int(*b),
+            DynSolType::Uint(b) => Kind::Big {
+                signed: false,
+                bits: *b,
+            },
+            DynSolType::Int(b) => Kind::Big {
+                signed: true,
+                bits: *b,
+            },
+            DynSolType::String => Kind::Str,
+            DynSolType::Array(t) | DynSolType::FixedArray(t, _) => {
+                Kind::List(Box::new(Kind::of(t, components)))
+            }
+            DynSolType::Tuple(ts) => Kind::Struct(
+                ts.iter()
+                    .enumerate()
+                    .map(|(i, t)| {
+                        let c = components.get(i);
+                        let name = c
+                            .map(|c| c.name.clone())
+                            .filter(|n| !n.is_empty())
+                            .unwrap_or_else(|| format!("field{i}"));
+                        (name, Kind::of(t, c.map_or(&[][..], |c| &c.components)))
+                    })
+                    .collect(),
+            ),
+            // Address, FixedBytes, Function, Bytes (and eip712-only variants, not enabled).
+            _ => Kind::Binary,
+        }
+    }
+
+    /// The Arrow type of a nested value (a list item or a struct field).
+    fn data_type(&self) -> DataType {
+        match self {
+            Kind::Bool => DataType::Boolean,
+            Kind::UInt(b) => match arrow_width(*b) {
+                8 => DataType::UInt8,
+                16 => DataType::UInt16,
+                32 => DataType::UInt32,
+                _ => DataType::UInt64,
+            },
+            Kind::Int(b) => match arrow_width(*b) {
+                8 => DataType::Int8,
+                16 => DataType::Int16,
+                32 => DataType::Int32,
+                _ => DataType::Int64,
+            },
+            Kind::Big { .. } => DataType::Struct(big_fields()),
+            Kind::Binary => DataType::Binary,
+            Kind::Str => DataType::Utf8,
+            Kind::List(k) => DataType::List(Arc::new(Field::new("item", k.data_type(), true))),
+            Kind::Struct(fs) => DataType::Struct(Fields::from(
+                fs.iter()
+                    .map(|(n, k)| Field::new(n, k.data_type(), true))
+                    .collect::<Vec<_>>(),
+            )),
+        }
+    }
+
+    /// Whether `v` is a value of this kind that fits its column (alloy's decoder does not check that a
+    /// `uint8` word is below 256; such a log is not the event).
+    fn fits(&self, v: &DynSolValue) -> bool {
+        match (self, v) {
+            (Kind::Bool, DynSolValue::Bool(_)) => true,
+            (Kind::UInt(b), DynSolValue::Uint(x, _)) => x.bit_len() <= *b,
+            (Kind::Int(b), DynSolValue::Int(x, _)) => {
+                let lim = I256::ONE << (*b - 1);
+                *x >= -lim && *x < lim
+            }
+            (
+                Kind::Big {
+                    signed: false,
+                    bits,
+                },
+                DynSolValue::Uint(x, _),
+            ) => x.bit_len() <= *bits,
+            (Kind::Big { signed: true, bits }, DynSolValue::Int(x, _)) => {
+                *bits == 256 || {
+                    let lim = I256::ONE << (*bits - 1);
+                    *x >= -lim && *x < lim
+                }
+            }
+            // alloy keeps a `bytesN` word whole: the bytes past N must be the ABI's zero padding.
+            (Kind::Binary, DynSolValue::FixedBytes(w, n)) => w[*n..].iter().all(|&b| b == 0),
+            (Kind::Binary, v) => binary(v).is_some(),
+            (Kind::Str, DynSolValue::String(_)) => true,
+            (Kind::List(k), DynSolValue::Array(xs) | DynSolValue::FixedArray(xs)) => {
+                xs.iter().all(|x| k.fits(x))
+            }
+            (Kind::Struct(fs), DynSolValue::Tuple(xs)) => {
+                fs.len() == xs.len() && fs.iter().zip(xs).all(|((_, k), x)| k.fits(x))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The bytes of a binary-kind value.
+fn binary(v: &DynSolValue) -> Option<&[u8]> {
+    match v {
+        DynSolValue::Address(a) => Some(a.as_slice()),
+        DynSolValue::FixedBytes(w, n) => w.get(..*n),
+        DynSolValue::Function(f) => Some(f.as_slice()),
+        DynSolValue::Bytes(b) => Some(b),
+        _ => None,
+    }
+}
+
+/// Appends a wide integer's three renderings: 32-byte big-endian (two's complement when signed), decimal
+/// (written straight into the column: no string per value), f64.
+fn append_big(
+    bin: Option<&mut BinaryBuilder>,
+    dec: Option<&mut StringBuilder>,
+    f64s: Option<&mut Float64Builder>,
+    v: &DynSolValue,
+) {
+    use std::fmt::Write;
+    let (bytes, f) = match v {
+        DynSolValue::Int(x, _) => {
+            let f = to_f64(&x.unsigned_abs());
+            (x.to_be_bytes::<32>(), if x.is_negative() { -f } else { f })
+        }
+        DynSolValue::Uint(x, _) => (x.to_be_bytes::<32>(), to_f64(x)),
+        _ => ([0; 32], 0.0),
+    };
+    if let Some(b) = bin {
+        b.append_value(bytes);
+    }
+    if let Some(b) = dec {
+        // Most amounts fit 64 bits, whose formatting is several times cheaper than a 256-bit one's.
+        let _ = match v {
+            DynSolValue::Int(x, _) => match i64::try_from(*x) {
+                Ok(x) => write!(b, "{x}"),
+                Err(_) => write!(b, "{x}"),
+            },
+            _ => match u64::try_from(u256_of(v)) {
+                Ok(x) => write!(b, "{x}"),
+                Err(_) => write!(b, "{}", u256_of(v)),
+            },
+        };
+        b.append_value("");
+    }
+    if let Some(b) = f64s {
+        b.append_value(f);
+    }
+}
+
+fn u256_of(v: &DynSolValue) -> U256 {
+    match v {
+        DynSolValue::Uint(x, _) => *x,
+        DynSolValue::Int(x, _) => x.into_raw(),
+        _ => U256::ZERO,
+    }
+}
+
+/// Appends `v` (checked by [`Kind::fits`]) to `b`, a builder of `k.data_type()` made by `make_builder`.
+fn append(b: &mut dyn ArrayBuilder, k: &Kind, v: &DynSolValue) {
+    macro_rules! put {
+        ($t:ty, $v:expr) => {
+            if let Some(b) = b.as_any_mut().downcast_mut::<$t>() {
+                b.append_value($v);
+            }
+        };
+    }
+    match k {
+        Kind::Bool => put!(BooleanBuilder, v.as_bool().unwrap_or_default()),
+        Kind::UInt(bits) => {
+            let x = u256_of(v).as_limbs()[0];
+            match arrow_width(*bits) {
+                8 => put!(UInt8Builder, x as u8),
+                16 => put!(UInt16Builder, x as u16),
+                32 => put!(UInt32Builder, x as u32),
+                _ => put!(UInt64Builder, x),
+            }
+        }
+        Kind::Int(bits) => {
+            // Two's complement: the low limb read as i64 is the value (it fits, checked).
+            let x = u256_of(v).as_limbs()[0] as i64;
+            match arrow_width(*bits) {
+                8 => put!(Int8Builder, x as i8),
+                16 => put!(Int16Builder, x as i16),
+                32 => put!(Int32Builder, x as i32),
+                _ => put!(Int64Builder, x),
+            }
+        }
+        Kind::Big { .. } => {
+            if let Some(s) = b.as_any_mut().downcast_mut::<StructBuilder>() {
+                append_big(s.field_builder::<BinaryBuilder>(0), None, None, v);
+                append_big(None, s.field_builder::<StringBuilder>(1), None, v);
+                append_big(None, None, s.field_builder::<Float64Builder>(2), v);
+                s.append(true);
+            }
+        }
+        Kind::Binary => put!(BinaryBuilder, binary(v).unwrap_or_default()),
+        Kind::Str => put!(StringBuilder, v.as_str().unwrap_or_default()),
+        Kind::List(item) => {
+            if let Some(l) = b
+                .as_any_mut()
+                .downcast_mut::<ListBuilder<Box<dyn ArrayBuilder>>>()
+            {
+                for x in v.as_array().or_else(|| v.as_fixed_array()).unwrap_or(&[]) {
+                    append(l.values().as_mut(), item, x);
+                }
+                l.append(true);
+            }
+        }
+        Kind::Struct(fs) => {
+            if let Some(s) = b.as_any_mut().downcast_mut::<StructBuilder>() {
+                let xs = v.as_tuple().unwrap_or(&[]);
+                for (((_, k), x), fb) in fs.iter().zip(xs).zip(s.field_builders_mut()) {
+                    append(fb.as_mut(), k, x);
+                }
+                s.append(true);
+            }
+        }
+    }
+}
+
+/// Whether the static value `v` is encoded at `data[*at..]`, moving `at` past it.
+fn words_match(v: &DynSolValue, data: &[u8], at: &mut usize) -> bool {
+    match v {
+        DynSolValue::Tuple(xs) | DynSolValue::FixedArray(xs) => {
+            xs.iter().all(|x| words_match(x, data, at))
+        }
+        v => {
+            let word = data.get(*at..*at + 32);
+            *at += 32;
+            v.as_word().is_some_and(|w| word == Some(&w[..]))
+        }
+    }
+}
+
+/// One parameter: its column name, kind, and where its value is (indexed: the topic after topic0, else
+/// the body).
+#[derive(Debug)]
+struct Column {
+    name: String,
+    kind: Kind,
+    indexed: bool,
+    /// Position among the indexed parameters or among the body's.
+    at: usize,
+}
+
+/// A decoded-event dataset's definition (leaked: `&'static`, see the module doc).
+struct DecodedEvent {
+    name: &'static str,
+    table: Table,
+    event: DynSolEvent,
+    /// The selector (topic0) logs are matched on before anything else; `None` for an anonymous event.
+    selector: Option<[u8; 32]>,
+    /// The topics a log of the event has.
+    topics: usize,
+    /// The body's length when every body parameter is static (the canonical check then compares words in
+    /// place).
+    static_len: Option<usize>,
+    columns: Vec<Column>,
+    /// Only logs of these contracts; empty: every contract.
+    addresses: Vec<[u8; 20]>,
+    /// The event's full signature and the addresses: what else shapes the rows (in the output fingerprint).
+    definition: String,
+}
+
+impl DecodedEvent {
+    fn new(name: String, event: &Event, addresses: Vec<[u8; 20]>) -> Result<Self, String> {
+        let resolved = event
+            .resolve()
+            .map_err(|e| format!("event {}: {e}", event.name))?;
+        let mut columns = Vec::new();
+        let (mut n_indexed, mut n_body) = (0, 0);
+        for (i, p) in event.inputs.iter().enumerate() {
+            let ty = p
+                .resolve()
+                .map_err(|e| format!("event {}: parameter {i}: {e}", event.name))?;
+            // An indexed dynamic value is only its keccak hash in its topic.
+            let hashed = matches!(
+                ty,
+                DynSolType::String
+                    | DynSolType::Bytes
+                    | DynSolType::Array(_)
+                    | DynSolType::FixedArray(..)
+                    | DynSolType::Tuple(_)
+            );
+            let kind = if p.indexed && hashed {
+                Kind::Binary
+            } else {
+                Kind::of(&ty, &p.components)
+            };
+            let at = if p.indexed {
+                &mut n_indexed
+            } else {
+                &mut n_body
+            };
+            let mut col = match p.name.as_str() {
+                "" => format!("arg{i}"),
+                n if KEYS.contains(&n) => format!("arg_{n}"),
+                n => n.to_string(),
+            };
+            if columns.iter().any(|c: &Column| c.name == col) {
+                col = format!("{col}_{i}");
+            }
+            columns.push(Column {
+                name: col,
+                kind,
+                indexed: p.indexed,
+                at: *at,
+            });
+            *at += 1;
+        }
+        let mut fields = vec![
+            Field::new("block_number", DataType::UInt64, false),
+            Field::new("block_hash", DataType::Binary, false),
+            Field::new("timestamp", DataType::UInt64, false),
+            Field::new("transaction_index", DataType::UInt32, false),
+            Field::new("transaction_hash", DataType::Binary, false),
+            Field::new("log_index", DataType::UInt32, false),
+            Field::new("chain_id", DataType::UInt64, false),
+            Field::new("address", DataType::Binary, false),
+        ];
+        for c in &columns {
+            match &c.kind {
+                Kind::Big { .. } => fields.extend([
+                    Field::new(format!("{}_binary", c.name), DataType::Binary, false),
+                    Field::new(format!("{}_string", c.name), DataType::Utf8, false),
+                    Field::new(format!("{}_f64", c.name), DataType::Float64, false),
+                ]),
+                k => fields.push(Field::new(&c.name, k.data_type(), false)),
+            }
+        }
+        let mut roles = Roles::default();
+        let sort = Spec {
+            sort: true,
+            ..Spec::PLAIN
+        };
+        roles.add("block_number", sort);
+        roles.add("log_index", sort);
+        roles.add(
+            "address",
+            Spec {
+                dictionary: true,
+                ..Spec::PLAIN
+            },
+        );
+        let mut addresses = addresses;
+        // Sorted for the fingerprint (the order given does not change the rows).
+        addresses.sort_unstable();
+        addresses.dedup();
+        let definition = format!(
+            "{}{};addresses={}",
+            event.full_signature(),
+            if event.anonymous { " anonymous" } else { "" },
+            addresses
+                .iter()
+                .map(alloy_primitives::hex::encode)
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        Ok(DecodedEvent {
+            name: Box::leak(name.into_boxed_str()),
+            table: Table {
+                schema: Arc::new(Schema::new(fields)),
+                roles,
+            },
+            selector: resolved.topic_0().map(|s| s.0),
+            topics: resolved.indexed().len() + usize::from(resolved.topic_0().is_some()),
+            static_len: resolved.body().iter().all(|t| !t.is_dynamic()).then(|| {
+                32 * resolved
+                    .body()
+                    .iter()
+                    .map(|t| t.minimum_words())
+                    .sum::<usize>()
+            }),
+            event: resolved,
+            columns,
+            addresses,
+            definition,
+        })
+    }
+}
+
+/// The [`Dataset`] of a leaked [`DecodedEvent`]: holding a `&'static` is what lets `table` and `builder`
+/// hand out `'static` borrows.
+struct DecodedDataset(&'static DecodedEvent);
+
+impl Dataset for DecodedDataset {
+    fn name(&self) -> &'static str {
+        self.0.name
+    }
+    fn table(&self) -> &'static Table {
+        &self.0.table
+    }
+    /// Logs: era1 and ere files with receipts.
+    fn needs(&self) -> Need {
+        Need::Receipts
+    }
+    fn builder(&self, ctx: ExportContext) -> Box<dyn DatasetBuilder> {
+        Box::new(DecodedBuilder::new(self.0, ctx.chain_id))
+    }
+    fn definition(&self) -> Option<&str> {
+        Some(&self.0.definition)
+    }
+}
+
+/// Rows of one decoded event for one chunk of blocks.
+struct DecodedBuilder {
+    ds: &'static DecodedEvent,
+    chain_id: u64,
+    block_number: UInt64Builder,
+    block_hash: BinaryBuilder,
+    timestamp: UInt64Builder,
+    transaction_index: UInt32Builder,
+    transaction_hash: BinaryBuilder,
+    log_index: UInt32Builder,
+    chain: UInt64Builder,
+    address: BinaryBuilder,
+    /// One builder per parameter column (a wide integer: three, binary, string, f64).
+    params: Vec<Box<dyn ArrayBuilder>>,
+    /// Logs with the selector (and a wanted contract) that were not the event.
+    lookalikes: u64,
+}
+
+impl DecodedBuilder {
+    fn new(ds: &'static DecodedEvent, chain_id: u64) -> Self {
+        let params = ds
+            .table
+            .schema
+            .fields()
+            .iter()
+            .skip(KEYS.len())
+            .map(|f| make_builder(f.data_type(), 0))
+            .collect();
+        DecodedBuilder {
+            ds,
+            chain_id,
+            block_number: UInt64Builder::new(),
+            block_hash: BinaryBuilder::new(),
+            timestamp: UInt64Builder::new(),
+            transaction_index: UInt32Builder::new(),
+            transaction_hash: BinaryBuilder::new(),
+            log_index: UInt32Builder::new(),
+            chain: UInt64Builder::new(),
+            address: BinaryBuilder::new(),
+            params,
+            lookalikes: 0,
+        }
+    }
+
+    /// Whether a log of `address` whose first topic is `topic0` is a candidate: the selector, then the
+    /// contract, before anything is decoded or hashed.
+    fn wants(&self, address: &[u8], topic0: Option<&[u8; 32]>) -> bool {
+        if let Some(s) = &self.ds.selector {
+            if topic0 != Some(s) {
+                return false;
+            }
+        }
+        self.ds.addresses.is_empty() || self.ds.addresses.iter().any(|a| a[..] == *address)
+    }
+
+    /// The indexed and body values of one log, or `None` when it is not the event (module doc: the values
+    /// must fit their columns and encode back to the same topics and data).
+    fn decode(&self, topics: &[B256], data: &[u8]) -> Option<(Vec<DynSolValue>, Vec<DynSolValue>)> {
+        // The shape first, before the decoder allocates: the topic count, and a static body's length.
+        if topics.len() != self.ds.topics || self.ds.static_len.is_some_and(|n| n != data.len()) {
+            return None;
+        }
+        let d = self
+            .ds
+            .event
+            .decode_log_parts(topics.iter().copied(), data)
+            .ok()?;
+        let fits = self.ds.columns.iter().all(|c| {
+            let from = if c.indexed { &d.indexed } else { &d.body };
+            from.get(c.at).is_some_and(|v| c.kind.fits(v))
+        });
+        let words = topics
+            .get(usize::from(self.ds.selector.is_some())..)
+            .unwrap_or_default();
+        if !fits
+            || d.indexed
+                .iter()
+                .zip(words)
+                .any(|(v, t)| v.as_word() != Some(*t))
+        {
+            return None;
+        }
+        if self.ds.static_len.is_some() {
+            // Static values are their words in order: compared in place, nothing encoded.
+            let mut at = 0;
+            let same = d.body.iter().all(|v| words_match(v, data, &mut at));
+            return (same && at == data.len()).then_some((d.indexed, d.body));
+        }
+        let body = DynSolValue::Tuple(d.body);
+        if body.abi_encode_params() != data {
+            return None;
+        }
+        match body {
+            DynSolValue::Tuple(b) => Some((d.indexed, b)),
+            _ => None,
+        }
+    }
+
+    /// Appends the row of one log wanted by [`Self::wants`], or says it is a look-alike (`at` is asked only
+    /// for a row: it hashes).
+    fn add_log(
+        &mut self,
+        at: impl FnOnce() -> LogAt,
+        address: &[u8],
+        topics: &[B256],
+        data: &[u8],
+    ) -> Decoded {
+        let Some((indexed, body)) = self.decode(topics, data) else {
+            return Decoded::LookAlike;
+        };
+        let at = at();
+        self.block_number.append_value(at.block_number);
+        self.block_hash.append_value(at.block_hash);
+        self.timestamp.append_value(at.timestamp);
+        self.transaction_index.append_value(at.transaction_index);
+        self.transaction_hash.append_value(at.transaction_hash);
+        self.log_index.append_value(at.log_index);
+        self.chain.append_value(self.chain_id);
+        self.address.append_value(address);
+        let mut p = self.params.iter_mut();
+        for c in &self.ds.columns {
+            let from = if c.indexed { &indexed } else { &body };
+            let Some(v) = from.get(c.at) else { continue };
+            match &c.kind {
+                Kind::Big { .. } => {
+                    let (bin, dec, f) = (p.next(), p.next(), p.next());
+                    append_big(
+                        bin.and_then(|b| b.as_any_mut().downcast_mut()),
+                        dec.and_then(|b| b.as_any_mut().downcast_mut()),
+                        f.and_then(|b| b.as_any_mut().downcast_mut()),
+                        v,
+                    );
+                }
+                k => {
+                    if let Some(b) = p.next() {
+                        append(b.as_mut(), k, v);
+                    }
+                }
+            }
+        }
+        Decoded::Rows
+    }
+
+    /// [`Self::add_log`] for a candidate log, counting look-alikes (only an event with a selector has them).
+    fn add_candidate(
+        &mut self,
+        at: impl FnOnce() -> LogAt,
+        address: &[u8],
+        topics: &[B256],
+        data: &[u8],
+    ) {
+        let added = self.add_log(at, address, topics, data);
+        if added == Decoded::LookAlike && self.ds.selector.is_some() {
+            self.lookalikes += 1;
+        }
+    }
+}
+
+/// Where a log sits: the key columns of its row.
+#[derive(Debug, Clone, Copy)]
+struct LogAt {
+    block_number: u64,
+    block_hash: [u8; 32],
+    timestamp: u64,
+    transaction_index: u32,
+    transaction_hash: [u8; 32],
+    log_index: u32,
+}
+
+/// The block being exported, read once for all the decoded datasets' builders on this thread: export hands
+/// each builder the same block in turn, and walking its receipts' RLP and hashing the block and its
+/// transactions once per dataset was most of their cost. Keyed by the header's bytes: the same header is the
+/// same block, and (verified against its roots) the same transactions and receipts.
+#[derive(Default)]
+struct BlockLogs {
+    header: Vec<u8>,
+    block_hash: Option<B256>,
+    transaction_hashes: Vec<Option<B256>>,
+    logs: Vec<CachedLog>,
+    /// The logs' data, back to back.
+    data: Vec<u8>,
+}
+
+/// One log of [`BlockLogs`].
+struct CachedLog {
+    transaction_index: u32,
+    log_index: u32,
+    address: [u8; 20],
+    /// The first four topics (no event has more); `n_topics` says how many the log has.
+    topics: [B256; 4],
+    n_topics: usize,
+    data: std::ops::Range<usize>,
+}
+
+thread_local! {
+    static BLOCK: std::cell::RefCell<BlockLogs> = std::cell::RefCell::default();
+}
+
+impl BlockLogs {
+    /// Makes this the cache of `b` (unless it is already).
+    fn load(&mut self, b: &VerifiedBlock<'_>) {
+        if self.header == b.header.raw() {
+            return;
+        }
+        self.header.clear();
+        self.header.extend_from_slice(b.header.raw());
+        self.block_hash = None;
+        self.transaction_hashes.clear();
+        self.transaction_hashes.resize(b.transactions.len(), None);
+        self.logs.clear();
+        self.data.clear();
+        let mut log_index = 0u32;
+        for (ti, r) in b.receipts.iter().enumerate() {
+            for log in r.logs().flatten() {
+                let mut topics = [B256::ZERO; 4];
+                for (t, w) in topics.iter_mut().zip(log.topics()) {
+                    *t = B256::from(*w);
+                }
+                let start = self.data.len();
+                self.data.extend_from_slice(log.data);
+                self.logs.push(CachedLog {
+                    transaction_index: ti as u32,
+                    log_index,
+                    address: *log.address,
+                    topics,
+                    n_topics: log.topic_count(),
+                    data: start..self.data.len(),
+                });
+                log_index += 1;
+            }
+        }
+    }
+}
+
+/// Computes `slot` once: a block's or transaction's hash.
+fn hash_once(slot: Option<&mut Option<B256>>, hash: impl FnOnce() -> B256) -> [u8; 32] {
+    match slot {
+        Some(s) => s.get_or_insert_with(hash).0,
+        None => hash().0,
+    }
+}
+
+impl DatasetBuilder for DecodedBuilder {
+    fn add_block(&mut self, b: &VerifiedBlock<'_>) {
+        BLOCK.with_borrow_mut(|cache| {
+            cache.load(b);
+            let BlockLogs {
+                block_hash,
+                transaction_hashes,
+                logs,
+                data,
+                ..
+            } = cache;
+            for log in logs.iter() {
+                let topic0 = log.topics.first().filter(|_| log.n_topics > 0);
+                if !self.wants(&log.address, topic0.map(|t| &t.0)) {
+                    continue;
+                }
+                let ti = log.transaction_index as usize;
+                // Hashed only for a row (hashing is the costly part of a row's keys).
+                let at = || LogAt {
+                    block_number: b.number,
+                    block_hash: hash_once(Some(block_hash), || b.header.hash()),
+                    timestamp: b.header.timestamp(),
+                    transaction_index: log.transaction_index,
+                    transaction_hash: hash_once(transaction_hashes.get_mut(ti), || {
+                        b.transactions.get(ti).map_or(B256::ZERO, |t| t.hash())
+                    }),
+                    log_index: log.log_index,
+                };
+                let Some(topics) = log.topics.get(..log.n_topics) else {
+                    // More topics than any event has: not this one.
+                    self.lookalikes += u64::from(self.ds.selector.is_some());
+                    continue;
+                };
+                let log_data = data.get(log.data.clone()).unwrap_or_default();
+                self.add_candidate(at, &log.address, topics, log_data);
+            }
+        });
+    }
+
+    fn lookalikes(&self) -> u64 {
+        self.lookalikes
+    }
+
+    fn finish(mut self: Box<Self>) -> RecordBatch {
+        let mut arrays: Vec<ArrayRef> = vec![
+            Arc::new(self.block_number.finish()),
+            Arc::new(self.block_hash.finish()),
+            Arc::new(self.timestamp.finish()),
+            Arc::new(self.transaction_index.finish()),
+            Arc::new(self.transaction_hash.finish()),
+            Arc::new(self.log_index.finish()),
+            Arc::new(self.chain.finish()),
+            Arc::new(self.address.finish()),
+        ];
+        arrays.extend(self.params.iter_mut().map(|b| b.finish()));
+        // Every row appends to every column, and the builders come from the schema's own types.
+        RecordBatch::try_new(self.ds.table.schema.clone(), arrays)
+            .unwrap_or_else(|e| panic!("{}: the columns do not make one table: {e}", self.ds.name))
+    }
+}
+
+/// Reads an ABI file: a JSON ABI array, or an artifact object with an `abi` key (Foundry, Hardhat).
+fn read_abi(path: &str) -> Result<JsonAbi, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    serde_json::from_str::<JsonAbi>(&text).or_else(|e| {
+        #[derive(serde::Deserialize)]
+        struct Artifact {
+            abi: JsonAbi,
+        }
+        serde_json::from_str::<Artifact>(&text)
+            .map(|a| a.abi)
+            .map_err(|_| format!("{path}: not a JSON ABI: {e}"))
+    })
+}
+
+/// Parses `0x`-prefixed 20-byte addresses separated by commas.
+fn parse_addresses(list: &str) -> Result<Vec<[u8; 20]>, String> {
+    list.split(',')
+        .map(|a| {
+            let a = a.trim();
+            let hex = a.strip_prefix("0x").unwrap_or(a);
+            let mut out = [0u8; 20];
+            alloy_primitives::hex::decode_to_slice(hex, &mut out)
+                .map(|()| out)
+                .map_err(|_| format!("address '{a}' is not 20 bytes of hex"))
+        })
+        .collect()
+}
+
+/// The datasets `specs` ask for, each leaked once (see the module doc), checked before any work: a bad
+/// signature, an unreadable or malformed ABI file, an ABI without events, a bad address, or a dataset name
+/// taken twice (or by a built-in dataset) is an error naming the spec.
+pub fn from_specs(specs: &[String]) -> Result<Vec<&'static dyn Dataset>, DecodeError> {
+    Ok(events_of(specs)?
+        .into_iter()
+        .map(|ds| -> &'static dyn Dataset { Box::leak(Box::new(DecodedDataset(ds))) })
+        .collect())
+}
+
+fn events_of(specs: &[String]) -> Result<Vec<&'static DecodedEvent>, DecodeError> {
+    let mut out: Vec<&'static DecodedEvent> = Vec::new();
+    for spec in specs {
+        let err = |message: String| DecodeError {
+            spec: spec.clone(),
+            message,
+        };
+        let (named, rest) = match spec.split_once('=') {
+            // A name is a plain identifier; `=` elsewhere belongs to a path.
+            Some((n, r))
+                if !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+            {
+                (Some(n.to_string()), r)
+            }
+            _ => (None, spec.as_str()),
+        };
+        let (body, addresses) = match rest.rsplit_once('@') {
+            Some((b, a)) => (b.trim(), parse_addresses(a).map_err(err)?),
+            None => (rest.trim(), Vec::new()),
+        };
+        let events: Vec<(String, Event)> = if body.ends_with(".json") {
+            let abi = read_abi(body).map_err(err)?;
+            let events: Vec<Event> = abi.events().cloned().collect();
+            if events.is_empty() {
+                return Err(err(format!("{body}: the ABI has no events")));
+            }
+            // Overloads share a name: the later ones get their selector's first bytes.
+            let mut seen = std::collections::HashSet::new();
+            events
+                .into_iter()
+                .map(|e| {
+                    let base = match &named {
+                        Some(n) => format!("{n}_{}", e.name),
+                        None => format!("event_{}", e.name),
+                    };
+                    let name = if seen.insert(base.clone()) {
+                        base
+                    } else {
+                        format!(
+                            "{base}_{}",
+                            alloy_primitives::hex::encode(&e.selector()[..4])
+                        )
+                    };
+                    (name, e)
+                })
+                .collect()
+        } else {
+            let e = Event::parse(body).map_err(|e| err(format!("not an event signature: {e}")))?;
+            let name = named.clone().unwrap_or_else(|| format!("event_{}", e.name));
+            vec![(name, e)]
+        };
+        for (name, event) in events {
+            let taken = super::ALL
+                .iter()
+                .map(|d| d.name())
+                .chain(out.iter().map(|d| d.name));
+            if taken.into_iter().any(|n| n == name) {
+                return Err(err(format!(
+                    "dataset name '{name}' is taken: give the spec a name (NAME=...)"
+                )));
+            }
+            let indexed = event
+                .inputs
+                .iter()
+                .filter(|p: &&EventParam| p.indexed)
+                .count();
+            if indexed + usize::from(!event.anonymous) > 4 {
+                return Err(err(format!(
+                    "event {}: {indexed} indexed parameters; a log has at most 4 topics",
+                    event.name
+                )));
+            }
+            let ds = DecodedEvent::new(name, &event, addresses.clone()).map_err(err)?;
+            out.push(Box::leak(Box::new(ds)));
+        }
+    }
+    Ok(out)
+}
+
+/// One log outside an archive: the emitting contract, topics and data.
+#[derive(Debug, Clone)]
+pub struct LooseLog {
+    /// The emitting contract (20 bytes).
+    pub address: Vec<u8>,
+    /// Its topics.
+    pub topics: Vec<B256>,
+    /// Its data.
+    pub data: Vec<u8>,
+}
+
+/// The rows `spec`'s (first) event gives for `logs`, the n-th log at block n with log index n and zeroed
+/// hashes, and how many were look-alikes: decoding without an archive, for checks against other decoders and
+/// for the bench.
+pub fn decode_logs(spec: &str, logs: &[LooseLog]) -> Result<(RecordBatch, u64), DecodeError> {
+    let ds = events_of(&[spec.to_string()])?
+        .into_iter()
+        .next()
+        .ok_or_else(|| DecodeError {
+            spec: spec.to_string(),
+            message: "no event".into(),
+        })?;
+    let mut decoded = DecodedBuilder::new(ds, 1);
+    for (n, log) in logs.iter().enumerate() {
+        if !decoded.wants(&log.address, log.topics.first().map(|t| &t.0)) {
+            continue;
+        }
+        let at = || LogAt {
+            block_number: n as u64,
+            block_hash: [0; 32],
+            timestamp: 0,
+            transaction_index: 0,
+            transaction_hash: [0; 32],
+            log_index: n as u32,
+        };
+        decoded.add_candidate(at, &log.address, &log.topics, &log.data);
+    }
+    let lookalikes = decoded.lookalikes;
+    Ok((Box::new(decoded).finish(), lookalikes))
+}
