@@ -686,8 +686,6 @@ struct LogAt {
 #[derive(Default)]
 struct BlockLogs {
     header: Vec<u8>,
-    block_hash: Option<B256>,
-    transaction_hashes: Vec<Option<B256>>,
     logs: Vec<CachedLog>,
     /// The logs' data, back to back.
     data: Vec<u8>,
@@ -716,9 +714,6 @@ impl BlockLogs {
         }
         self.header.clear();
         self.header.extend_from_slice(b.header.raw());
-        self.block_hash = None;
-        self.transaction_hashes.clear();
-        self.transaction_hashes.resize(b.transactions.len(), None);
         self.logs.clear();
         self.data.clear();
         let mut log_index = 0u32;
@@ -744,40 +739,28 @@ impl BlockLogs {
     }
 }
 
-/// Computes `slot` once: a block's or transaction's hash.
-fn hash_once(slot: Option<&mut Option<B256>>, hash: impl FnOnce() -> B256) -> [u8; 32] {
-    match slot {
-        Some(s) => s.get_or_insert_with(hash).0,
-        None => hash().0,
-    }
-}
-
 impl DatasetBuilder for DecodedBuilder {
     fn add_block(&mut self, b: &VerifiedBlock<'_>) {
         BLOCK.with_borrow_mut(|cache| {
             cache.load(b);
-            let BlockLogs {
-                block_hash,
-                transaction_hashes,
-                logs,
-                data,
-                ..
-            } = cache;
+            let BlockLogs { logs, data, .. } = cache;
             for log in logs.iter() {
                 let topic0 = log.topics.first().filter(|_| log.n_topics > 0);
                 if !self.wants(&log.address, topic0.map(|t| &t.0)) {
                     continue;
                 }
                 let ti = log.transaction_index as usize;
-                // Hashed only for a row (hashing is the costly part of a row's keys).
+                // Hashed only for a row, once per block for every dataset (hashing is the costly part of a
+                // row's keys).
                 let at = || LogAt {
                     block_number: b.number,
-                    block_hash: hash_once(Some(block_hash), || b.header.hash()),
+                    block_hash: b.hash,
                     timestamp: b.header.timestamp(),
                     transaction_index: log.transaction_index,
-                    transaction_hash: hash_once(transaction_hashes.get_mut(ti), || {
-                        b.transactions.get(ti).map_or(B256::ZERO, |t| t.hash())
-                    }),
+                    transaction_hash: match ti < b.transactions.len() {
+                        true => b.tx_hash(ti),
+                        false => [0; 32],
+                    },
                     log_index: log.log_index,
                 };
                 let Some(topics) = log.topics.get(..log.n_topics) else {
