@@ -95,28 +95,11 @@ fn datasets_load_in_duckdb_and_polars() {
         "networks": if real.is_some() { vec!["sepolia", "synthnet"] } else { vec!["synthnet"] },
     });
     let out_dir = out.path().to_str().unwrap();
-    let text = python_ok("check_datasets.py", &[out_dir, &expected.to_string()]);
+    let text = crate::util::python_ok("check_datasets.py", &[out_dir, &expected.to_string()]);
     assert!(text.contains("ok: DuckDB"), "{text}");
     // The README's quickstart questions, in both readers, over the same output.
-    let text = python_ok("quickstart.py", &["check", out_dir, out_dir]);
+    let text = crate::util::python_ok("quickstart.py", &["check", out_dir, out_dir]);
     assert_eq!(text.matches("ok: ").count(), 11, "{text}");
-}
-
-/// Runs `tests/python/<script>` with `args`, asserts it succeeded, and returns its stdout and stderr.
-fn python_ok(script: &str, args: &[&str]) -> String {
-    let path = format!("{}/tests/python/{script}", env!("CARGO_MANIFEST_DIR"));
-    let run = Command::new("python3")
-        .arg(path)
-        .args(args)
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&run.stdout),
-        String::from_utf8_lossy(&run.stderr)
-    );
-    assert!(run.status.success(), "{script}: {text}");
-    text
 }
 
 /// The analyst quickstart (docs/analyst.md) is generated from `tests/python/quickstart.py`, whose queries

@@ -33,18 +33,8 @@ fn cryo_queries_give_the_independent_answers() {
     let opts = export_opts(out.path(), true);
     let outcomes = export(&inputs, &opts, &Progress::hidden()).unwrap();
     assert!(outcomes.iter().all(|o| o.ok), "{outcomes:?}");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/cryo_queries.py");
-    let run = Command::new("python3")
-        .arg(script)
-        .arg(out.path())
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&run.stdout),
-        String::from_utf8_lossy(&run.stderr)
-    );
-    assert!(run.status.success(), "cryo_queries.py: {text}");
+    let out_dir = out.path().to_str().expect("a UTF-8 temporary path");
+    let text = crate::util::python_ok("cryo_queries.py", &[out_dir]);
     assert!(text.contains("ok: cryo queries"), "{text}");
     // Seven queries and the closing line. The ERC-20 query finds no Transfer logs in these inputs (synthetic
     // topics are random; sepolia era 21 has none) and says so with `skip:`; it runs once the token datasets'

@@ -37,19 +37,7 @@ fn oracle_available() -> bool {
 
 /// Runs tests/python/decode_events.py and returns its output (asserting it succeeded).
 fn script(args: &[&str]) -> String {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/decode_events.py");
-    let run = Command::new("python3")
-        .arg(path)
-        .args(args)
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&run.stdout),
-        String::from_utf8_lossy(&run.stderr)
-    );
-    assert!(run.status.success(), "decode_events.py {args:?}: {text}");
-    text
+    crate::util::python_ok("decode_events.py", args)
 }
 
 fn hex(s: &str) -> Vec<u8> {

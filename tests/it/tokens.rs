@@ -38,22 +38,8 @@ fn oracle_available() -> bool {
 /// Runs the oracle over `out` and returns its output (asserting it succeeded).
 fn check(out: &Path, lookalikes: &BTreeMap<String, u64>, contracts: bool) -> String {
     let expected = serde_json::json!({ "lookalikes": lookalikes, "contracts": contracts });
-    let run = Command::new("python3")
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/python/check_tokens.py"
-        ))
-        .arg(out)
-        .arg(expected.to_string())
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&run.stdout),
-        String::from_utf8_lossy(&run.stderr)
-    );
-    assert!(run.status.success(), "check_tokens.py: {text}");
-    text
+    let out = out.to_str().expect("a UTF-8 temporary path");
+    crate::util::python_ok("check_tokens.py", &[out, &expected.to_string()])
 }
 
 fn picked() -> Vec<&'static dyn Dataset> {

@@ -316,3 +316,20 @@ pub fn ere_from_era_payloads(
     }
     w.finish().unwrap()
 }
+
+/// Runs `tests/python/<script>` with `args`, asserts it succeeded, and returns its stdout and stderr.
+pub fn python_ok(script: &str, args: &[&str]) -> String {
+    let path = format!("{}/tests/python/{script}", env!("CARGO_MANIFEST_DIR"));
+    let run = std::process::Command::new("python3")
+        .arg(path)
+        .args(args)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(run.status.success(), "{script} {args:?}: {text}");
+    text
+}
