@@ -9,7 +9,6 @@ use crate::util::export_opts;
 use eraflow::export::export;
 use eraflow::export::progress::Progress;
 use eraflow::network::Network;
-use std::process::Command;
 
 #[test]
 fn cryo_queries_give_the_independent_answers() {

@@ -15,7 +15,6 @@ use eraflow::network::Network;
 use eraflow::verify::{VerifiedBlock, VerifyOptions, Visitor};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 use std::sync::Mutex;
 
 const TOKENS: &[&str] = &[
