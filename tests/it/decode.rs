@@ -16,23 +16,14 @@ use eraflow::export::{export, ExportOptions};
 use eraflow::network::Network;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn oracle_available() -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", "import polars, eth_abi, Crypto.Hash.keccak"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        if std::env::var_os("ERAFLOW_REQUIRE_ETH_ABI").is_some() {
-            panic!("python3 with polars, eth-abi and pycryptodome is required (ERAFLOW_REQUIRE_ETH_ABI is set)");
-        }
-        crate::skip::skip(
-            "decoded events against eth-abi",
-            "python3 with polars + eth-abi + pycryptodome not found (pip install eth-abi pycryptodome polars)",
-        );
-    }
-    ok
+    crate::skip::python_has(
+        "polars, eth_abi, Crypto.Hash.keccak",
+        "polars eth-abi pycryptodome",
+        "ERAFLOW_REQUIRE_ETH_ABI",
+        "decoded events against eth-abi",
+    )
 }
 
 /// Runs tests/python/decode_events.py and returns its output (asserting it succeeded).
@@ -101,25 +92,7 @@ fn decoded_events_equal_eth_abi_on_synthetic_token_archives() {
     }
     let net = Network::by_name("synthnet").unwrap();
     let src = tempfile::tempdir().unwrap();
-    let mut o = eraflow::synth::era1::SynthOptions::new(net.clone());
-    (o.blocks, o.txs_per_block, o.tokens) = (1200, 2, true);
-    let era1 = eraflow::synth::era1::write(&src.path().join("era1"), &o).unwrap();
-    let ere = eraflow::synth::ere::write(
-        &src.path().join("ere"),
-        &eraflow::synth::ere::EreSynthOptions {
-            chain: eraflow::synth::era1::SynthOptions {
-                era: 3,
-                blocks: 400,
-                seed: 7,
-                ..o.clone()
-            },
-            profile: eraflow::formats::EreProfile {
-                no_proofs: true,
-                no_receipts: false,
-            },
-        },
-    )
-    .unwrap();
+    let (era1, ere) = crate::util::token_archives(src.path(), 1200, 400);
     let specs: Vec<String> = archive_specs().into_values().collect();
     for (kind, inputs) in [("era1", era1), ("ere", ere)] {
         let out = tempfile::tempdir().unwrap();

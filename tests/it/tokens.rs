@@ -60,28 +60,9 @@ fn token_datasets_equal_eth_abi_on_synthetic_era1_and_ere() {
     if !oracle_available() {
         return;
     }
-    let net = Network::by_name("synthnet").unwrap();
     let src = tempfile::tempdir().unwrap();
     // Both sides of Byzantium (block 2048 on synthnet): creations judged by gas, then by status.
-    let mut o = eraflow::synth::era1::SynthOptions::new(net.clone());
-    (o.blocks, o.txs_per_block, o.tokens) = (2600, 2, true);
-    let era1 = eraflow::synth::era1::write(&src.path().join("era1"), &o).unwrap();
-    let ere = eraflow::synth::ere::write(
-        &src.path().join("ere"),
-        &eraflow::synth::ere::EreSynthOptions {
-            chain: eraflow::synth::era1::SynthOptions {
-                era: 3,
-                blocks: 600,
-                seed: 7,
-                ..o.clone()
-            },
-            profile: eraflow::formats::EreProfile {
-                no_proofs: true,
-                no_receipts: false,
-            },
-        },
-    )
-    .unwrap();
+    let (era1, ere) = crate::util::token_archives(src.path(), 2600, 600);
     for (kind, inputs) in [("era1", era1), ("ere", ere)] {
         let out = tempfile::tempdir().unwrap();
         let opts = ExportOptions {

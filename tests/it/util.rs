@@ -333,3 +333,34 @@ pub fn python_ok(script: &str, args: &[&str]) -> String {
     assert!(run.status.success(), "{script} {args:?}: {text}");
     text
 }
+
+/// Synthnet archives full of token events and look-alikes (`synth --tokens`, 2 transactions a block): an era1
+/// file from genesis of `era1_blocks` blocks under `dir/era1`, and an ere file (no proofs, slim receipts) of era 3
+/// with `ere_blocks` blocks under `dir/ere`.
+pub fn token_archives(
+    dir: &Path,
+    era1_blocks: u64,
+    ere_blocks: u64,
+) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let net = eraflow::network::Network::by_name("synthnet").unwrap();
+    let mut o = eraflow::synth::era1::SynthOptions::new(net);
+    (o.blocks, o.txs_per_block, o.tokens) = (era1_blocks, 2, true);
+    let era1 = eraflow::synth::era1::write(&dir.join("era1"), &o).unwrap();
+    let ere = eraflow::synth::ere::write(
+        &dir.join("ere"),
+        &eraflow::synth::ere::EreSynthOptions {
+            chain: eraflow::synth::era1::SynthOptions {
+                era: 3,
+                blocks: ere_blocks,
+                seed: 7,
+                ..o
+            },
+            profile: eraflow::formats::EreProfile {
+                no_proofs: true,
+                no_receipts: false,
+            },
+        },
+    )
+    .unwrap();
+    (era1, ere)
+}
