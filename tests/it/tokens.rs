@@ -213,3 +213,44 @@ fn token_datasets_equal_eth_abi_on_real_mainnet_receipts() {
     assert_eq!(text.matches("ok: ").count(), 5, "{text}");
     eprintln!("{rows_of:?} look-alikes {lookalikes:?}\n{text}");
 }
+
+/// `eraflow synth --tokens`, as the quickstart and docs/performance.md run it: the command writes the library's
+/// token archive byte for byte (and not the plain one), and its export has token rows.
+#[test]
+fn the_synth_tokens_command_writes_the_token_archive() {
+    let dir = tempfile::tempdir().unwrap();
+    let made = |tokens: bool| {
+        let out = dir.path().join(format!("cli-{tokens}"));
+        let mut cmd = crate::util::eraflow();
+        cmd.args(["synth", "--kind", "era1", "--network", "synthnet"])
+            .args(["--blocks", "64", "--txs-per-block", "2", "--out"])
+            .arg(&out);
+        if tokens {
+            cmd.arg("--tokens");
+        }
+        let (code, _, err) = crate::util::run(&mut cmd);
+        assert_eq!(code, Some(0), "{err}");
+        let files = crate::util::files_in(&out);
+        assert_eq!(files.len(), 1, "{files:?}");
+        std::fs::read(&files[0]).unwrap()
+    };
+    let (with, without) = (made(true), made(false));
+    let mut o = eraflow::synth::era1::SynthOptions::new(Network::by_name("synthnet").unwrap());
+    (o.blocks, o.txs_per_block, o.tokens) = (64, 2, true);
+    let lib = eraflow::synth::era1::write(&dir.path().join("lib"), &o).unwrap();
+    assert_eq!(with, std::fs::read(&lib[0]).unwrap());
+    assert_ne!(with, without);
+    let out = dir.path().join("out");
+    let (code, _, err) = crate::util::run(
+        crate::util::eraflow()
+            .args(["export", "--datasets", "erc20_transfers", "--out"])
+            .arg(&out)
+            .arg(&lib[0]),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let rows: usize = crate::util::files_in(&out.join("erc20_transfers"))
+        .iter()
+        .map(|f| crate::util::read_parquet(f).num_rows())
+        .sum();
+    assert!(rows > 0, "no ERC-20 transfers in a synth --tokens archive");
+}
