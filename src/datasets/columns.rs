@@ -16,7 +16,6 @@ pub struct U256Columns {
     binary: BinaryBuilder,
     string: StringBuilder,
     f64: Float64Builder,
-    digits: String,
 }
 
 impl U256Columns {
@@ -25,10 +24,7 @@ impl U256Columns {
         match v {
             Some(v) => {
                 self.binary.append_value(v.to_be_bytes::<32>());
-                use std::fmt::Write;
-                self.digits.clear();
-                let _ = write!(self.digits, "{v}");
-                self.string.append_value(&self.digits);
+                append_decimal(&mut self.string, &v, false);
                 self.f64.append_value(to_f64(&v));
             }
             None => {
@@ -99,6 +95,28 @@ pub fn to_f64(v: &U256) -> f64 {
     f64::from(v)
 }
 
+/// Appends the decimal digits of `v` to `b` (`negative`: with a minus sign; `v` is then the magnitude).
+/// Values that fit 128 bits (nearly all amounts) go through `itoa`, the rest through ruint's `Display`.
+pub fn append_decimal(b: &mut StringBuilder, v: &U256, negative: bool) {
+    use std::fmt::Write;
+    let mut digits = itoa::Buffer::new();
+    let small = match (u64::try_from(*v), u128::try_from(*v)) {
+        (Ok(x), _) => Some(digits.format(x)),
+        (_, Ok(x)) => Some(digits.format(x)),
+        _ => None,
+    };
+    if negative && !v.is_zero() {
+        b.write_str("-").ok();
+    }
+    match small {
+        Some(s) => b.append_value(s),
+        None => {
+            let _ = write!(b, "{v}");
+            b.append_value("");
+        }
+    }
+}
+
 /// Builders for a fee: cryo's `uint64` column `<name>` beside the uint256 triple.
 #[derive(Default)]
 pub struct FeeColumns {
@@ -141,8 +159,8 @@ mod tests {
         v.to_string().parse().expect("decimal digits parse")
     }
 
-    #[test]
-    fn f64_is_the_nearest_double() {
+    /// Edge values (around 2^53, 2^64, 2^128, ..., rounding ties) and random ones of every bit length.
+    fn edge_values() -> Vec<U256> {
         let one = U256::from(1u64);
         let p = |n: usize| one << n;
         let mut values = vec![U256::ZERO, one, U256::from(12345u64), U256::MAX];
@@ -173,6 +191,12 @@ mod tests {
                 values.push(U256::from_limbs(limbs) >> (256 - bits));
             }
         }
+        values
+    }
+
+    #[test]
+    fn f64_is_the_nearest_double() {
+        let values = edge_values();
         let wrong: Vec<_> = values
             .iter()
             .filter(|v| to_f64(v).to_bits() != exact(v).to_bits())
@@ -182,6 +206,22 @@ mod tests {
         // The limb-by-limb sum eraflow used before gave 2.1892832946444180e19 here, 1 ULP above.
         let v: U256 = "21892832946444179435".parse().expect("digits");
         assert_eq!(to_f64(&v), 2.1892832946444177e19);
+    }
+
+    #[test]
+    fn decimal_digits_are_display_s() {
+        let values = edge_values();
+        let mut b = StringBuilder::new();
+        for v in &values {
+            append_decimal(&mut b, v, false);
+            append_decimal(&mut b, v, true);
+        }
+        let s = b.finish();
+        for (i, v) in values.iter().enumerate() {
+            assert_eq!(s.value(2 * i), v.to_string());
+            let minus = if v.is_zero() { "" } else { "-" };
+            assert_eq!(s.value(2 * i + 1), format!("{minus}{v}"));
+        }
     }
 
     #[test]

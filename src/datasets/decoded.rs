@@ -25,7 +25,7 @@
 //! run time and leaked once per process ([`from_specs`]), a few hundred bytes per event for the life of a job,
 //! rather than threading lifetimes through every stage.
 
-use super::columns::to_f64;
+use super::columns::{append_decimal, to_f64};
 use super::events::Decoded;
 use super::table::{Roles, Spec, Table};
 use super::{Dataset, DatasetBuilder, ExportContext};
@@ -224,7 +224,6 @@ fn append_big(
     f64s: Option<&mut Float64Builder>,
     v: &DynSolValue,
 ) {
-    use std::fmt::Write;
     let (bytes, f) = match v {
         DynSolValue::Int(x, _) => {
             let f = to_f64(&x.unsigned_abs());
@@ -237,18 +236,10 @@ fn append_big(
         b.append_value(bytes);
     }
     if let Some(b) = dec {
-        // Most amounts fit 64 bits, whose formatting is several times cheaper than a 256-bit one's.
-        let _ = match v {
-            DynSolValue::Int(x, _) => match i64::try_from(*x) {
-                Ok(x) => write!(b, "{x}"),
-                Err(_) => write!(b, "{x}"),
-            },
-            _ => match u64::try_from(u256_of(v)) {
-                Ok(x) => write!(b, "{x}"),
-                Err(_) => write!(b, "{}", u256_of(v)),
-            },
-        };
-        b.append_value("");
+        match v {
+            DynSolValue::Int(x, _) => append_decimal(b, &x.unsigned_abs(), x.is_negative()),
+            v => append_decimal(b, &u256_of(v), false),
+        }
     }
     if let Some(b) = f64s {
         b.append_value(f);
@@ -326,6 +317,30 @@ fn append(b: &mut dyn ArrayBuilder, k: &Kind, v: &DynSolValue) {
     }
 }
 
+/// Appends the value `v` of a column of kind `k` to its builders, taken from `p` (a wide integer has three).
+fn append_column<'a>(
+    p: &mut impl Iterator<Item = &'a mut Box<dyn ArrayBuilder>>,
+    k: &Kind,
+    v: &DynSolValue,
+) {
+    match k {
+        Kind::Big { .. } => {
+            let (bin, dec, f) = (p.next(), p.next(), p.next());
+            append_big(
+                bin.and_then(|b| b.as_any_mut().downcast_mut()),
+                dec.and_then(|b| b.as_any_mut().downcast_mut()),
+                f.and_then(|b| b.as_any_mut().downcast_mut()),
+                v,
+            );
+        }
+        k => {
+            if let Some(b) = p.next() {
+                append(b.as_mut(), k, v);
+            }
+        }
+    }
+}
+
 /// Whether the static value `v` is encoded at `data[*at..]`, moving `at` past it.
 fn words_match(v: &DynSolValue, data: &[u8], at: &mut usize) -> bool {
     match v {
@@ -336,6 +351,79 @@ fn words_match(v: &DynSolValue, data: &[u8], at: &mut usize) -> bool {
             let word = data.get(*at..*at + 32);
             *at += 32;
             v.as_word().is_some_and(|w| word == Some(&w[..]))
+        }
+    }
+}
+
+/// A parameter read straight from its 32-byte word: a top-level static scalar, or an indexed dynamic value's
+/// hash. Events made only of these (most real ones: transfers, approvals, swaps, syncs) skip alloy's decoder,
+/// whose per-log vectors were most of a row's cost (docs/performance.md, "Decoded user events"); the checks
+/// are the ones the decoder path makes ([`Kind::fits`], encoding back), and a test holds the two paths equal.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Word {
+    Address,
+    Bool,
+    /// `uintN`: the bits above N are zero.
+    Uint(usize),
+    /// `intN`: the bits above N repeat its sign bit.
+    Int(usize),
+    /// `bytesN`: the bytes past N are zero.
+    Fixed(usize),
+    /// 24 bytes, then zeros.
+    Function,
+    /// An indexed `string`, `bytes`, array or tuple: its keccak hash, any word.
+    Hash,
+}
+
+impl Word {
+    /// The word reading of a parameter of type `ty` (`hashed`: indexed and dynamic), if it has one.
+    fn of(ty: &DynSolType, hashed: bool) -> Option<Word> {
+        Some(match ty {
+            _ if hashed => Word::Hash,
+            DynSolType::Address => Word::Address,
+            DynSolType::Bool => Word::Bool,
+            DynSolType::Uint(b) => Word::Uint(*b),
+            DynSolType::Int(b) => Word::Int(*b),
+            DynSolType::FixedBytes(n) => Word::Fixed(*n),
+            DynSolType::Function => Word::Function,
+            _ => return None,
+        })
+    }
+
+    /// Whether `w` is the ABI encoding of a value of this type.
+    fn canonical(self, w: &[u8; 32]) -> bool {
+        let zero_from = |n: usize| w[n..].iter().all(|&b| b == 0);
+        let zero_to = |n: usize| w[..n].iter().all(|&b| b == 0);
+        match self {
+            Word::Address => zero_to(12),
+            Word::Bool => zero_to(31) && w[31] <= 1,
+            // ABI integer widths are multiples of 8.
+            Word::Uint(bits) => zero_to(32 - bits / 8),
+            Word::Int(bits) => {
+                let top = 32 - bits / 8;
+                let fill = if w[top] & 0x80 != 0 { 0xff } else { 0 };
+                w[..top].iter().all(|&b| b == fill)
+            }
+            Word::Fixed(n) => zero_from(n),
+            Word::Function => zero_from(24),
+            Word::Hash => true,
+        }
+    }
+
+    /// The value of a [`Self::canonical`] word, as alloy's decoder gives it (no allocation).
+    fn value(self, w: &[u8; 32]) -> DynSolValue {
+        match self {
+            Word::Address => {
+                DynSolValue::Address(alloy_primitives::Address::from_word(B256::from(*w)))
+            }
+            Word::Bool => DynSolValue::Bool(w[31] != 0),
+            Word::Uint(bits) => DynSolValue::Uint(U256::from_be_bytes(*w), bits),
+            Word::Int(bits) => DynSolValue::Int(I256::from_be_bytes(*w), bits),
+            Word::Fixed(n) => DynSolValue::FixedBytes(B256::from(*w), n),
+            Word::Function => {
+                DynSolValue::Function(alloy_primitives::Function::from_slice(&w[..24]))
+            }
+            Word::Hash => DynSolValue::FixedBytes(B256::from(*w), 32),
         }
     }
 }
@@ -364,6 +452,8 @@ struct DecodedEvent {
     /// place).
     static_len: Option<usize>,
     columns: Vec<Column>,
+    /// Each column's [`Word`] reading, when every column has one (then logs are read without alloy's decoder).
+    words: Option<Vec<Word>>,
     /// Only logs of these contracts; empty: every contract.
     addresses: Vec<[u8; 20]>,
     /// The event's full signature and the addresses: what else shapes the rows (in the output fingerprint).
@@ -376,6 +466,7 @@ impl DecodedEvent {
             .resolve()
             .map_err(|e| format!("event {}: {e}", event.name))?;
         let mut columns = Vec::new();
+        let mut words = Some(Vec::new());
         let (mut n_indexed, mut n_body) = (0, 0);
         for (i, p) in event.inputs.iter().enumerate() {
             let ty = p
@@ -390,6 +481,11 @@ impl DecodedEvent {
                     | DynSolType::FixedArray(..)
                     | DynSolType::Tuple(_)
             );
+            let word = Word::of(&ty, p.indexed && hashed);
+            words = words.zip(word).map(|(mut ws, w)| {
+                ws.push(w);
+                ws
+            });
             let kind = if p.indexed && hashed {
                 Kind::Binary
             } else {
@@ -481,6 +577,7 @@ impl DecodedEvent {
             }),
             event: resolved,
             columns,
+            words,
             addresses,
             definition,
         })
@@ -617,10 +714,65 @@ impl DecodedBuilder {
         topics: &[B256],
         data: &[u8],
     ) -> Decoded {
+        let ds = self.ds;
+        if let Some(words) = &ds.words {
+            return self.add_words(words, at, address, topics, data);
+        }
         let Some((indexed, body)) = self.decode(topics, data) else {
             return Decoded::LookAlike;
         };
-        let at = at();
+        self.add_keys(at(), address);
+        let mut p = self.params.iter_mut();
+        for c in &ds.columns {
+            let from = if c.indexed { &indexed } else { &body };
+            if let Some(v) = from.get(c.at) {
+                append_column(&mut p, &c.kind, v);
+            }
+        }
+        Decoded::Rows
+    }
+
+    /// [`Self::add_log`] for an event whose every column is a [`Word`]: each is checked in place, then
+    /// appended; nothing is allocated.
+    fn add_words(
+        &mut self,
+        words: &[Word],
+        at: impl FnOnce() -> LogAt,
+        address: &[u8],
+        topics: &[B256],
+        data: &[u8],
+    ) -> Decoded {
+        let ds = self.ds;
+        if topics.len() != ds.topics || ds.static_len != Some(data.len()) {
+            return Decoded::LookAlike;
+        }
+        let skip = usize::from(ds.selector.is_some());
+        let word_of = |c: &Column| -> Option<&[u8; 32]> {
+            match c.indexed {
+                true => topics.get(skip + c.at).map(|t| &t.0),
+                false => data.get(32 * c.at..32 * c.at + 32)?.try_into().ok(),
+            }
+        };
+        let canonical = ds
+            .columns
+            .iter()
+            .zip(words)
+            .all(|(c, w)| word_of(c).is_some_and(|x| w.canonical(x)));
+        if !canonical {
+            return Decoded::LookAlike;
+        }
+        self.add_keys(at(), address);
+        let mut p = self.params.iter_mut();
+        for (c, w) in ds.columns.iter().zip(words) {
+            if let Some(x) = word_of(c) {
+                append_column(&mut p, &c.kind, &w.value(x));
+            }
+        }
+        Decoded::Rows
+    }
+
+    /// Appends a row's key columns.
+    fn add_keys(&mut self, at: LogAt, address: &[u8]) {
         self.block_number.append_value(at.block_number);
         self.block_hash.append_value(at.block_hash);
         self.timestamp.append_value(at.timestamp);
@@ -629,28 +781,6 @@ impl DecodedBuilder {
         self.log_index.append_value(at.log_index);
         self.chain.append_value(self.chain_id);
         self.address.append_value(address);
-        let mut p = self.params.iter_mut();
-        for c in &self.ds.columns {
-            let from = if c.indexed { &indexed } else { &body };
-            let Some(v) = from.get(c.at) else { continue };
-            match &c.kind {
-                Kind::Big { .. } => {
-                    let (bin, dec, f) = (p.next(), p.next(), p.next());
-                    append_big(
-                        bin.and_then(|b| b.as_any_mut().downcast_mut()),
-                        dec.and_then(|b| b.as_any_mut().downcast_mut()),
-                        f.and_then(|b| b.as_any_mut().downcast_mut()),
-                        v,
-                    );
-                }
-                k => {
-                    if let Some(b) = p.next() {
-                        append(b.as_mut(), k, v);
-                    }
-                }
-            }
-        }
-        Decoded::Rows
     }
 
     /// [`Self::add_log`] for a candidate log, counting look-alikes (only an event with a selector has them).
@@ -952,4 +1082,155 @@ pub fn decode_logs(spec: &str, logs: &[LooseLog]) -> Result<(RecordBatch, u64), 
     }
     let lookalikes = decoded.lookalikes;
     Ok((Box::new(decoded).finish(), lookalikes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator (xorshift64*): the test needs no seed file and no `rand`.
+    struct Gen(u64);
+    impl Gen {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        fn below(&mut self, n: u64) -> usize {
+            (self.next() % n) as usize
+        }
+        /// A word near the edges the canonical checks draw: zero or 0xff runs of every length, then random
+        /// bytes, and small values at the end.
+        fn word(&mut self) -> [u8; 32] {
+            let mut w = [0u8; 32];
+            for b in w.iter_mut() {
+                *b = self.next() as u8;
+            }
+            let run = self.below(33);
+            let fill = match self.below(3) {
+                0 => 0xff,
+                _ => 0,
+            };
+            w[..run].fill(fill);
+            match self.below(6) {
+                0 => w[31] = self.below(3) as u8,
+                1 if run < 32 => w[run] |= 0x80,
+                2 if run < 32 => w[run] &= 0x7f,
+                3 => w[run.min(31)..].fill(0),
+                _ => {}
+            }
+            w
+        }
+        /// A random word that is the encoding of a value of type `t`, its padding or sign run of any length.
+        fn valid(&mut self, t: Word) -> [u8; 32] {
+            let mut w = self.word();
+            let keep = |w: &mut [u8; 32], n: usize| w[..n].fill(0);
+            match t {
+                Word::Address => keep(&mut w, 12),
+                Word::Bool => w = U256::from(self.below(2)).to_be_bytes(),
+                Word::Uint(bits) => keep(&mut w, 32 - bits / 8),
+                Word::Int(bits) => {
+                    let top = 32 - bits / 8;
+                    let fill = if w[top] & 0x80 != 0 { 0xff } else { 0 };
+                    w[..top].fill(fill);
+                }
+                Word::Fixed(n) => w[n..].fill(0),
+                Word::Function => w[24..].fill(0),
+                Word::Hash => {}
+            }
+            w
+        }
+    }
+
+    /// The word path and alloy's decoder path give the same rows and the same look-alikes, log for log, on
+    /// words at every edge of every word type (and wrong topic counts and data lengths).
+    #[test]
+    fn word_path_equals_decoder_path() {
+        let signatures = [
+            "A(address indexed a, int24 indexed b, string indexed s, bool c, uint8 d, int16 e, uint112 f, \
+             int256 g, bytes3 h, function i, int64 j, uint64 k, int128 l, bytes32 m, uint256 n, int8 o)",
+            "B(uint256 indexed a, bool indexed b, address indexed c, int8 indexed d, uint200 e) anonymous",
+            "C(bytes32 indexed a, uint24[2] indexed b, (uint8,bool) indexed c, int40 d, bytes1 e)",
+        ];
+        let mut g = Gen(0x9e37_79b9_7f4a_7c15);
+        for sig in signatures {
+            let event = Event::parse(sig).unwrap();
+            let fast: &'static DecodedEvent = Box::leak(Box::new(
+                DecodedEvent::new("t".into(), &event, vec![]).unwrap(),
+            ));
+            assert!(fast.words.is_some(), "{sig}: every column is a word");
+            let mut slow = DecodedEvent::new("t".into(), &event, vec![]).unwrap();
+            slow.words = None;
+            let slow: &'static DecodedEvent = Box::leak(Box::new(slow));
+            let (mut a, mut b) = (DecodedBuilder::new(fast, 1), DecodedBuilder::new(slow, 1));
+            let (n_topics, n_body) = (fast.topics, fast.static_len.unwrap() / 32);
+            for n in 0..20_000u32 {
+                // Mostly the right shape (the values decide), sometimes a topic or a word more or less.
+                let topics_len = match g.below(20) {
+                    0 => n_topics.saturating_sub(1),
+                    1 => (n_topics + 1).min(4),
+                    _ => n_topics,
+                };
+                let data_len = match g.below(20) {
+                    0 => 32 * n_body + 32,
+                    1 => (32 * n_body).saturating_sub(1),
+                    _ => 32 * n_body,
+                };
+                // Each word valid for its column, but one in about two logs has an edge word somewhere.
+                let mut topics: Vec<B256> = (0..topics_len).map(|_| B256::from(g.word())).collect();
+                let mut data: Vec<u8> = (0..data_len.div_ceil(32) * 32)
+                    .map(|_| g.next() as u8)
+                    .collect();
+                let skip = usize::from(fast.selector.is_some());
+                let odd = g.below(2 * fast.columns.len() as u64);
+                for (i, (c, w)) in fast
+                    .columns
+                    .iter()
+                    .zip(fast.words.iter().flatten())
+                    .enumerate()
+                {
+                    let word = if i == odd { g.word() } else { g.valid(*w) };
+                    match c.indexed {
+                        true => topics.get_mut(skip + c.at).map(|t| *t = B256::from(word)),
+                        false => data
+                            .get_mut(32 * c.at..32 * c.at + 32)
+                            .map(|d| d.copy_from_slice(&word)),
+                    };
+                }
+                data.truncate(data_len);
+                if let (Some(s), Some(t)) = (fast.selector, topics.first_mut()) {
+                    *t = B256::from(s);
+                }
+                let at = || LogAt {
+                    block_number: n.into(),
+                    block_hash: [1; 32],
+                    timestamp: 2,
+                    transaction_index: n,
+                    transaction_hash: [3; 32],
+                    log_index: n,
+                };
+                let x = a.add_log(at, &[7; 20], &topics, &data);
+                let y = b.add_log(at, &[7; 20], &topics, &data);
+                assert_eq!(
+                    x,
+                    y,
+                    "{sig}: log {n}: topics {topics:?} data {}",
+                    alloy_primitives::hex::encode(&data)
+                );
+            }
+            let (a, b) = (Box::new(a).finish(), Box::new(b).finish());
+            assert!(
+                a.num_rows() > 1_000,
+                "{sig}: {} rows: the edges need rows too",
+                a.num_rows()
+            );
+            assert!(
+                a.num_rows() < 19_000,
+                "{sig}: {} rows: and look-alikes",
+                a.num_rows()
+            );
+            assert_eq!(a, b, "{sig}");
+        }
+    }
 }
