@@ -145,30 +145,28 @@ impl<C: EventColumns> EventBuilder<C> {
 
 impl<C: EventColumns> DatasetBuilder for EventBuilder<C> {
     fn add_block(&mut self, b: &VerifiedBlock<'_>) {
-        let mut log_index = 0u32;
-        for (ti, (r, _)) in b.receipts.iter().zip(b.transactions).enumerate() {
-            let mut tx_hash = None;
-            for log in r.logs().flatten() {
-                let at = log_index;
-                log_index += 1;
-                let Some(topic0) = log.topics().next() else {
-                    continue;
-                };
-                if !C::TOPICS.contains(topic0) {
-                    continue;
-                }
-                let key = LogKey {
-                    block_number: b.number,
-                    block_hash: b.hash,
-                    timestamp: b.header.timestamp(),
-                    transaction_index: ti as u32,
-                    log_index: at,
-                    transaction_hash: *tx_hash.get_or_insert_with(|| b.tx_hash(ti)),
-                    chain_id: self.chain_id,
-                };
-                if self.c.add_log(&key, &log) == Decoded::LookAlike {
-                    self.lookalikes += 1;
-                }
+        for l in b.logs() {
+            let ti = l.transaction_index as usize;
+            if ti >= b.transactions.len() {
+                break;
+            }
+            let Some(topic0) = l.log.topics().next() else {
+                continue;
+            };
+            if !C::TOPICS.contains(topic0) {
+                continue;
+            }
+            let key = LogKey {
+                block_number: b.number,
+                block_hash: b.hash,
+                timestamp: b.header.timestamp(),
+                transaction_index: l.transaction_index,
+                log_index: l.log_index,
+                transaction_hash: b.tx_hash(ti),
+                chain_id: self.chain_id,
+            };
+            if self.c.add_log(&key, &l.log) == Decoded::LookAlike {
+                self.lookalikes += 1;
             }
         }
     }

@@ -3,7 +3,7 @@
 use super::table::{Columns, Table};
 use super::{Dataset, DatasetBuilder, ExportContext};
 use crate::formats::Need;
-use crate::verify::execution::VerifiedBlock;
+use crate::verify::execution::{BlockLog, VerifiedBlock};
 use arrow_array::builder::{BinaryBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::RecordBatch;
 
@@ -57,26 +57,29 @@ impl DatasetBuilder for LogsBuilder {
     fn add_block(&mut self, b: &VerifiedBlock<'_>) {
         let c = &mut self.c;
         let block_hash = b.hash;
-        let mut log_index = 0u32;
-        for (ti, (r, _)) in b.receipts.iter().zip(b.transactions).enumerate() {
-            let mut tx_hash = None;
-            for log in r.logs().flatten() {
-                let h = *tx_hash.get_or_insert_with(|| b.tx_hash(ti));
-                c.block_number.append_value(b.number);
-                c.block_hash.append_value(block_hash);
-                c.transaction_index.append_value(ti as u32);
-                c.log_index.append_value(log_index);
-                c.transaction_hash.append_value(h);
-                c.address.append_value(log.address);
-                let mut topics = log.topics();
-                for col in [&mut c.topic0, &mut c.topic1, &mut c.topic2, &mut c.topic3] {
-                    col.append_option(topics.next());
-                }
-                c.data.append_value(log.data);
-                c.n_data_bytes.append_value(log.data.len() as u32);
-                c.chain_id.append_value(self.chain_id);
-                log_index += 1;
+        for &BlockLog {
+            transaction_index,
+            log_index,
+            log,
+        } in b.logs()
+        {
+            let ti = transaction_index as usize;
+            if ti >= b.transactions.len() {
+                break;
             }
+            c.block_number.append_value(b.number);
+            c.block_hash.append_value(block_hash);
+            c.transaction_index.append_value(transaction_index);
+            c.log_index.append_value(log_index);
+            c.transaction_hash.append_value(b.tx_hash(ti));
+            c.address.append_value(log.address);
+            let mut topics = log.topics();
+            for col in [&mut c.topic0, &mut c.topic1, &mut c.topic2, &mut c.topic3] {
+                col.append_option(topics.next());
+            }
+            c.data.append_value(log.data);
+            c.n_data_bytes.append_value(log.data.len() as u32);
+            c.chain_id.append_value(self.chain_id);
         }
     }
 

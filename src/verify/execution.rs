@@ -28,7 +28,7 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-pub use super::verified::{BlockHashes, TxHashes, VerifiedBlock};
+pub use super::verified::{BlockHashes, BlockLog, BlockLogs, TxHashes, VerifiedBlock};
 pub use super::VerifyOptions;
 use super::Visitor;
 
@@ -421,6 +421,7 @@ fn check_block<V: Visitor>(
         true => TxHashes::known(known_tx_hashes),
         false => TxHashes::new(txs.views.len()),
     };
+    let logs = BlockLogs::default();
     let block = VerifiedBlock {
         number,
         header,
@@ -432,6 +433,7 @@ fn check_block<V: Visitor>(
         total_difficulty: td_le.map(U256::from_le_bytes),
         hash,
         tx_hashes: &tx_hashes,
+        logs: &logs,
     };
     if light {
         let hashes = BlockHashes {

@@ -8,7 +8,7 @@ use crate::crypto::keccak::B256;
 use crate::crypto::signer::SenderError;
 use crate::execution::body::BodyView;
 use crate::execution::header::{HeaderFields, HeaderView};
-use crate::execution::receipt::ReceiptView;
+use crate::execution::receipt::{LogView, ReceiptView};
 use crate::execution::transaction::TxView;
 use alloy_primitives::U256;
 
@@ -37,6 +37,8 @@ pub struct VerifiedBlock<'a> {
     pub hash: [u8; 32],
     /// The transactions' hashes, each computed on first use and then shared by every dataset of the block.
     pub tx_hashes: &'a TxHashes,
+    /// The receipts' logs in block order, walked on first use and then shared (see [`VerifiedBlock::logs`]).
+    pub logs: &'a BlockLogs<'a>,
 }
 
 impl VerifiedBlock<'_> {
@@ -47,6 +49,43 @@ impl VerifiedBlock<'_> {
         *self.tx_hashes.cells[i].get_or_init(|| self.transactions[i].hash().0)
     }
 }
+
+impl<'a> VerifiedBlock<'a> {
+    /// The block's logs in order, each with its transaction and block-wide log index: the receipts' RLP is
+    /// walked once however many datasets read logs (`logs`, the token datasets, every decoded event), views
+    /// into the receipts, nothing copied. A log that does not decode (verification has checked every receipt
+    /// against the receipts root, so none) is left out, as `ReceiptView::logs().flatten()` leaves it.
+    pub fn logs(&self) -> &'a [BlockLog<'a>] {
+        self.logs.0.get_or_init(|| {
+            let mut out = Vec::new();
+            for (ti, r) in self.receipts.iter().enumerate() {
+                for log in r.logs().flatten() {
+                    out.push(BlockLog {
+                        transaction_index: ti as u32,
+                        log_index: out.len() as u32,
+                        log,
+                    });
+                }
+            }
+            out
+        })
+    }
+}
+
+/// One log of a block (see [`VerifiedBlock::logs`]).
+#[derive(Clone, Copy)]
+pub struct BlockLog<'a> {
+    /// The position of its transaction in the block.
+    pub transaction_index: u32,
+    /// Its position among the block's logs (what the `log_index` columns hold).
+    pub log_index: u32,
+    /// The log.
+    pub log: LogView<'a>,
+}
+
+/// The lazily walked logs of one block (see [`VerifiedBlock::logs`]).
+#[derive(Default)]
+pub struct BlockLogs<'a>(std::cell::OnceCell<Vec<BlockLog<'a>>>);
 
 /// The lazily computed transaction hashes of one block (see [`VerifiedBlock::tx_hash`]).
 pub struct TxHashes {
