@@ -246,6 +246,10 @@ pub enum ConfigError {
 /// Keys whose value is a list, which `--set` also takes comma-separated.
 const LIST_KEYS: [&str; 2] = ["inputs", "export.datasets"];
 
+/// Keys whose value is a list of items that hold commas themselves (an event signature's parameters): `--set`
+/// takes one item as a plain value, or several in TOML array syntax.
+const ONE_ITEM_LIST_KEYS: [&str; 1] = ["decode.events"];
+
 /// Keys of a pipeline file that hold local paths, resolved against the file's own folder.
 const PATH_KEYS: [(&str, &str); 7] = [
     ("", "inputs"),
@@ -395,6 +399,9 @@ fn apply_set(table: &mut toml::Table, set: &str) -> Result<(), ConfigError> {
                     .collect(),
             );
         }
+    }
+    if ONE_ITEM_LIST_KEYS.contains(&key.trim()) && value.is_str() {
+        value = toml::Value::Array(vec![value]);
     }
     let mut parts: Vec<&str> = key.trim().split('.').collect();
     let last = parts
@@ -681,6 +688,27 @@ mod tests {
         .is_err());
         let v = file(&root.join("verify-archive.toml"), &[]).unwrap();
         assert!(v.export.is_none() && v.verify.is_some());
+    }
+
+    /// `--set decode.events=SIGNATURE` is one event (its commas are the signature's); TOML array syntax gives
+    /// several.
+    #[test]
+    fn a_decode_event_set_keeps_its_commas() {
+        let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines/sample.toml");
+        let transfer = "Transfer(address indexed from, address indexed to, uint256 value)";
+        let c = file(&sample, &[format!("decode.events={transfer}")]).unwrap();
+        assert_eq!(c.decode.unwrap().events, [transfer]);
+        let c = file(
+            &sample,
+            &[format!(
+                "decode.events=['{transfer}', 'Sync(uint112 a, uint112 b)']"
+            )],
+        )
+        .unwrap();
+        assert_eq!(
+            c.decode.unwrap().events,
+            [transfer, "Sync(uint112 a, uint112 b)"]
+        );
     }
 
     #[test]

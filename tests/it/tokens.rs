@@ -124,10 +124,11 @@ impl Visitor for Rows {
 }
 
 /// Real mainnet receipts (Portal block data: header, body, slim receipts), each block written as a one-block ere
-/// file with the project's writer and read back through verification: their token events decode as eth-abi
-/// decodes them.
+/// file with the project's writer and read back through verification: their token events, and real contracts'
+/// events decoded from their signatures (`--decode`: ERC-20, WETH, Uniswap v2 and v3, ERC-1155, Seaport's arrays
+/// of tuples), decode as eth-abi decodes them.
 #[test]
-fn token_datasets_equal_eth_abi_on_real_mainnet_receipts() {
+fn token_and_decoded_datasets_equal_eth_abi_on_real_mainnet_receipts() {
     let Some(dir) = testdata::dir("portal block data (real token transfers)") else {
         return;
     };
@@ -140,8 +141,16 @@ fn token_datasets_equal_eth_abi_on_real_mainnet_receipts() {
     let out = tmp.path().join("out");
     let mut names = vec!["blocks", "logs"];
     names.extend(TOKENS);
+    let specs: BTreeMap<String, String> = serde_json::from_str(&crate::util::python_ok(
+        "decode_events.py",
+        &["specs", "real"],
+    ))
+    .unwrap();
+    let specs: Vec<String> = specs.into_values().collect();
+    let mut picked = datasets::by_names(&names).unwrap();
+    picked.extend(datasets::decoded::from_specs(&specs).unwrap());
     let rows = Rows {
-        datasets: datasets::by_names(&names).unwrap(),
+        datasets: picked,
         ctx: ExportContext {
             chain_id: mainnet.chain_id,
             signer: None,
@@ -208,10 +217,34 @@ fn token_datasets_equal_eth_abi_on_real_mainnet_receipts() {
     assert!(files >= 10, "{files} blocks");
     // Real blocks of 2022-2025 hold hundreds of ERC-20 transfers.
     assert!(rows_of["erc20_transfers"] > 100, "{rows_of:?}");
+    // And the most common events of real contracts, in every block.
+    for d in [
+        "event_Transfer",
+        "event_Approval",
+        "event_Deposit",
+        "event_Withdrawal",
+        "event_Sync",
+        "v2_swaps",
+        "v3_swaps",
+        "event_OrderFulfilled",
+    ] {
+        assert!(rows_of[d] > 0, "no {d} rows: {rows_of:?}");
+    }
     lookalikes.retain(|_, n| *n > 0);
     let text = check(&out, &lookalikes, false);
     assert_eq!(text.matches("ok: ").count(), 5, "{text}");
-    eprintln!("{rows_of:?} look-alikes {lookalikes:?}\n{text}");
+    let expected = serde_json::json!({ "lookalikes": lookalikes, "chain_id": mainnet.chain_id });
+    let decoded = crate::util::python_ok(
+        "decode_events.py",
+        &[
+            "archive",
+            out.to_str().unwrap(),
+            &expected.to_string(),
+            "real",
+        ],
+    );
+    assert_eq!(decoded.matches("ok: ").count(), specs.len(), "{decoded}");
+    eprintln!("{rows_of:?} look-alikes {lookalikes:?}\n{text}\n{decoded}");
 }
 
 /// `eraflow synth --tokens`, as the quickstart and docs/performance.md run it: the command writes the library's

@@ -10,11 +10,13 @@ tests/it/decode.rs:
                                       padding, a foreign contract when the spec is limited to one)
   decode_events.py check DIR          compares DIR/<i>.parquet (what eraflow decoded from case i) and
                                       DIR/lookalikes.json (its look-alike count per case) with eth-abi's
-  decode_events.py specs              prints the specs of the token-archive events as JSON ({dataset: spec})
-  decode_events.py archive OUT JSON   checks an export OUT of `synth --tokens` archives with those specs: every
-                                      decoded dataset against eth-abi's decoding of the export's `logs`, and
-                                      the look-alike counts against the run report's (JSON: {"lookalikes": {..},
-                                      "chain_id": n})
+  decode_events.py specs [real]       prints the specs of the token-archive events as JSON ({dataset: spec});
+                                      `real`: of real mainnet contracts' events instead
+  decode_events.py archive OUT JSON [real]
+                                      checks an export OUT of `synth --tokens` archives with those specs (`real`:
+                                      of real mainnet blocks with the real events' specs): every decoded dataset
+                                      against eth-abi's decoding of the export's `logs`, and the look-alike
+                                      counts against the run report's (JSON: {"lookalikes": {..}, "chain_id": n})
 
 The rule, written here independently of src/datasets/decoded.rs: a log is an event's when its topic0 is the
 event's selector (and its contract one of the spec's); it gives a row when eth-abi's strict decoder accepts its
@@ -87,6 +89,38 @@ ARCHIVE = [
     ("event_Sync", "Sync", [("uint112", "reserve0", False), ("uint112", "reserve1", False)], None, False),
     ("event_Deposit", "Deposit", [("address", "dst", True), ("uint256", "wad", False)], None, False),
 ]
+
+# Events of real mainnet contracts, decoded from the Portal block data's receipts (tests/it/tokens.rs): ERC-20,
+# WETH, Uniswap v2 and v3 pools (v3's signed and odd-width integers), ERC-1155, Ownable, and Seaport's
+# OrderFulfilled (arrays of tuples: alloy's decoder path).
+ITEM, RECEIVED = "(uint8,address,uint256,uint256)", "(uint8,address,uint256,uint256,address)"
+REAL = [
+    ("event_Transfer", "Transfer",
+     [("address", "from", True), ("address", "to", True), ("uint256", "value", False)], None, False),
+    ("event_Approval", "Approval",
+     [("address", "owner", True), ("address", "spender", True), ("uint256", "value", False)], None, False),
+    ("event_Deposit", "Deposit", [("address", "dst", True), ("uint256", "wad", False)], None, False),
+    ("event_Withdrawal", "Withdrawal", [("address", "src", True), ("uint256", "wad", False)], None, False),
+    ("event_Sync", "Sync", [("uint112", "reserve0", False), ("uint112", "reserve1", False)], None, False),
+    ("v2_swaps", "Swap",
+     [("address", "sender", True), ("uint256", "amount0In", False), ("uint256", "amount1In", False),
+      ("uint256", "amount0Out", False), ("uint256", "amount1Out", False), ("address", "to", True)], None, False),
+    ("v3_swaps", "Swap",
+     [("address", "sender", True), ("address", "recipient", True), ("int256", "amount0", False),
+      ("int256", "amount1", False), ("uint160", "sqrtPriceX96", False), ("uint128", "liquidity", False),
+      ("int24", "tick", False)], None, False),
+    ("event_TransferSingle", "TransferSingle",
+     ADDR3 + [("uint256", "id", False), ("uint256", "value", False)], None, False),
+    ("event_TransferBatch", "TransferBatch",
+     ADDR3 + [("uint256[]", "ids", False), ("uint256[]", "values", False)], None, False),
+    ("event_OwnershipTransferred", "OwnershipTransferred",
+     [("address", "previousOwner", True), ("address", "newOwner", True)], None, False),
+    ("event_OrderFulfilled", "OrderFulfilled",
+     [("bytes32", "orderHash", False), ("address", "offerer", True), ("address", "zone", True),
+      ("address", "recipient", False), (ITEM + "[]", "offer", False), (RECEIVED + "[]", "consideration", False)],
+     None, False),
+]
+EVENT_SETS = {"archive": ARCHIVE, "real": REAL}
 
 
 def spec_of(ev):
@@ -305,18 +339,18 @@ def read(out, dataset):
     return pl.concat([pl.read_parquet(f) for f in files]) if files else None
 
 
-def archive(out, expected_json):
+def archive(out, expected_json, events=ARCHIVE):
     exp = json.loads(expected_json)
     logs, blocks = read(out, "logs"), read(out, "blocks")
     if logs is None or blocks is None:
         fail("the export needs logs and blocks")
     ts = dict(zip(blocks["block_number"].to_list(), blocks["timestamp"].to_list()))
     logs = logs.sort(["block_number", "log_index"])
-    want = {ev[0]: [] for ev in ARCHIVE}
-    lookalikes = {ev[0]: 0 for ev in ARCHIVE}
+    want = {ev[0]: [] for ev in events}
+    lookalikes = {ev[0]: 0 for ev in events}
     for r in logs.iter_rows(named=True):
         topics = [t for t in (r["topic0"], r["topic1"], r["topic2"], r["topic3"]) if t is not None]
-        for ev in ARCHIVE:
+        for ev in events:
             what, row = decode_log(ev, r["address"], topics, r["data"])
             if what == "row":
                 key = {k: r[k] for k in ("block_number", "block_hash", "transaction_index", "transaction_hash",
@@ -324,7 +358,7 @@ def archive(out, expected_json):
                 key.update(timestamp=ts[r["block_number"]], chain_id=exp["chain_id"])
                 want[ev[0]].append((key, row))
             lookalikes[ev[0]] += what == "lookalike"
-    for ev in ARCHIVE:
+    for ev in events:
         d = ev[0]
         df = read(out, d)
         got = [] if df is None else df.sort(["block_number", "log_index"]).to_dicts()
@@ -337,8 +371,9 @@ def archive(out, expected_json):
 if __name__ == "__main__":
     cmd = sys.argv[1]
     if cmd == "specs":
-        print(json.dumps({ev[0]: spec_of(ev) for ev in ARCHIVE}))
+        events = EVENT_SETS[sys.argv[2] if len(sys.argv) > 2 else "archive"]
+        print(json.dumps({ev[0]: spec_of(ev) for ev in events}))
     elif cmd == "archive":
-        archive(sys.argv[2], sys.argv[3])
+        archive(sys.argv[2], sys.argv[3], EVENT_SETS[sys.argv[4] if len(sys.argv) > 4 else "archive"])
     else:
         {"gen": gen, "check": check}[cmd](sys.argv[2])
