@@ -14,7 +14,10 @@
 //! gives a row only when its topics and data are exactly the ABI encoding of the values they decode to (what
 //! Solidity emits: the topic count, zero padding, bools 0 or 1, integers in their type's range, UTF-8 strings,
 //! offsets where the encoder puts them, no bytes past the end). alloy's decoder alone is lenient about all of
-//! these, so the values are encoded again and compared. Anything else with the selector is a look-alike: no row,
+//! these, so the values are encoded again and compared. Events whose every parameter is a word (address,
+//! bool, integers, `bytesN`, an indexed value's hash) or, in the body, `bytes`, `string` or a list of words
+//! (nearly every real event) skip alloy's decoder: their words and tails are checked where they lie and
+//! appended from the log's bytes, with nothing allocated per log (a test holds this path equal to alloy's). Anything else with the selector is a look-alike: no row,
 //! counted in the run report (`skipped_lookalikes`, as for the token datasets). An anonymous event has no
 //! selector: logs of its shape are rows, and nothing is counted.
 //!
