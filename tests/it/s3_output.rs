@@ -85,18 +85,25 @@ impl Moto {
         format!("http://127.0.0.1:{}", self.port)
     }
 
-    /// Creates a bucket (moto takes unsigned requests).
-    pub fn bucket(&self, name: &str) {
+    /// Sends one unsigned request (moto takes them) with an empty body and returns the whole response,
+    /// asserting it is a 200.
+    pub fn request(&self, method: &str, target: &str) -> String {
         let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
         write!(
             s,
-            "PUT /{name} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            "{method} {target} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
             self.port
         )
         .unwrap();
         let mut r = String::new();
         s.read_to_string(&mut r).unwrap();
-        assert!(r.starts_with("HTTP/1.1 200"), "{r}");
+        assert!(r.starts_with("HTTP/1.1 200"), "{method} {target}: {r}");
+        r
+    }
+
+    /// Creates a bucket.
+    pub fn bucket(&self, name: &str) {
+        self.request("PUT", &format!("/{name}"));
     }
 
     /// The environment an eraflow process needs to reach this server.
@@ -429,16 +436,7 @@ fn a_killed_s3_export_leaves_no_staging_after_the_next_run() {
 /// The incomplete multipart uploads of `bucket` (ListMultipartUploads; moto takes unsigned requests): (key,
 /// upload id), sorted.
 fn incomplete_uploads(moto: &Moto, bucket: &str) -> Vec<(String, String)> {
-    let mut s = TcpStream::connect(("127.0.0.1", moto.port)).unwrap();
-    write!(
-        s,
-        "GET /{bucket}?uploads HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
-        moto.port
-    )
-    .unwrap();
-    let mut r = String::new();
-    s.read_to_string(&mut r).unwrap();
-    assert!(r.starts_with("HTTP/1.1 200"), "{r}");
+    let r = moto.request("GET", &format!("/{bucket}?uploads"));
     let field = |u: &str, tag: &str| {
         let open = format!("<{tag}>");
         between(u, &open, &format!("</{tag}>"))[open.len()..].to_string()

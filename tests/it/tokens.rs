@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Mutex;
 
-const TOKENS: &[&str] = &[
+pub(crate) const TOKENS: &[&str] = &[
     "erc20_transfers",
     "erc721_transfers",
     "erc1155_transfers",
