@@ -791,6 +791,40 @@ impl DecodedEvent {
             definition,
         })
     }
+
+    /// Whether a log's topics and data are the ABI encoding of values of this event, every column having a
+    /// [`Shape`] (`shapes`): each word and tail checked in place, the head's offsets pointing where the
+    /// encoder puts the tails (right after the head, in order, nothing after the last).
+    fn canonical_words(&self, shapes: &[Shape], topics: &[B256], data: &[u8]) -> bool {
+        if topics.len() != self.topics {
+            return false;
+        }
+        let skip = usize::from(self.selector.is_some());
+        let mut tail = 32 * self.n_body;
+        for (c, s) in self.columns.iter().zip(shapes) {
+            let ok = match (c.indexed, *s) {
+                (true, Shape::Word(w)) => {
+                    topics.get(skip + c.at).is_some_and(|t| w.canonical(&t.0))
+                }
+                (false, Shape::Word(w)) => word_at(data, 32 * c.at).is_some_and(|x| w.canonical(x)),
+                (false, s) => {
+                    let offset = word_at(data, 32 * c.at).and_then(word_usize);
+                    match s.tail_len(data, tail).filter(|_| offset == Some(tail)) {
+                        Some(n) => {
+                            tail += n;
+                            true
+                        }
+                        None => false,
+                    }
+                }
+                (true, _) => false,
+            };
+            if !ok {
+                return false;
+            }
+        }
+        tail == data.len()
+    }
 }
 
 /// The [`Dataset`] of a leaked [`DecodedEvent`]: holding a `&'static` is what lets `table` and `builder`
@@ -922,7 +956,12 @@ impl DecodedBuilder {
     ) -> Decoded {
         let ds = self.ds;
         if let Some(shapes) = &ds.shapes {
-            return self.add_words(shapes, at, address, topics, data);
+            if !ds.canonical_words(shapes, topics, data) {
+                return Decoded::LookAlike;
+            }
+            self.add_keys(at(), address);
+            self.append_words(shapes, topics, data);
+            return Decoded::Rows;
         }
         let Some((indexed, body)) = self.decode(topics, data) else {
             return Decoded::LookAlike;
@@ -937,49 +976,10 @@ impl DecodedBuilder {
         Decoded::Rows
     }
 
-    /// [`Self::add_log`] for an event whose every column has a [`Shape`]: each word and tail is checked in
-    /// place (the head's offsets must point where the encoder puts the tails: right after the head, in
-    /// order, nothing after the last), then appended from the log's bytes.
-    fn add_words(
-        &mut self,
-        shapes: &[Shape],
-        at: impl FnOnce() -> LogAt,
-        address: &[u8],
-        topics: &[B256],
-        data: &[u8],
-    ) -> Decoded {
+    /// Appends the values of a log [`DecodedEvent::canonical_words`] accepted, read from its bytes.
+    fn append_words(&mut self, shapes: &[Shape], topics: &[B256], data: &[u8]) {
         let ds = self.ds;
-        if topics.len() != ds.topics {
-            return Decoded::LookAlike;
-        }
         let skip = usize::from(ds.selector.is_some());
-        let mut tail = 32 * ds.n_body;
-        for (c, s) in ds.columns.iter().zip(shapes) {
-            let ok = match (c.indexed, *s) {
-                (true, Shape::Word(w)) => {
-                    topics.get(skip + c.at).is_some_and(|t| w.canonical(&t.0))
-                }
-                (false, Shape::Word(w)) => word_at(data, 32 * c.at).is_some_and(|x| w.canonical(x)),
-                (false, s) => {
-                    let offset = word_at(data, 32 * c.at).and_then(word_usize);
-                    match s.tail_len(data, tail).filter(|_| offset == Some(tail)) {
-                        Some(n) => {
-                            tail += n;
-                            true
-                        }
-                        None => false,
-                    }
-                }
-                (true, _) => false,
-            };
-            if !ok {
-                return Decoded::LookAlike;
-            }
-        }
-        if tail != data.len() {
-            return Decoded::LookAlike;
-        }
-        self.add_keys(at(), address);
         for ((c, s), p) in ds.columns.iter().zip(shapes).zip(&mut self.params) {
             let word = match c.indexed {
                 true => topics.get(skip + c.at).map(|t| &t.0),
@@ -988,7 +988,7 @@ impl DecodedBuilder {
             let Some(x) = word else { continue };
             match *s {
                 Shape::Word(w) => p.append_word(w, x),
-                // Checked above: the offset is a tail's, and its length word fits.
+                // Checked: the offset is a tail's, and its length word fits.
                 s => {
                     let tail = word_usize(x).unwrap_or_default();
                     let n = word_at(data, tail).and_then(word_usize).unwrap_or_default();
@@ -996,7 +996,6 @@ impl DecodedBuilder {
                 }
             }
         }
-        Decoded::Rows
     }
 
     /// Appends a row's key columns.
