@@ -86,6 +86,16 @@ fn gets(mirror_dir: &Path) -> Vec<String> {
 }
 
 /// The status of the one run report under `out`.
+/// Exports the mirror at `url` into fresh output and cache folders and asserts the run succeeded: the output
+/// folder and what the run printed.
+fn export_fresh(url: String) -> (tempfile::TempDir, String) {
+    let (out, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let r = export(out.path(), cache.path(), &[url]);
+    let t = text(&r);
+    assert!(r.status.success(), "{t}");
+    (out, t)
+}
+
 fn report_status(out: &Path) -> String {
     let runs: Vec<_> = std::fs::read_dir(out.join("_eraflow/runs"))
         .unwrap()
@@ -227,10 +237,7 @@ fn a_listing_skips_names_that_are_not_archives_and_says_so_once() {
     let Some(mirror) = Mirror::start(src.path(), None) else {
         return;
     };
-    let (out, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let r = export(out.path(), cache.path(), &[mirror.url()]);
-    let t = text(&r);
-    assert!(r.status.success(), "{t}");
+    let (out, t) = export_fresh(mirror.url());
     assert_eq!(manifest_sources(out.path()), names);
     let said: Vec<&str> = t.lines().filter(|l| l.contains("listed names")).collect();
     assert_eq!(said.len(), 1, "{t}");
@@ -275,10 +282,7 @@ fn a_listed_archive_file_without_a_canonical_name_is_said_to_be_skipped() {
     let Some(mirror) = Mirror::start(src.path(), None) else {
         return;
     };
-    let (out, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let r = export(out.path(), cache.path(), &[mirror.url()]);
-    let t = text(&r);
-    assert!(r.status.success(), "{t}");
+    let (out, t) = export_fresh(mirror.url());
     check(&t);
     assert_eq!(manifest_sources(out.path()), names);
     assert_eq!(gets(src.path()), names);
@@ -287,10 +291,7 @@ fn a_listed_archive_file_without_a_canonical_name_is_said_to_be_skipped() {
         listing.push_str(&format!("{}  {n}\n", sha(&files[0])));
     }
     std::fs::write(src.path().join("checksums.txt"), listing).unwrap();
-    let (out, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let r = export(out.path(), cache.path(), &[mirror.url()]);
-    let t = text(&r);
-    assert!(r.status.success(), "{t}");
+    let (_out, t) = export_fresh(mirror.url());
     check(&t);
     // Told apart from other names: the README-style message is not given for them.
     assert!(!t.contains("listed names that are not"), "{t}");

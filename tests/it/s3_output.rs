@@ -182,15 +182,19 @@ fn eraflow() -> Command {
     Command::new(env!("CARGO_BIN_EXE_eraflow"))
 }
 
-fn export(moto: Option<&Moto>, out: &str, inputs: &[PathBuf]) -> std::process::Output {
+/// `eraflow --threads 1 export --no-senders --out OUT INPUTS...`, reaching `moto` if given.
+fn export_cmd(moto: Option<&Moto>, out: &str, inputs: &[PathBuf]) -> Command {
     let mut c = eraflow();
     if let Some(m) = moto {
         m.env(&mut c);
     }
     c.args(["--threads", "1", "export", "--no-senders", "--out", out])
-        .args(inputs)
-        .output()
-        .unwrap()
+        .args(inputs);
+    c
+}
+
+fn export(moto: Option<&Moto>, out: &str, inputs: &[PathBuf]) -> std::process::Output {
+    export_cmd(moto, out, inputs).output().unwrap()
 }
 
 fn ok(r: &std::process::Output) {
@@ -325,21 +329,11 @@ fn concurrent_writers_into_one_s3_prefix_lose_nothing() {
     let children: Vec<_> = sets
         .iter()
         .map(|set| {
-            let mut c = eraflow();
-            moto.env(&mut c);
-            c.args([
-                "--threads",
-                "1",
-                "export",
-                "--no-senders",
-                "--out",
-                "s3://eraflow-shared/p",
-            ])
-            .args(set)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap()
+            export_cmd(Some(&moto), "s3://eraflow-shared/p", set)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
         })
         .collect();
     let pids: Vec<u32> = children.iter().map(|c| c.id()).collect();
@@ -380,18 +374,8 @@ fn a_killed_s3_export_leaves_no_staging_after_the_next_run() {
     // The processes' temp directory, where a remote output is staged.
     let tmp = tempfile::tempdir().unwrap();
     let run = || {
-        let mut c = eraflow();
-        moto.env(&mut c);
-        c.env("TMPDIR", tmp.path())
-            .args([
-                "--threads",
-                "1",
-                "export",
-                "--no-senders",
-                "--out",
-                "s3://eraflow-killed/p",
-            ])
-            .args(&inputs);
+        let mut c = export_cmd(Some(&moto), "s3://eraflow-killed/p", &inputs);
+        c.env("TMPDIR", tmp.path());
         c
     };
     let mut child = run()
@@ -524,20 +508,10 @@ fn a_rerun_aborts_the_multipart_upload_a_killed_export_left() {
     let src = tempfile::tempdir().unwrap();
     let inputs = inputs(src.path());
     let run = |part_bytes: Option<&str>| {
-        let mut c = eraflow();
-        moto.env(&mut c);
+        let mut c = export_cmd(Some(&moto), "s3://eraflow-uploads/p", &inputs);
         if let Some(b) = part_bytes {
             c.env(PART_BYTES_ENV, b);
         }
-        c.args([
-            "--threads",
-            "1",
-            "export",
-            "--no-senders",
-            "--out",
-            "s3://eraflow-uploads/p",
-        ])
-        .args(&inputs);
         c
     };
     let mut child = run(Some("4096"))

@@ -2,6 +2,7 @@
 //! breaks one is caught here rather than the next time someone measures: `scripts/bench-noop-rerun.sh` (a no-op
 //! rerun's CPU time and its requests into S3) and `scripts/bench-report.sh` (the report page against DuckDB).
 
+use crate::util::run_ok;
 use std::path::Path;
 use std::process::Command;
 
@@ -11,27 +12,19 @@ fn script(name: &str) -> std::path::PathBuf {
         .join(name)
 }
 
-fn run(c: &mut Command) -> String {
-    let o = c.output().unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    assert!(o.status.success(), "{text}");
-    text
-}
-
 #[test]
 fn the_no_op_rerun_bench_runs_and_proves_reruns_from_metadata() {
     let work = tempfile::tempdir().unwrap();
-    let text = run(Command::new("bash")
-        .arg(script("bench-noop-rerun.sh"))
-        .arg(env!("CARGO_BIN_EXE_eraflow"))
-        .arg(work.path())
-        .env("FILES", "2")
-        .env("BIG_BLOCKS", "64")
-        .env("BIG_TXS", "2"));
+    let text = run_ok(
+        Command::new("bash")
+            .arg(script("bench-noop-rerun.sh"))
+            .arg(env!("CARGO_BIN_EXE_eraflow"))
+            .arg(work.path())
+            .env("FILES", "2")
+            .env("BIG_BLOCKS", "64")
+            .env("BIG_TXS", "2"),
+        "bench-noop-rerun.sh",
+    );
     for set in ["small", "big"] {
         let line = text
             .lines()
@@ -71,12 +64,15 @@ fn the_report_bench_runs_and_prints_its_ratio() {
         return;
     }
     let work = tempfile::tempdir().unwrap();
-    let text = run(Command::new("bash")
-        .arg(script("bench-report.sh"))
-        .args(["2", "20000"])
-        .arg(work.path())
-        .env("ERAFLOW_BIN", env!("CARGO_BIN_EXE_eraflow"))
-        .env("RUNS", "1"));
+    let text = run_ok(
+        Command::new("bash")
+            .arg(script("bench-report.sh"))
+            .args(["2", "20000"])
+            .arg(work.path())
+            .env("ERAFLOW_BIN", env!("CARGO_BIN_EXE_eraflow"))
+            .env("RUNS", "1"),
+        "bench-report.sh",
+    );
     let ratio = text
         .lines()
         .find_map(|l| l.strip_prefix("ratio:"))

@@ -317,21 +317,25 @@ pub fn ere_from_era_payloads(
     w.finish().unwrap()
 }
 
+/// Runs `cmd`, asserts it succeeded, and returns its stdout and stderr (`what` names it in the failure).
+pub fn run_ok(cmd: &mut std::process::Command, what: &str) -> String {
+    let o = cmd.output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(o.status.success(), "{what}: {text}");
+    text
+}
+
 /// Runs `tests/python/<script>` with `args`, asserts it succeeded, and returns its stdout and stderr.
 pub fn python_ok(script: &str, args: &[&str]) -> String {
     let path = format!("{}/tests/python/{script}", env!("CARGO_MANIFEST_DIR"));
-    let run = std::process::Command::new("python3")
-        .arg(path)
-        .args(args)
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&run.stdout),
-        String::from_utf8_lossy(&run.stderr)
-    );
-    assert!(run.status.success(), "{script} {args:?}: {text}");
-    text
+    run_ok(
+        std::process::Command::new("python3").arg(path).args(args),
+        &format!("{script} {args:?}"),
+    )
 }
 
 /// Synthnet archives full of token events and look-alikes (`synth --tokens`, 2 transactions a block): an era1
