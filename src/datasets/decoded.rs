@@ -1054,7 +1054,6 @@ impl DatasetBuilder for DecodedBuilder {
             for (t, w) in topics.iter_mut().zip(log.topics()) {
                 *t = B256::from(*w);
             }
-            let ti = l.transaction_index as usize;
             // Hashed only for a row, once per block for every dataset (hashing is the costly part of a row's
             // keys).
             let at = || LogAt {
@@ -1062,10 +1061,7 @@ impl DatasetBuilder for DecodedBuilder {
                 block_hash: b.hash,
                 timestamp: b.header.timestamp(),
                 transaction_index: l.transaction_index,
-                transaction_hash: match ti < b.transactions.len() {
-                    true => b.tx_hash(ti),
-                    false => [0; 32],
-                },
+                transaction_hash: b.tx_hash(l.transaction_index as usize),
                 log_index: l.log_index,
             };
             self.add_candidate(at, log.address, &topics[..n], log.data);

@@ -146,10 +146,6 @@ impl<C: EventColumns> EventBuilder<C> {
 impl<C: EventColumns> DatasetBuilder for EventBuilder<C> {
     fn add_block(&mut self, b: &VerifiedBlock<'_>) {
         for l in b.logs() {
-            let ti = l.transaction_index as usize;
-            if ti >= b.transactions.len() {
-                break;
-            }
             let Some(topic0) = l.log.topics().next() else {
                 continue;
             };
@@ -162,7 +158,7 @@ impl<C: EventColumns> DatasetBuilder for EventBuilder<C> {
                 timestamp: b.header.timestamp(),
                 transaction_index: l.transaction_index,
                 log_index: l.log_index,
-                transaction_hash: b.tx_hash(ti),
+                transaction_hash: b.tx_hash(l.transaction_index as usize),
                 chain_id: self.chain_id,
             };
             if self.c.add_log(&key, &l.log) == Decoded::LookAlike {

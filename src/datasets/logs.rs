@@ -63,15 +63,12 @@ impl DatasetBuilder for LogsBuilder {
             log,
         } in b.logs()
         {
-            let ti = transaction_index as usize;
-            if ti >= b.transactions.len() {
-                break;
-            }
             c.block_number.append_value(b.number);
             c.block_hash.append_value(block_hash);
             c.transaction_index.append_value(transaction_index);
             c.log_index.append_value(log_index);
-            c.transaction_hash.append_value(b.tx_hash(ti));
+            c.transaction_hash
+                .append_value(b.tx_hash(transaction_index as usize));
             c.address.append_value(log.address);
             let mut topics = log.topics();
             for col in [&mut c.topic0, &mut c.topic1, &mut c.topic2, &mut c.topic3] {

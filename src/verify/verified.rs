@@ -41,24 +41,29 @@ pub struct VerifiedBlock<'a> {
     pub logs: &'a BlockLogs<'a>,
 }
 
-impl VerifiedBlock<'_> {
+impl<'a> VerifiedBlock<'a> {
     /// The hash of transaction `i` (`i < transactions.len()`), hashed once however many datasets ask: the token
     /// datasets, `logs`, `transactions` and `contracts` each name it, and re-hashing it per dataset cost a fifth
     /// of an export's CPU on a log-heavy archive.
     pub fn tx_hash(&self, i: usize) -> [u8; 32] {
         *self.tx_hashes.cells[i].get_or_init(|| self.transactions[i].hash().0)
     }
-}
 
-impl<'a> VerifiedBlock<'a> {
     /// The block's logs in order, each with its transaction and block-wide log index: the receipts' RLP is
     /// walked once however many datasets read logs (`logs`, the token datasets, every decoded event), views
     /// into the receipts, nothing copied. A log that does not decode (verification has checked every receipt
-    /// against the receipts root, so none) is left out, as `ReceiptView::logs().flatten()` leaves it.
+    /// against the receipts root, so none) is left out, as `ReceiptView::logs().flatten()` leaves it; so is a
+    /// receipt past the last transaction (verification checked their counts are equal): every log's
+    /// `transaction_index` names a transaction.
     pub fn logs(&self) -> &'a [BlockLog<'a>] {
         self.logs.0.get_or_init(|| {
             let mut out = Vec::new();
-            for (ti, r) in self.receipts.iter().enumerate() {
+            for (ti, r) in self
+                .receipts
+                .iter()
+                .take(self.transactions.len())
+                .enumerate()
+            {
                 for log in r.logs().flatten() {
                     out.push(BlockLog {
                         transaction_index: ti as u32,
