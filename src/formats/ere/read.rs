@@ -240,12 +240,26 @@ impl EreFile {
     }
 
     /// The bytes of block `i`'s header, body and receipts records (0 for entries that are unusable).
+    ///
+    /// From the index alone where it can (a record ends where the next block's record of its component starts,
+    /// in the spec's grouped layout; an interleaved one overcounts, which only moves chunk boundaries): this runs once per block before the work is cut, and reading each record's
+    /// header here cost ~1% of a verification. The last block, or an index that does not grow, reads the record.
     pub fn block_size(&self, i: u64) -> u64 {
         [Component::Header, Component::Body, Component::Receipts]
             .into_iter()
-            .filter_map(|c| self.component_offset(i, c).ok().flatten())
-            .filter_map(|o| read_record_at(self.bytes(), o).ok())
-            .map(|r| r.end() - r.offset)
+            .filter_map(|c| {
+                let at = self.component_offset(i, c).ok().flatten()?;
+                let next = (i + 1 < self.index.count)
+                    .then(|| self.component_offset(i + 1, c).ok().flatten())
+                    .flatten()
+                    .filter(|&n| n > at);
+                match next {
+                    Some(n) => Some(n - at),
+                    None => read_record_at(self.bytes(), at)
+                        .ok()
+                        .map(|r| r.end() - r.offset),
+                }
+            })
             .sum()
     }
 
