@@ -209,6 +209,12 @@ pub trait Dataset: Sync + Send {
     fn needs_senders(&self) -> bool {
         false
     }
+    /// Whether rows carry recovered senders when they are on (`transactions`' `from_address` and 7702
+    /// authorities, `contracts`' deployer). An export none of whose datasets does never recovers a signature:
+    /// recovery is ~90% of an era1 export's CPU, and a `blocks` or `logs` export has no column for it.
+    fn uses_senders(&self) -> bool {
+        self.needs_senders()
+    }
 }
 
 /// Accumulates rows of one chunk of blocks. Both `add_*` methods default to adding nothing, so a dataset fed

@@ -34,6 +34,10 @@ impl Dataset for Transactions {
     fn needs_receipts(&self) -> bool {
         true
     }
+    /// `from_address` and `sender_error`, and each 7702 authorization's `authority`.
+    fn uses_senders(&self) -> bool {
+        true
+    }
     fn needs(&self) -> Need {
         Need::Blocks
     }

@@ -52,7 +52,7 @@ impl<'a> Exporter<'a> {
             path: opts.out.clone(),
             source,
         })?;
-        if opts.senders && opts.signer.is_none() {
+        if opts.recovers_senders(&opts.datasets) && opts.signer.is_none() {
             // One algorithm per process, chosen before any worker starts.
             crate::verify::init_signer(None, opts.signer_backend, opts.network.as_ref(), names)?;
         }
@@ -329,8 +329,9 @@ fn export_one(
             return outcome;
         }
     };
-    // The signer only when senders are exported (then `export` initialised it before any worker started).
-    let signer = match opts.senders {
+    // The signer only when senders are exported into some dataset of this file (then `export` initialised it
+    // before any worker started); a file whose datasets have no sender column never touches it.
+    let signer = match opts.recovers_senders(&datasets) {
         true => match opts.signer.map_or_else(crate::crypto::signer::global, Ok) {
             Ok(s) => Some(s),
             Err(e) => {

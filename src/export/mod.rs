@@ -110,6 +110,11 @@ impl ExportOptions {
         }
     }
 
+    /// Whether senders are recovered for `datasets`: asked for, and some dataset has a column for them.
+    pub(crate) fn recovers_senders(&self, datasets: &[&'static dyn Dataset]) -> bool {
+        self.senders && datasets.iter().any(|d| d.uses_senders())
+    }
+
     /// A fingerprint of everything that changes a dataset's output bytes: a rerun with other options redoes
     /// that dataset's files (and only the datasets it changes: adding a dataset leaves the others complete).
     fn fingerprint(&self, dataset: &dyn Dataset) -> String {

@@ -58,7 +58,8 @@ pub fn read(
             path.display()
         ),
     })?;
-    let signer = match senders {
+    // As export: a dataset without a sender column never touches the signer.
+    let signer = match senders && dataset.uses_senders() {
         true => Some(init_signer(None, Default::default(), Some(&network), &[])?),
         false => None,
     };

@@ -460,3 +460,44 @@ fn outputs_declare_their_order_and_origin_and_networks_stay_apart() {
         .iter()
         .all(|p| !p.to_string_lossy().ends_with(".parquet")));
 }
+
+/// Senders are recovered only for datasets with a column for them: files of a secp256k1 network and of a
+/// secp256r1 one export together as `blocks` and `logs` (the signer is never touched), while `transactions`
+/// still refuses the file whose curve is not the process signer's.
+#[test]
+fn datasets_without_a_sender_column_never_touch_the_signer() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let r1 = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/networks/synthnet-r1.toml");
+    for network in [Path::new("synthnet"), r1.as_path()] {
+        crate::util::run_ok(
+            crate::util::eraflow()
+                .args(["synth", "-q", "--blocks", "16", "--network"])
+                .arg(network)
+                .arg("--out")
+                .arg(&input),
+            "synth",
+        );
+    }
+    let export = |datasets: &str, out: &str| {
+        crate::util::eraflow()
+            .args(["export", "-q", "--datasets", datasets, "--out"])
+            .arg(dir.path().join(out))
+            .arg(&input)
+            .output()
+            .unwrap()
+    };
+    let o = export("blocks,logs", "no-senders-needed");
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(
+        files_in(&dir.path().join("no-senders-needed/blocks")).len(),
+        2
+    );
+    let o = export("transactions", "senders-needed");
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("signs with secp256r1, but this process recovers senders with secp256k1"),
+        "{err}"
+    );
+}
