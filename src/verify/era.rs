@@ -144,13 +144,11 @@ pub(super) fn verify_era<V: Visitor>(
             Err(e) => report.error(state_error(path, state_rec.offset, e)),
         }
     }
-    let sf = StateFacts {
-        block_roots: state.block_roots().to_vec(),
-        state_roots: state.state_roots().to_vec(),
-        genesis_time: state.genesis_time(),
-        // A registry that does not decode is reported by the state's checks; no withdrawal is judged by it.
-        validators: state.validator_count().map_or(u64::MAX, |v| v as u64),
-    };
+    let sf = StateFacts::of(&state);
+    // The blocks need only those facts: free the decompressed state now, so an export's peak memory is the
+    // state's or the blocks' datasets', not both.
+    drop(state);
+    drop(dec);
 
     let signer = match process_signer(opts, Some(&network), path, report) {
         Ok(s) => s,
@@ -167,7 +165,7 @@ pub(super) fn verify_era<V: Visitor>(
                 signer,
             };
             let (slot_facts, counts) = block_pass(&ctx, index, visitor, emit, report);
-            sequential_checks(file, &state, &sf, &slot_facts, &mut beacon, report);
+            sequential_checks(file, &sf, &slot_facts, &mut beacon, report);
             (slot_facts, counts)
         }
         None => Default::default(),

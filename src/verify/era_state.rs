@@ -5,6 +5,7 @@
 use crate::consensus::merkle;
 use crate::consensus::ssz;
 use crate::consensus::types::ROOTS_VECTOR;
+use crate::consensus::state::BlockHeader;
 use crate::consensus::{BeaconState, Spec};
 use crate::formats::era::{EraFile, SLOTS_PER_ERA};
 use crate::formats::ArchiveName;
@@ -37,9 +38,35 @@ pub(super) struct StateFacts {
     /// Validators in the state's registry: the era's blocks can only name validators below it (the registry
     /// only grows, and the state is the era's last).
     pub(super) validators: u64,
+    /// The state's fork rules (the schema `payload_header` is read with).
+    pub(super) spec: Spec,
+    /// `latest_block_header`: the era's last block, checked after the blocks.
+    pub(super) latest_block_header: BlockHeader,
+    /// `latest_execution_payload_header`'s (number, hash) (see [`execution_head`]).
+    pub(super) execution_head: Option<(u64, [u8; 32])>,
+    /// `latest_execution_payload_header`'s bytes (bellatrix on): its root is checked against the last payload.
+    pub(super) payload_header: Option<Vec<u8>>,
 }
 
 impl StateFacts {
+    /// What the checks after the state's own need of it: a few KiB, so the decompressed state (hundreds of
+    /// MB at mainnet's validator count) is freed before the blocks are read and exported.
+    pub(super) fn of(state: &BeaconState<'_>) -> StateFacts {
+        StateFacts {
+            block_roots: state.block_roots().to_vec(),
+            state_roots: state.state_roots().to_vec(),
+            genesis_time: state.genesis_time(),
+            // A registry that does not decode is reported by the state's checks; no withdrawal is judged by it.
+            validators: state.validator_count().map_or(u64::MAX, |v| v as u64),
+            spec: state.spec(),
+            latest_block_header: state.latest_block_header(),
+            execution_head: execution_head(state),
+            payload_header: state
+                .field("latest_execution_payload_header")
+                .map(<[u8]>::to_vec),
+        }
+    }
+
     pub(super) fn block_root(&self, slot: u64) -> [u8; 32] {
         root_at(&self.block_roots, slot)
     }
@@ -159,7 +186,6 @@ pub(super) fn check_history(
 /// Checks that need blocks in order: parent roots, empty slots, the payload chain, the latest header.
 pub(super) fn sequential_checks(
     file: &EraFile,
-    state: &BeaconState<'_>,
     sf: &StateFacts,
     blocks: &[SlotFacts],
     beacon: &mut BeaconReport,
@@ -240,7 +266,7 @@ pub(super) fn sequential_checks(
         },
         last_root: Some(sf.block_root(start + SLOTS_PER_ERA - 1)),
         first_payload: blocks.iter().find_map(|b| b.payload).map(|p| (p.0, p.2)),
-        execution_head: execution_head(state),
+        execution_head: sf.execution_head,
         payload_marks: {
             let payloads: Vec<(u64, [u8; 32])> = blocks
                 .iter()
@@ -258,7 +284,7 @@ pub(super) fn sequential_checks(
         first_slot_state_root: matches!(index.offsets.first(), Some(None))
             .then(|| sf.state_root(start)),
     };
-    let h = state.latest_block_header();
+    let h = &sf.latest_block_header;
     let (_, state_at) = (0, index.record_offset);
     match blocks.last() {
         Some(last) if blocks.len() as u64 + empty == index.offsets.len() as u64 => {
@@ -288,7 +314,7 @@ pub(super) fn sequential_checks(
                 );
             }
             if let Some((root, fork)) = last.payload_root {
-                check_payload_header(file, state, root, fork, state_at, report);
+                check_payload_header(file, sf, root, fork, state_at, report);
             }
         }
         Some(_) => {}
@@ -312,24 +338,22 @@ pub(super) fn sequential_checks(
 /// forks agree (the header's lists are the payload's list roots), else the same block hash.
 pub(super) fn check_payload_header(
     file: &EraFile,
-    state: &BeaconState<'_>,
+    sf: &StateFacts,
     payload_root: [u8; 32],
     payload_spec: Spec,
     offset: u64,
     report: &mut FileReport,
 ) {
-    let Some(bytes) = state.field("latest_execution_payload_header") else {
+    let Some(bytes) = sf.payload_header.as_deref() else {
         return;
     };
-    let Some(c) = ssz::field_container(
-        state.spec().state_schema(),
-        "latest_execution_payload_header",
-    ) else {
+    let Some(c) = ssz::field_container(sf.spec.state_schema(), "latest_execution_payload_header")
+    else {
         return;
     };
     let same_schema = match (
         payload_container(payload_spec),
-        payload_container(state.spec()),
+        payload_container(sf.spec),
     ) {
         (Some(a), Some(b)) => std::ptr::eq(a, b),
         _ => false,
