@@ -4,8 +4,8 @@
 
 use crate::consensus::merkle;
 use crate::consensus::ssz;
-use crate::consensus::types::ROOTS_VECTOR;
 use crate::consensus::state::BlockHeader;
+use crate::consensus::types::ROOTS_VECTOR;
 use crate::consensus::{BeaconState, Spec};
 use crate::formats::era::{EraFile, SLOTS_PER_ERA};
 use crate::formats::ArchiveName;
@@ -351,10 +351,7 @@ pub(super) fn check_payload_header(
     else {
         return;
     };
-    let same_schema = match (
-        payload_container(payload_spec),
-        payload_container(sf.spec),
-    ) {
+    let same_schema = match (payload_container(payload_spec), payload_container(sf.spec)) {
         (Some(a), Some(b)) => std::ptr::eq(a, b),
         _ => false,
     };
