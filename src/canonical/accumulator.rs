@@ -45,9 +45,9 @@ static MAINNET_SSZ: &[u8] = include_bytes!("mainnet/historical_hashes_accumulato
 /// The SSZ fixed part of the container: two 4-byte offsets.
 const FIXED_PART: usize = 8;
 
-static HEADER_RECORD: Container = Container {
-    name: "HeaderRecord",
-    fields: &[
+static HEADER_RECORD: Container = Container::new(
+    "HeaderRecord",
+    &[
         Field {
             name: "block_hash",
             ty: &BYTES32,
@@ -57,12 +57,11 @@ static HEADER_RECORD: Container = Container {
             ty: &Ty::Uint(32),
         },
     ],
-    elements_root: None,
-};
+);
 
-static ACCUMULATOR: Container = Container {
-    name: "HistoricalHashesAccumulator",
-    fields: &[
+static ACCUMULATOR: Container = Container::new(
+    "HistoricalHashesAccumulator",
+    &[
         Field {
             name: "historical_epochs",
             ty: &Ty::List(&BYTES32, MAX_HISTORICAL_EPOCHS),
@@ -72,8 +71,7 @@ static ACCUMULATOR: Container = Container {
             ty: &Ty::List(&Ty::Container(&HEADER_RECORD), ERA_BLOCKS),
         },
     ],
-    elements_root: None,
-};
+);
 
 /// A frozen historical hashes accumulator: one epoch record root per pre-merge era (zero-copy over its SSZ).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

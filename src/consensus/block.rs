@@ -11,8 +11,9 @@
 //! - <https://github.com/ethereum/consensus-specs/blob/master/specs/deneb/beacon-chain.md#beaconblockbody>
 
 use super::fork::Fork;
+use super::merkle::{Forest, Val};
 use super::spec::Spec;
-use super::ssz::{read_u64, SszError, View};
+use super::ssz::{read_u64, Capture, Container, SszError, Ty, View};
 
 /// A validated `SignedBeaconBlock`.
 #[derive(Debug, Clone)]
@@ -104,9 +105,50 @@ impl<'a> BeaconBlock<'a> {
     pub fn root(&self) -> Result<[u8; 32], SszError> {
         self.view.root()
     }
+    /// The block's root, its body's and its execution payload's (bellatrix on), recorded in `forest` for
+    /// batched hashing (known after [`Forest::evaluate`]): the body and payload are hashed once, as parts
+    /// of the block, instead of once more each for their own roots. Errors are those of [`BeaconBlock::root`].
+    pub fn defer_roots(&self, forest: &mut Forest) -> Result<BlockRoots, SszError> {
+        let body_ty = container_field(self.view.ty, "body");
+        let payload_ty = body_ty.and_then(|b| container_field(b, "execution_payload"));
+        let mut caps: Vec<Capture> = body_ty
+            .into_iter()
+            .chain(payload_ty)
+            .map(Capture::new)
+            .collect();
+        let block = self.view.defer_root(forest, &mut caps)?;
+        let val_of = |t: Option<&'static Container>| {
+            let t = t?;
+            caps.iter().find(|c| std::ptr::eq(c.ty, t))?.val
+        };
+        Ok(BlockRoots {
+            block,
+            body: val_of(body_ty),
+            payload: val_of(payload_ty),
+        })
+    }
     /// The serialized block (what proofs of its execution payload are built from).
     pub fn bytes(&self) -> &'a [u8] {
         self.view.bytes
+    }
+}
+
+/// A block's roots recorded in a [`Forest`] by [`BeaconBlock::defer_roots`].
+#[derive(Debug, Clone, Copy)]
+pub struct BlockRoots {
+    /// The block root.
+    pub block: Val,
+    /// The body's root (`None` only if the schema had no body container: a caller computes it directly).
+    pub body: Option<Val>,
+    /// The execution payload's root (`None` before bellatrix).
+    pub payload: Option<Val>,
+}
+
+/// The container type of field `name` of `c`.
+fn container_field(c: &'static Container, name: &str) -> Option<&'static Container> {
+    match c.fields.iter().find(|f| f.name == name)?.ty {
+        Ty::Container(t) => Some(t),
+        _ => None,
     }
 }
 

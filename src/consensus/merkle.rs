@@ -247,6 +247,335 @@ fn subtree(chunks: &[u8], level: u32, layers: &mut Vec<u8>) -> [u8; 32] {
     root
 }
 
+/// A value in a [`Forest`]: a chunk known now, or the output of a node hashed when the forest is evaluated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Val {
+    /// A chunk already known (a leaf, a zero subtree, a root computed on the immediate path).
+    Known([u8; 32]),
+    /// The output of the node `index` of height `height` (1 + the height of its highest child).
+    Node {
+        /// Its height: known chunks are height 0.
+        height: u32,
+        /// Its position among the nodes of that height.
+        index: u32,
+    },
+}
+
+impl Val {
+    #[inline]
+    fn height(&self) -> u32 {
+        match self {
+            Val::Known(_) => 0,
+            Val::Node { height, .. } => *height,
+        }
+    }
+}
+
+/// Packed data of at least this many chunks is hashed on the immediate path (already 8 lanes per layer,
+/// split across workers when big) and only its padding chain above goes to the forest.
+pub const DEFER_MAX_CHUNKS: usize = 1024;
+
+/// The nodes of one height: their 64-byte inputs contiguous, so one [`sha256::hash_blocks`] call hashes them.
+#[derive(Default)]
+struct Level {
+    inputs: Vec<[u8; 64]>,
+    /// Outputs of the nodes hashed so far (the first `outputs.len()` inputs).
+    outputs: Vec<[u8; 32]>,
+    /// `(node here, consumer)`: where a node's output goes once hashed; the consumer is
+    /// `(height, 2 * index + side)` of a higher node (side 0 = left half of its input, 1 = right).
+    links: Vec<(u32, u32, u32)>,
+    /// Links already delivered.
+    links_done: usize,
+}
+
+/// A deferred SSZ hashing graph: hashes are recorded as nodes `(left, right)` and computed later, all nodes of
+/// one height in one [`sha256::hash_blocks`] call.
+///
+/// Why: a block's small objects are trees of a few nodes topped by long padding chains (`hash(x, zero)`
+/// repeated per level, e.g. ~25 levels for a transaction's `ByteList[2^30]`), each step depending on the
+/// previous, so hashing them one by one runs the SHA unit with one message in flight (~2.5x the cost per
+/// message of 8 interleaved ones). Recording every object of one or more blocks first turns those chains
+/// into lanes of the same batch. The nodes recorded are exactly those the immediate path hashes (zero
+/// subtrees stay [`zero_hash`] constants), so the hash count is unchanged.
+///
+/// Use: record (`pair`, `merkleize_packed`, `merkleize_pushed`...), [`Forest::evaluate`], read with
+/// [`Forest::get`], [`Forest::clear`] to reuse the allocations.
+#[derive(Default)]
+pub struct Forest {
+    /// `levels[h]`: the nodes of height `h` (`levels[0]` stays empty: known chunks are not nodes).
+    levels: Vec<Level>,
+    /// Values pushed for [`Forest::merkleize_pushed`], reused across calls and nesting (each call works above
+    /// its own start).
+    stack: Vec<Val>,
+    /// Lengths saved by [`Forest::begin`]: the stack, then each level's inputs and links.
+    saved: Vec<usize>,
+}
+
+impl Forest {
+    /// An empty forest.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Forgets every node (allocations are kept).
+    pub fn clear(&mut self) {
+        for l in &mut self.levels {
+            l.inputs.clear();
+            l.outputs.clear();
+            l.links.clear();
+            l.links_done = 0;
+        }
+        self.stack.clear();
+        self.saved.clear();
+    }
+
+    /// Nodes recorded and not yet hashed.
+    pub fn pending(&self) -> usize {
+        self.levels
+            .iter()
+            .map(|l| l.inputs.len() - l.outputs.len())
+            .sum()
+    }
+
+    /// Remembers the current size, so a recording that fails half-way can be undone by [`Forest::rollback`]
+    /// (its nodes would otherwise be hashed for nothing).
+    pub fn begin(&mut self) {
+        self.saved.clear();
+        self.saved.push(self.stack.len());
+        for l in &self.levels {
+            self.saved.push(l.inputs.len());
+            self.saved.push(l.links.len());
+        }
+    }
+
+    /// Drops every node and link recorded since [`Forest::begin`] (none of them is hashed yet).
+    pub fn rollback(&mut self) {
+        let mut saved = self.saved.iter().copied();
+        self.stack.truncate(saved.next().unwrap_or(0));
+        for l in &mut self.levels {
+            // Levels created after `begin` had nothing then.
+            let inputs = saved.next().unwrap_or(0).max(l.outputs.len());
+            let links = saved.next().unwrap_or(0).max(l.links_done);
+            l.inputs.truncate(inputs);
+            l.links.truncate(links);
+        }
+    }
+
+    /// The node hashing `left || right`.
+    pub fn pair(&mut self, left: Val, right: Val) -> Val {
+        let height = left.height().max(right.height()) + 1;
+        let h = height as usize;
+        if self.levels.len() <= h {
+            self.levels.resize_with(h + 1, Level::default);
+        }
+        let index = self.levels[h].inputs.len() as u32;
+        let mut input = [0u8; 64];
+        self.feed(&mut input, 0, left, height, index);
+        self.feed(&mut input, 1, right, height, index);
+        self.levels[h].inputs.push(input);
+        Val::Node { height, index }
+    }
+
+    /// Puts `v` in half `side` of the input of node `(height, index)`: a known chunk now, a pending node's
+    /// output by a link. A node already hashed (recorded before an earlier [`Forest::evaluate`]) is copied
+    /// now, so a new parent never waits on a level that will not be visited again.
+    #[inline(always)]
+    fn feed(&mut self, input: &mut [u8; 64], side: usize, v: Val, height: u32, index: u32) {
+        let half = &mut input[32 * side..32 * side + 32];
+        match v {
+            Val::Known(c) => half.copy_from_slice(&c),
+            Val::Node {
+                height: ch,
+                index: ci,
+            } => {
+                let Some(l) = self.levels.get_mut(ch as usize) else {
+                    return;
+                };
+                match l.outputs.get(ci as usize) {
+                    Some(out) => half.copy_from_slice(out),
+                    None => l.links.push((ci, height, 2 * index + side as u32)),
+                }
+            }
+        }
+    }
+
+    /// `v` as its known output once hashed.
+    #[inline]
+    fn settle(&self, v: Val) -> Val {
+        match v {
+            Val::Node { height, index } => {
+                match self
+                    .levels
+                    .get(height as usize)
+                    .and_then(|l| l.outputs.get(index as usize))
+                {
+                    Some(out) => Val::Known(*out),
+                    None => v,
+                }
+            }
+            k => k,
+        }
+    }
+
+    /// `mix_in_length(root, length)` as a node.
+    pub fn mix_in_length(&mut self, root: Val, length: u64) -> Val {
+        let mut len = [0u8; 32];
+        len[..8].copy_from_slice(&length.to_le_bytes());
+        self.pair(root, Val::Known(len))
+    }
+
+    /// [`merkleize`] of `head` followed by the byte `tail` (if any) as nodes. The tail lets a bitlist be
+    /// merkleized with its delimiter cleared without copying it.
+    pub fn merkleize_packed(&mut self, head: &[u8], tail: Option<u8>, limit_chunks: u64) -> Val {
+        let len = head.len() + usize::from(tail.is_some());
+        let n = len.div_ceil(CHUNK);
+        let depth = depth_for(limit_chunks.max(n as u64));
+        if n >= DEFER_MAX_CHUNKS {
+            // Big data: the immediate path's layers are already batched (and parallel when big enough).
+            let root = match tail {
+                None => merkleize(head, n as u64),
+                Some(t) => {
+                    let mut data = Vec::with_capacity(len);
+                    data.extend_from_slice(head);
+                    data.push(t);
+                    merkleize(&data, n as u64)
+                }
+            };
+            return self.pad_to(Val::Known(root), depth_for(n as u64), depth);
+        }
+        // The 64 bytes of `head ++ tail` from `start`, zero-padded (the spec's `pack`).
+        let block_at = |start: usize| -> [u8; 64] {
+            let mut b = [0u8; 64];
+            let end = (start + 64).min(head.len());
+            if start < end {
+                b[..end - start].copy_from_slice(&head[start..end]);
+            }
+            if let Some(t) = tail {
+                if (start..start + 64).contains(&head.len()) {
+                    b[head.len() - start] = t;
+                }
+            }
+            b
+        };
+        if n <= 1 {
+            let b = block_at(0);
+            let mut c = [0u8; 32];
+            c.copy_from_slice(&b[..32]);
+            return match n {
+                0 => Val::Known(*zero_hash(depth)),
+                _ => self.pad_to(Val::Known(c), 0, depth),
+            };
+        }
+        // Layer 1 straight from the bytes: every pair of chunks (an odd last chunk's sibling is the zero
+        // chunk, which the zero padding of the block supplies).
+        let start = self.stack.len();
+        let h1 = 1usize;
+        if self.levels.len() <= h1 {
+            self.levels.resize_with(h1 + 1, Level::default);
+        }
+        for k in 0..n.div_ceil(2) {
+            let level = &mut self.levels[h1];
+            let index = level.inputs.len() as u32;
+            level.inputs.push(block_at(64 * k));
+            self.stack.push(Val::Node { height: 1, index });
+        }
+        self.reduce(start, 1, depth)
+    }
+
+    /// Pushes a leaf for [`Forest::merkleize_pushed`].
+    #[inline]
+    pub fn push(&mut self, v: Val) {
+        self.stack.push(v);
+    }
+
+    /// Where the next [`Forest::push`] lands: pass it to [`Forest::merkleize_pushed`].
+    #[inline]
+    pub fn stack_len(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// [`merkleize`] of the 32-byte leaves pushed since `start` (they are popped), as nodes.
+    pub fn merkleize_pushed(&mut self, start: usize, limit_chunks: u64) -> Val {
+        let n = self.stack.len().saturating_sub(start);
+        let depth = depth_for(limit_chunks.max(n as u64));
+        self.reduce(start, 0, depth)
+    }
+
+    /// Pairs the values above `start` (of tree level `level`) layer by layer into one root, then pads it up
+    /// to `depth`; the values are popped. An odd last value's sibling is the zero subtree of its level, as in
+    /// [`subtree`], so exactly the immediate path's nodes are recorded.
+    fn reduce(&mut self, start: usize, mut level: u32, depth: u32) -> Val {
+        let start = start.min(self.stack.len());
+        if self.stack.len() == start {
+            return Val::Known(*zero_hash(depth));
+        }
+        while self.stack.len() - start > 1 {
+            let m = self.stack.len() - start;
+            for j in 0..m.div_ceil(2) {
+                let l = self.stack[start + 2 * j];
+                let r = match self.stack.get(start + 2 * j + 1) {
+                    Some(&r) if 2 * j + 1 < m => r,
+                    _ => Val::Known(*zero_hash(level)),
+                };
+                let v = self.pair(l, r);
+                self.stack[start + j] = v;
+            }
+            self.stack.truncate(start + m.div_ceil(2));
+            level += 1;
+        }
+        let root = self.stack.pop().unwrap_or(Val::Known(*zero_hash(level)));
+        self.pad_to(root, level, depth)
+    }
+
+    /// `root` of a subtree of height `from`, hashed with zero subtrees up to height `to`.
+    fn pad_to(&mut self, mut root: Val, from: u32, to: u32) -> Val {
+        for l in from..to {
+            root = self.pair(root, Val::Known(*zero_hash(l)));
+        }
+        root
+    }
+
+    /// Hashes every recorded node, height by height: one [`sha256::hash_blocks`] call per height, then each
+    /// output copied into its consumer's input.
+    pub fn evaluate(&mut self) {
+        for h in 1..self.levels.len() {
+            let (level, above) = self.levels[h..].split_at_mut(1);
+            let level = &mut level[0];
+            let done = level.outputs.len();
+            if level.inputs.len() > done {
+                level.outputs.resize(level.inputs.len(), [0u8; 32]);
+                sha256::hash_blocks(
+                    level.inputs[done..].as_flattened(),
+                    level.outputs[done..].as_flattened_mut(),
+                );
+            }
+            for &(i, to_h, to) in &level.links[level.links_done..] {
+                // Consumers are always higher (a parent's height exceeds its children's).
+                let Some(dst) = (to_h as usize)
+                    .checked_sub(h + 1)
+                    .and_then(|k| above.get_mut(k))
+                    .and_then(|l| l.inputs.get_mut((to / 2) as usize))
+                else {
+                    continue;
+                };
+                if let Some(out) = level.outputs.get(i as usize) {
+                    let side = (to % 2) as usize;
+                    dst[32 * side..32 * side + 32].copy_from_slice(out);
+                }
+            }
+            level.links_done = level.links.len();
+        }
+    }
+
+    /// The value of `v` once evaluated (`None` for a node not recorded or not yet hashed).
+    pub fn get(&self, v: Val) -> Option<[u8; 32]> {
+        match self.settle(v) {
+            Val::Known(c) => Some(c),
+            Val::Node { .. } => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,15 +21,15 @@ use super::validators::validators_root;
 /// `container!(VIS NAME = "SpecName" [elements_root: FN] { field: TYPE, ... })`: a static [`Container`];
 /// the optional `elements_root` names a specialised root for lists and vectors of it.
 macro_rules! container {
-    (@root) => { None };
-    (@root $root:path) => { Some($root) };
-    ($vis:vis $name:ident = $spec:literal $([elements_root: $root:path])? { $($f:ident : $t:expr),* $(,)? }) => {
+    ($vis:vis $name:ident = $spec:literal { $($f:ident : $t:expr),* $(,)? }) => {
         #[doc = concat!("`", $spec, "` container.")]
-        $vis static $name: Container = Container {
-            name: $spec,
-            fields: &[$(Field { name: stringify!($f), ty: &$t }),*],
-            elements_root: container!(@root $($root)?),
-        };
+        $vis static $name: Container =
+            Container::new($spec, &[$(Field { name: stringify!($f), ty: &$t }),*]);
+    };
+    ($vis:vis $name:ident = $spec:literal [elements_root: $root:path] { $($f:ident : $t:expr),* $(,)? }) => {
+        #[doc = concat!("`", $spec, "` container.")]
+        $vis static $name: Container =
+            Container::new($spec, &[$(Field { name: stringify!($f), ty: &$t }),*]).with_elements_root($root);
     };
 }
 

@@ -113,11 +113,8 @@ mod tests {
     fn registry_root_matches_the_generic_walker() {
         assert!(VALIDATOR.elements_root.is_some());
         // The same container without the specialised root: the generic walker hashes each element.
-        let generic: &'static Container = Box::leak(Box::new(Container {
-            name: VALIDATOR.name,
-            fields: VALIDATOR.fields,
-            elements_root: None,
-        }));
+        let generic: &'static Container =
+            Box::leak(Box::new(Container::new(VALIDATOR.name, VALIDATOR.fields)));
         let elem: &'static Ty = Box::leak(Box::new(Ty::Container(generic)));
         let generic_list: &'static Ty =
             Box::leak(Box::new(Ty::List(elem, VALIDATOR_REGISTRY_LIMIT)));

@@ -121,6 +121,19 @@ pub fn hash_blocks(input: &[u8], out: &mut [u8]) {
             // SAFETY: SHA and SSE4.1 present (checked above).
             unsafe { ni::hash_lanes::<LANES>(b, o) };
         }
+        // The tail in 4-, 2- and 1-message groups: batches of one tree height are often short.
+        let (b4, rest) = rest.as_chunks::<4>();
+        let (o4, out_rest) = out_rest.as_chunks_mut::<4>();
+        for (b, o) in b4.iter().zip(o4) {
+            // SAFETY: as above.
+            unsafe { ni::hash_lanes::<4>(b, o) };
+        }
+        let (b2, rest) = rest.as_chunks::<2>();
+        let (o2, out_rest) = out_rest.as_chunks_mut::<2>();
+        for (b, o) in b2.iter().zip(o2) {
+            // SAFETY: as above.
+            unsafe { ni::hash_lanes::<2>(b, o) };
+        }
         for (b, o) in rest.iter().zip(out_rest) {
             // SAFETY: as above.
             unsafe { ni::hash_lanes::<1>(std::slice::from_ref(b), std::slice::from_mut(o)) };
@@ -319,7 +332,8 @@ mod tests {
             .map(|i: usize| (i.wrapping_mul(2654435761) >> 7) as u8)
             .collect();
         let mut out = vec![0u8; 32 * 37];
-        for n in [1usize, 2, 3, 4, 36, 37] {
+        // Every tail shape (8-, 4-, 2- and 1-lane groups).
+        for n in (1usize..=16).chain([36, 37]) {
             hash_blocks(&input[..64 * n], &mut out[..32 * n]);
             for i in 0..n {
                 assert_eq!(

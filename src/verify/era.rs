@@ -26,6 +26,7 @@ use super::era_state::{check_history, sequential_checks, SlotFacts, StateFacts};
 use super::report::{BeaconReport, FileReport};
 pub use super::verified::{VerifiedBeaconBlock, VerifiedPayload, VerifiedState};
 use super::{hex0x, mismatch, process_signer, VerifyOptions, Visitor};
+use crate::consensus::merkle::Forest;
 use crate::consensus::registry::Registry;
 use crate::consensus::ssz::SszError;
 use crate::consensus::{
@@ -333,29 +334,33 @@ fn block_pass<V: Visitor>(
     let work = |group: &[(u64, u64)]| -> Vec<_> {
         group
             .par_iter()
-            .map_init(crate::formats::era::block_decoder, |dec, &(s, e)| {
-                let mut out = visitor.start_chunk(index.start_slot + s);
-                let mut found = Vec::new();
-                let mut counts = Counts::default();
-                let mut errors = Vec::new();
-                for i in s..e {
-                    let Some(Some(_)) = index.offsets.get(i as usize) else {
-                        continue;
-                    };
-                    match check_block(
-                        ctx,
-                        index.start_slot + i,
-                        dec,
-                        &mut counts,
-                        visitor,
-                        &mut out,
-                    ) {
-                        Ok(f) => found.push(f),
-                        Err(err) => errors.push(err),
+            .map_init(
+                || (crate::formats::era::block_decoder(), Forest::new()),
+                |(dec, forest), &(s, e)| {
+                    let mut out = visitor.start_chunk(index.start_slot + s);
+                    let mut found = Vec::new();
+                    let mut counts = Counts::default();
+                    let mut errors = Vec::new();
+                    for i in s..e {
+                        let Some(Some(_)) = index.offsets.get(i as usize) else {
+                            continue;
+                        };
+                        match check_block(
+                            ctx,
+                            index.start_slot + i,
+                            dec,
+                            forest,
+                            &mut counts,
+                            visitor,
+                            &mut out,
+                        ) {
+                            Ok(f) => found.push(f),
+                            Err(err) => errors.push(err),
+                        }
                     }
-                }
-                (found, counts, errors, out)
-            })
+                    (found, counts, errors, out)
+                },
+            )
             .collect()
     };
     super::pipelined_windows(&chunks, window, work, |results| {
@@ -424,6 +429,7 @@ fn check_block<V: Visitor>(
     ctx: &BlockContext<'_>,
     slot: u64,
     dec: &mut FramedDecoder,
+    forest: &mut Forest,
     counts: &mut Counts,
     visitor: &V,
     out: &mut V::Chunk,
@@ -452,7 +458,14 @@ fn check_block<V: Visitor>(
             block.slot(),
         )));
     }
-    let root = block.root().map_err(ssz_err)?;
+    // The block's objects as one batch of hashes (their padding chains side by side in the SHA lanes).
+    forest.clear();
+    let roots = block.defer_roots(forest).map_err(ssz_err)?;
+    forest.evaluate();
+    let root = match forest.get(roots.block) {
+        Some(r) => r,
+        None => block.root().map_err(ssz_err)?,
+    };
     // Checked after the payload's own block hash, so a damaged payload is reported as such rather than as
     // the root mismatch it also causes.
     let check_state =
@@ -467,7 +480,10 @@ fn check_block<V: Visitor>(
         payload_root: None,
         proposer: block.proposer_index(),
         state_root: block.state_root(),
-        body_root: body.root().map_err(ssz_err)?,
+        body_root: match roots.body.and_then(|v| forest.get(v)) {
+            Some(r) => r,
+            None => body.root().map_err(ssz_err)?,
+        },
     };
     let payload = match body.execution_payload() {
         Some(p) => Some(p.map_err(ssz_err)?),
@@ -517,7 +533,11 @@ fn check_block<V: Visitor>(
         hash.0,
         payload.parent_hash().try_into().unwrap_or_default(),
     ));
-    facts.payload_root = Some((payload.root().map_err(ssz_err)?, spec));
+    let payload_root = match roots.payload.and_then(|v| forest.get(v)) {
+        Some(r) => r,
+        None => payload.root().map_err(ssz_err)?,
+    };
+    facts.payload_root = Some((payload_root, spec));
     visitor.beacon_block(
         out,
         &VerifiedBeaconBlock {

@@ -22,10 +22,19 @@ pub fn split_container<'a>(
     c: &'static Container,
     bytes: &'a [u8],
 ) -> Result<Vec<&'a [u8]>, SszError> {
-    let mut fixed = 0usize;
-    for f in c.fields {
-        fixed += f.ty.fixed_size().unwrap_or(4);
-    }
+    let mut out = Vec::with_capacity(c.fields.len());
+    split_container_into(c, bytes, &mut out)?;
+    Ok(out)
+}
+
+/// [`split_container`] appending the fields to `out` (the hashing walker reuses one buffer for every object;
+/// on error `out` may hold part of them).
+pub(super) fn split_container_into<'a>(
+    c: &'static Container,
+    bytes: &'a [u8],
+    out: &mut Vec<&'a [u8]>,
+) -> Result<(), SszError> {
+    let fixed = c.fixed_part();
     let ctx = |e: SszError| e.at(PathSeg::Field(c.name));
     if bytes.len() < fixed {
         return Err(ctx(SszError::new(ErrorKind::TooShort {
@@ -34,11 +43,11 @@ pub fn split_container<'a>(
             found: bytes.len(),
         })));
     }
-    // Pass 1: positions; variable fields get their start from the offset, their end from the next offset.
-    let mut out: Vec<&[u8]> = Vec::with_capacity(c.fields.len());
-    let mut var: Vec<(usize, usize)> = Vec::new(); // (field index, offset)
+    // Pass 1: positions; a variable field gets `bytes[offset..]` here, cut at the next offset in pass 2.
+    let base = out.len();
+    let mut prev: Option<usize> = None; // the previous variable field's offset
     let mut pos = 0usize;
-    for (i, f) in c.fields.iter().enumerate() {
+    for f in c.fields {
         match f.ty.fixed_size() {
             Some(s) => {
                 out.push(&bytes[pos..pos + s]);
@@ -46,7 +55,7 @@ pub fn split_container<'a>(
             }
             None => {
                 let o = read_offset(bytes, pos).unwrap_or(0);
-                let check = if let Some(&(_, prev)) = var.last() {
+                let check = if let Some(prev) = prev {
                     if o < prev {
                         Some(ErrorKind::OffsetDecreasing {
                             previous: prev,
@@ -74,24 +83,30 @@ pub fn split_container<'a>(
                 if let Some(k) = check {
                     return Err(ctx(SszError::new(k).at(PathSeg::Field(f.name))));
                 }
-                var.push((i, o));
-                out.push(&[]);
+                prev = Some(o);
+                out.push(&bytes[o..]);
                 pos += 4;
             }
         }
     }
-    if var.is_empty() && bytes.len() != fixed {
+    if prev.is_none() && bytes.len() != fixed {
         return Err(ctx(SszError::new(ErrorKind::Length {
             ty: c.name.into(),
             expected: fixed,
             found: bytes.len(),
         })));
     }
-    for (k, &(i, o)) in var.iter().enumerate() {
-        let end = var.get(k + 1).map_or(bytes.len(), |v| v.1);
-        out[i] = &bytes[o..end];
+    // Pass 2, last field first: each variable field ends where the next one starts (offsets are
+    // non-decreasing, checked above).
+    let mut end = bytes.len();
+    for (f, part) in c.fields.iter().zip(&mut out[base..]).rev() {
+        if f.ty.fixed_size().is_none() {
+            let start = bytes.len() - part.len();
+            *part = &bytes[start..end];
+            end = start;
+        }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Splits a vector/list of variable-size elements into element slices (`expect`: the count of a vector).
@@ -101,10 +116,23 @@ pub(super) fn split_variable<'a>(
     expect: Option<usize>,
     limit: u64,
 ) -> Result<Vec<&'a [u8]>, SszError> {
+    let mut out = Vec::new();
+    split_variable_into(ty, bytes, expect, limit, &mut out)?;
+    Ok(out)
+}
+
+/// [`split_variable`] appending the elements to `out` (on error `out` may hold part of them).
+pub(super) fn split_variable_into<'a>(
+    ty: &Ty,
+    bytes: &'a [u8],
+    expect: Option<usize>,
+    limit: u64,
+    out: &mut Vec<&'a [u8]>,
+) -> Result<(), SszError> {
     if bytes.is_empty() {
         return match expect {
             Some(n) if n > 0 => Err(len_err(ty, 4 * n, 0)),
-            _ => Ok(Vec::new()),
+            _ => Ok(()),
         };
     }
     let first = read_offset(bytes, 0).ok_or_else(|| len_err(ty, 4, bytes.len()))?;
@@ -133,7 +161,7 @@ pub(super) fn split_variable<'a>(
             found: n as u64,
         }));
     }
-    let mut out = Vec::with_capacity(n);
+    out.reserve(n);
     let mut prev = first;
     for i in 1..=n {
         let o = if i == n {
@@ -158,5 +186,5 @@ pub(super) fn split_variable<'a>(
         out.push(&bytes[prev..o]);
         prev = o;
     }
-    Ok(out)
+    Ok(())
 }

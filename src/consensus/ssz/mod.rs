@@ -18,6 +18,8 @@
 //! ([`split_container`], [`View`]) in `read`; errors in `error`; hash_tree_root in `root`; serializing
 //! (synthetic data) in `encode`.
 
+#[cfg(test)]
+mod defer_tests;
 mod encode;
 mod error;
 mod layout;
@@ -30,7 +32,10 @@ pub use encode::{encode_container, encode_variable_list, field_container, with_f
 pub use error::{ErrorKind, PathSeg, SszError};
 pub use layout::{read_u64, split_container};
 pub use read::View;
-pub use root::{container_root, container_root_of_fields, hash_tree_root};
+pub use root::{
+    container_root, container_root_of_fields, defer_container_root_of_fields, defer_root,
+    hash_tree_root, Capture,
+};
 
 /// An SSZ type, described statically so one generic walker validates and hashes every fork's containers.
 #[derive(Debug)]
@@ -64,6 +69,51 @@ pub struct Container {
     /// with the generic walker (the validator registry, see `validators`). The schema supplies it, so this
     /// walker stays independent of any particular container.
     pub elements_root: Option<ElementsRoot>,
+    /// [`Ty::fixed_size`] of the container, computed once when the schema is built: reading and hashing ask
+    /// for it per field and per object, and recomputing it walked the nested containers every time.
+    fixed_size: Option<usize>,
+    /// Size of the serialized fixed part: fixed-size fields inline, 4 bytes per variable-size field's offset.
+    fixed_part: usize,
+}
+
+impl Container {
+    /// A container schema (a `const fn`, so schemas stay statics).
+    pub const fn new(name: &'static str, fields: &'static [Field]) -> Self {
+        let mut fixed = Some(0usize);
+        let mut part = 0usize;
+        let mut i = 0;
+        while i < fields.len() {
+            let size = fields[i].ty.fixed_size();
+            fixed = match (fixed, size) {
+                (Some(a), Some(b)) => Some(a + b),
+                _ => None,
+            };
+            part += match size {
+                Some(s) => s,
+                None => 4,
+            };
+            i += 1;
+        }
+        Container {
+            name,
+            fields,
+            elements_root: None,
+            fixed_size: fixed,
+            fixed_part: part,
+        }
+    }
+
+    /// Size of the serialized fixed part (the first offset of a valid object with variable-size fields).
+    #[inline]
+    pub(crate) fn fixed_part(&self) -> usize {
+        self.fixed_part
+    }
+
+    /// The same container with a specialised root for lists and vectors of it.
+    pub const fn with_elements_root(mut self, root: ElementsRoot) -> Self {
+        self.elements_root = Some(root);
+        self
+    }
 }
 
 /// The root of `bytes.len() / size` fixed-size elements of one container type, tree sized for `limit`
@@ -82,14 +132,18 @@ pub struct Field {
 
 impl Ty {
     /// Serialized size when the type is fixed-size (spec `is_fixed_size`), `None` otherwise.
-    pub fn fixed_size(&self) -> Option<usize> {
+    #[inline]
+    pub const fn fixed_size(&self) -> Option<usize> {
         match self {
             Ty::Uint(n) | Ty::Bytes(n) => Some(*n),
             Ty::Bool => Some(1),
             Ty::Bitvector(n) => Some(n.div_ceil(8)),
-            Ty::Vector(e, n) => e.fixed_size().map(|s| s * n),
+            Ty::Vector(e, n) => match e.fixed_size() {
+                Some(s) => Some(s * *n),
+                None => None,
+            },
             Ty::List(..) | Ty::Bitlist(_) => None,
-            Ty::Container(c) => c.fields.iter().map(|f| f.ty.fixed_size()).sum(),
+            Ty::Container(c) => c.fixed_size,
         }
     }
 

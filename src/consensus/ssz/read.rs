@@ -2,8 +2,9 @@
 
 use super::error::{ErrorKind, PathSeg, SszError};
 use super::layout::{read_u64, split_container, split_variable};
-use super::root::container_root_of_fields;
+use super::root::{container_root_of_fields, defer_container_root_of_fields, Capture};
 use super::{Container, Ty};
+use crate::consensus::merkle::{Forest, Val};
 
 /// A validated container: its fields as slices of the input, looked up by spec name.
 #[derive(Debug, Clone)]
@@ -103,6 +104,16 @@ impl<'a> View<'a> {
     /// hash_tree_root of the whole container.
     pub fn root(&self) -> Result<[u8; 32], SszError> {
         container_root_of_fields(self.ty, &self.fields)
+    }
+
+    /// hash_tree_root of the whole container recorded in `forest` (known after [`Forest::evaluate`]), with
+    /// the nodes of the `captures`' container types.
+    pub fn defer_root(
+        &self,
+        forest: &mut Forest,
+        captures: &mut [Capture],
+    ) -> Result<Val, SszError> {
+        defer_container_root_of_fields(forest, self.ty, &self.fields, captures)
     }
 }
 

@@ -2,14 +2,18 @@
 //! list lengths mixed in, big containers' fields in parallel.
 
 use super::error::{len_err, ErrorKind, PathSeg, SszError};
-use super::layout::{split_container, split_variable};
+use super::layout::{split_container, split_container_into, split_variable, split_variable_into};
 use super::{Container, Field, Ty};
-use crate::consensus::merkle::{self, Leaves, CHUNK};
+use crate::consensus::merkle::{self, Forest, Leaves, Val, CHUNK};
 use std::ops::Range;
 use std::sync::OnceLock;
 
 /// Below this many bytes an object's fields are hashed on the calling thread (rayon tasks cost more).
 const PAR_FIELDS_MIN_BYTES: usize = 1 << 20;
+
+/// Lists and vectors of at least this many composite elements take the immediate path (whose leaves are
+/// batched and split across workers, see [`ElementRoots`]) instead of recording every element.
+const DEFER_MAX_ELEMENTS: usize = 1 << 12;
 
 /// hash_tree_root of `bytes` read as `ty`, validating the serialization on the way.
 pub fn hash_tree_root(ty: &'static Ty, bytes: &[u8]) -> Result<[u8; 32], SszError> {
@@ -36,18 +40,7 @@ pub fn hash_tree_root(ty: &'static Ty, bytes: &[u8]) -> Result<[u8; 32], SszErro
             Ok(r)
         }
         Ty::Bitvector(n) => {
-            let size = n.div_ceil(8);
-            if bytes.len() != size {
-                return Err(len_err(ty, size, bytes.len()));
-            }
-            if let Some(&last) = bytes.last() {
-                if n % 8 != 0 && last >> (n % 8) != 0 {
-                    return Err(SszError::new(ErrorKind::BitvectorExcess {
-                        bits: *n,
-                        found: last,
-                    }));
-                }
-            }
+            check_bitvector(ty, *n, bytes)?;
             Ok(merkle::merkleize(bytes, (*n as u64).div_ceil(256)))
         }
         Ty::Bitlist(limit) => {
@@ -139,6 +132,23 @@ pub fn container_root_of_fields(
         }
     }
     Ok(merkle::merkleize(&roots, c.fields.len() as u64))
+}
+
+/// A `Bitvector[n]`'s length, and no bit set past `n`.
+fn check_bitvector(ty: &Ty, n: usize, bytes: &[u8]) -> Result<(), SszError> {
+    let size = n.div_ceil(8);
+    if bytes.len() != size {
+        return Err(len_err(ty, size, bytes.len()));
+    }
+    if let Some(&last) = bytes.last() {
+        if !n.is_multiple_of(8) && last >> (n % 8) != 0 {
+            return Err(SszError::new(ErrorKind::BitvectorExcess {
+                bits: n,
+                found: last,
+            }));
+        }
+    }
+    Ok(())
 }
 
 pub(super) fn check_bools(bytes: &[u8], expected: usize, ty: &Ty) -> Result<(), SszError> {
@@ -258,4 +268,265 @@ pub(super) fn variable_elements_root(
         roots.extend_from_slice(&hash_tree_root(elem, p).map_err(|e| e.at(PathSeg::Index(i)))?);
     }
     Ok(merkle::merkleize(&roots, limit))
+}
+
+/// A container type whose root is wanted besides the whole object's (a block's body and execution payload
+/// each appear once in a block): recording sets `val` to the node of the last container of that type, so
+/// asking for that root does not hash the object a second time.
+#[derive(Debug, Clone, Copy)]
+pub struct Capture {
+    /// The container type to capture.
+    pub ty: &'static Container,
+    /// Its root's value in the forest, once recorded.
+    pub val: Option<Val>,
+}
+
+impl Capture {
+    /// A capture of `ty`, not recorded yet.
+    pub fn new(ty: &'static Container) -> Self {
+        Capture { ty, val: None }
+    }
+}
+
+/// [`hash_tree_root`] recorded in `forest` instead of computed: the value is known after
+/// [`Forest::evaluate`]. Errors are those of [`hash_tree_root`] (same kind, same path); on error nothing is
+/// left recorded.
+pub fn defer_root(forest: &mut Forest, ty: &'static Ty, bytes: &[u8]) -> Result<Val, SszError> {
+    forest.begin();
+    let r = Deferred::new(forest, &mut []).root(ty, bytes);
+    if r.is_err() {
+        forest.rollback();
+    }
+    r
+}
+
+/// [`container_root_of_fields`] recorded in `forest` (see [`defer_root`]), filling `captures` with the nodes
+/// of the containers of their types.
+pub fn defer_container_root_of_fields(
+    forest: &mut Forest,
+    c: &'static Container,
+    fields: &[&[u8]],
+    captures: &mut [Capture],
+) -> Result<Val, SszError> {
+    forest.begin();
+    let mut d = Deferred::new(forest, captures);
+    d.parts.extend_from_slice(fields);
+    let r = d.container(c, 0, fields.len());
+    if r.is_err() {
+        forest.rollback();
+    }
+    r
+}
+
+/// The recording walker: [`hash_tree_root`]'s recursion with every hash a forest node.
+struct Deferred<'f, 'a, 'c> {
+    forest: &'f mut Forest,
+    /// Fields and elements of the objects being walked (each call works above its own start), one buffer for
+    /// the whole walk instead of a vector per object.
+    parts: Vec<&'a [u8]>,
+    captures: &'c mut [Capture],
+}
+
+impl<'f, 'a, 'c> Deferred<'f, 'a, 'c> {
+    fn new(forest: &'f mut Forest, captures: &'c mut [Capture]) -> Self {
+        Deferred {
+            forest,
+            parts: Vec::new(),
+            captures,
+        }
+    }
+
+    fn root(&mut self, ty: &'static Ty, bytes: &'a [u8]) -> Result<Val, SszError> {
+        match ty {
+            Ty::Uint(n) | Ty::Bytes(n) => {
+                if bytes.len() != *n {
+                    return Err(len_err(ty, *n, bytes.len()));
+                }
+                if *n <= CHUNK {
+                    let mut r = [0u8; 32];
+                    r[..*n].copy_from_slice(bytes);
+                    Ok(Val::Known(r))
+                } else {
+                    Ok(self.forest.merkleize_packed(
+                        bytes,
+                        None,
+                        merkle::chunks_for_bytes(*n as u64),
+                    ))
+                }
+            }
+            Ty::Bool => {
+                check_bools(bytes, 1, ty)?;
+                let mut r = [0u8; 32];
+                r[0] = bytes[0];
+                Ok(Val::Known(r))
+            }
+            Ty::Bitvector(n) => {
+                check_bitvector(ty, *n, bytes)?;
+                Ok(self
+                    .forest
+                    .merkleize_packed(bytes, None, (*n as u64).div_ceil(256)))
+            }
+            Ty::Bitlist(limit) => {
+                let (head, tail, bits) = bitlist_parts(bytes)?;
+                if bits > *limit {
+                    return Err(SszError::new(ErrorKind::TooMany {
+                        ty: ty.describe(),
+                        limit: *limit,
+                        found: bits,
+                    }));
+                }
+                let root = self
+                    .forest
+                    .merkleize_packed(head, tail, limit.div_ceil(256));
+                Ok(self.forest.mix_in_length(root, bits))
+            }
+            Ty::Vector(elem, n) => {
+                if let Some(s) = elem.fixed_size() {
+                    if bytes.len() != s * n {
+                        return Err(len_err(ty, s * n, bytes.len()));
+                    }
+                    self.elements(elem, bytes, s, *n as u64)
+                } else {
+                    let start = self.parts.len();
+                    split_variable_into(ty, bytes, Some(*n), *n as u64, &mut self.parts)?;
+                    self.variable_elements(elem, start, *n as u64)
+                }
+            }
+            Ty::List(elem, limit) => {
+                let (root, count) = if let Some(s) = elem.fixed_size() {
+                    if s == 0 || !bytes.len().is_multiple_of(s) {
+                        return Err(SszError::new(ErrorKind::NotMultiple {
+                            ty: ty.describe(),
+                            elem_size: s,
+                            found: bytes.len(),
+                        }));
+                    }
+                    let count = (bytes.len() / s) as u64;
+                    if count > *limit {
+                        return Err(SszError::new(ErrorKind::TooMany {
+                            ty: ty.describe(),
+                            limit: *limit,
+                            found: count,
+                        }));
+                    }
+                    (self.elements(elem, bytes, s, *limit)?, count)
+                } else {
+                    let start = self.parts.len();
+                    split_variable_into(ty, bytes, None, *limit, &mut self.parts)?;
+                    let count = (self.parts.len() - start) as u64;
+                    (self.variable_elements(elem, start, *limit)?, count)
+                };
+                Ok(self.forest.mix_in_length(root, count))
+            }
+            Ty::Container(c) => {
+                let start = self.parts.len();
+                split_container_into(c, bytes, &mut self.parts)?;
+                let n = self.parts.len() - start;
+                self.container(c, start, n)
+            }
+        }
+    }
+
+    /// The container `c` whose `n` fields are `parts[start..]` (popped).
+    fn container(
+        &mut self,
+        c: &'static Container,
+        start: usize,
+        n: usize,
+    ) -> Result<Val, SszError> {
+        // Fields one after the other even for a big object: what makes one big (long packed data, many
+        // composite elements) takes the immediate, parallel path on its own.
+        let pushed = self.forest.stack_len();
+        for (i, f) in c.fields.iter().enumerate().take(n) {
+            let b = self.parts[start + i];
+            let v = self
+                .root(f.ty, b)
+                .map_err(|e| e.at(PathSeg::Field(f.name)).at(PathSeg::Field(c.name)))?;
+            self.forest.push(v);
+        }
+        let v = self.forest.merkleize_pushed(pushed, c.fields.len() as u64);
+        self.parts.truncate(start);
+        for cap in self.captures.iter_mut() {
+            if std::ptr::eq(cap.ty, c) {
+                cap.val = Some(v);
+            }
+        }
+        Ok(v)
+    }
+
+    /// [`elements_root`], recorded.
+    fn elements(
+        &mut self,
+        elem: &'static Ty,
+        bytes: &'a [u8],
+        size: usize,
+        limit: u64,
+    ) -> Result<Val, SszError> {
+        if elem.packs() {
+            if matches!(elem, Ty::Bool) {
+                check_bools(bytes, 0, elem)?;
+            }
+            return Ok(self.forest.merkleize_packed(
+                bytes,
+                None,
+                merkle::chunks_for_bytes(limit * size as u64),
+            ));
+        }
+        let count = bytes.len().checked_div(size).unwrap_or(0);
+        let special = matches!(
+            elem,
+            Ty::Container(Container {
+                elements_root: Some(_),
+                ..
+            })
+        );
+        if special || count >= DEFER_MAX_ELEMENTS {
+            return Ok(Val::Known(elements_root(elem, bytes, size, limit)?));
+        }
+        let pushed = self.forest.stack_len();
+        for (i, b) in bytes.chunks_exact(size).enumerate() {
+            let v = self.root(elem, b).map_err(|e| e.at(PathSeg::Index(i)))?;
+            self.forest.push(v);
+        }
+        Ok(self.forest.merkleize_pushed(pushed, limit))
+    }
+
+    /// [`variable_elements_root`] of the elements `parts[start..]` (popped), recorded.
+    fn variable_elements(
+        &mut self,
+        elem: &'static Ty,
+        start: usize,
+        limit: u64,
+    ) -> Result<Val, SszError> {
+        let pushed = self.forest.stack_len();
+        for i in 0..self.parts.len().saturating_sub(start) {
+            let p = self.parts[start + i];
+            let v = self.root(elem, p).map_err(|e| e.at(PathSeg::Index(i)))?;
+            self.forest.push(v);
+        }
+        self.parts.truncate(start);
+        Ok(self.forest.merkleize_pushed(pushed, limit))
+    }
+}
+
+/// A bitlist's data without copying it: the bytes before the last, the last byte with its delimiter bit
+/// cleared (`None` when the delimiter was its only bit: the byte is not data), and the bit length.
+fn bitlist_parts(bytes: &[u8]) -> Result<(&[u8], Option<u8>, u64), SszError> {
+    let (last, head) = match bytes.split_last() {
+        Some((&b, head)) if b != 0 => (b, head),
+        Some(_) => {
+            return Err(SszError::new(ErrorKind::BitlistDelimiter {
+                found: "0x00".into(),
+            }))
+        }
+        None => {
+            return Err(SszError::new(ErrorKind::BitlistDelimiter {
+                found: "no bytes".into(),
+            }))
+        }
+    };
+    let top = 7 - last.leading_zeros() as u64; // index of the delimiter bit in the last byte
+    let bits = 8 * head.len() as u64 + top;
+    let tail = (top > 0).then_some(last & !(1u8 << top));
+    Ok((head, tail, bits))
 }

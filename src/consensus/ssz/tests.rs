@@ -6,10 +6,9 @@ use crate::consensus::types::{U64, U8};
 use crate::crypto::sha256;
 
 static BYTES4_LIST: Ty = Ty::List(&U8, 4);
-static T: Container = Container {
-    name: "T",
-    elements_root: None,
-    fields: &[
+static T: Container = Container::new(
+    "T",
+    &[
         Field {
             name: "a",
             ty: &U64,
@@ -27,7 +26,7 @@ static T: Container = Container {
             ty: &Ty::Bitlist(8),
         },
     ],
-};
+);
 
 fn chunk(b: &[u8]) -> [u8; 32] {
     let mut c = [0u8; 32];
