@@ -19,12 +19,7 @@ const DEFER_MAX_ELEMENTS: usize = 1 << 12;
 pub fn hash_tree_root(ty: &'static Ty, bytes: &[u8]) -> Result<[u8; 32], SszError> {
     match ty {
         Ty::Uint(n) | Ty::Bytes(n) => {
-            if bytes.len() != *n {
-                return Err(len_err(ty, *n, bytes.len()));
-            }
-            if *n <= CHUNK {
-                let mut r = [0u8; 32];
-                r[..*n].copy_from_slice(bytes);
+            if let Some(r) = basic_root(ty, *n, bytes)? {
                 Ok(r)
             } else {
                 Ok(merkle::merkleize(
@@ -45,13 +40,7 @@ pub fn hash_tree_root(ty: &'static Ty, bytes: &[u8]) -> Result<[u8; 32], SszErro
         }
         Ty::Bitlist(limit) => {
             let (data, bits) = bitlist_bits(bytes)?;
-            if bits > *limit {
-                return Err(SszError::new(ErrorKind::TooMany {
-                    ty: ty.describe(),
-                    limit: *limit,
-                    found: bits,
-                }));
-            }
+            check_count(ty, *limit, bits)?;
             Ok(merkle::mix_in_length(
                 &merkle::merkleize(&data, limit.div_ceil(256)),
                 bits,
@@ -70,21 +59,7 @@ pub fn hash_tree_root(ty: &'static Ty, bytes: &[u8]) -> Result<[u8; 32], SszErro
         }
         Ty::List(elem, limit) => {
             let (root, count) = if let Some(s) = elem.fixed_size() {
-                if s == 0 || !bytes.len().is_multiple_of(s) {
-                    return Err(SszError::new(ErrorKind::NotMultiple {
-                        ty: ty.describe(),
-                        elem_size: s,
-                        found: bytes.len(),
-                    }));
-                }
-                let count = (bytes.len() / s) as u64;
-                if count > *limit {
-                    return Err(SszError::new(ErrorKind::TooMany {
-                        ty: ty.describe(),
-                        limit: *limit,
-                        found: count,
-                    }));
-                }
+                let count = fixed_elements(ty, s, *limit, bytes)?;
                 (elements_root(elem, bytes, s, *limit)?, count)
             } else {
                 let parts = split_variable(ty, bytes, None, *limit)?;
@@ -97,6 +72,45 @@ pub fn hash_tree_root(ty: &'static Ty, bytes: &[u8]) -> Result<[u8; 32], SszErro
         }
         Ty::Container(c) => container_root(c, bytes),
     }
+}
+
+/// A `uint` or `bytesN` of `n` bytes: checked to be `n` bytes long; its root when it fits one chunk (`None`:
+/// it is merkleized).
+fn basic_root(ty: &Ty, n: usize, bytes: &[u8]) -> Result<Option<[u8; 32]>, SszError> {
+    if bytes.len() != n {
+        return Err(len_err(ty, n, bytes.len()));
+    }
+    Ok((n <= CHUNK).then(|| {
+        let mut r = [0u8; 32];
+        r[..n].copy_from_slice(bytes);
+        r
+    }))
+}
+
+/// A list's (or bitlist's) length against its limit.
+fn check_count(ty: &Ty, limit: u64, found: u64) -> Result<(), SszError> {
+    if found > limit {
+        return Err(SszError::new(ErrorKind::TooMany {
+            ty: ty.describe(),
+            limit,
+            found,
+        }));
+    }
+    Ok(())
+}
+
+/// The number of `size`-byte elements of a list of fixed-size elements, checked against its limit.
+fn fixed_elements(ty: &Ty, size: usize, limit: u64, bytes: &[u8]) -> Result<u64, SszError> {
+    if size == 0 || !bytes.len().is_multiple_of(size) {
+        return Err(SszError::new(ErrorKind::NotMultiple {
+            ty: ty.describe(),
+            elem_size: size,
+            found: bytes.len(),
+        }));
+    }
+    let count = (bytes.len() / size) as u64;
+    check_count(ty, limit, count)?;
+    Ok(count)
 }
 
 /// hash_tree_root of a container: the merkle root of its fields' roots.
@@ -339,12 +353,7 @@ impl<'f, 'a, 'c> Deferred<'f, 'a, 'c> {
     fn root(&mut self, ty: &'static Ty, bytes: &'a [u8]) -> Result<Val, SszError> {
         match ty {
             Ty::Uint(n) | Ty::Bytes(n) => {
-                if bytes.len() != *n {
-                    return Err(len_err(ty, *n, bytes.len()));
-                }
-                if *n <= CHUNK {
-                    let mut r = [0u8; 32];
-                    r[..*n].copy_from_slice(bytes);
+                if let Some(r) = basic_root(ty, *n, bytes)? {
                     Ok(Val::Known(r))
                 } else {
                     Ok(self.forest.merkleize_packed(
@@ -368,13 +377,7 @@ impl<'f, 'a, 'c> Deferred<'f, 'a, 'c> {
             }
             Ty::Bitlist(limit) => {
                 let (head, tail, bits) = bitlist_parts(bytes)?;
-                if bits > *limit {
-                    return Err(SszError::new(ErrorKind::TooMany {
-                        ty: ty.describe(),
-                        limit: *limit,
-                        found: bits,
-                    }));
-                }
+                check_count(ty, *limit, bits)?;
                 let root = self
                     .forest
                     .merkleize_packed(head, tail, limit.div_ceil(256));
@@ -394,21 +397,7 @@ impl<'f, 'a, 'c> Deferred<'f, 'a, 'c> {
             }
             Ty::List(elem, limit) => {
                 let (root, count) = if let Some(s) = elem.fixed_size() {
-                    if s == 0 || !bytes.len().is_multiple_of(s) {
-                        return Err(SszError::new(ErrorKind::NotMultiple {
-                            ty: ty.describe(),
-                            elem_size: s,
-                            found: bytes.len(),
-                        }));
-                    }
-                    let count = (bytes.len() / s) as u64;
-                    if count > *limit {
-                        return Err(SszError::new(ErrorKind::TooMany {
-                            ty: ty.describe(),
-                            limit: *limit,
-                            found: count,
-                        }));
-                    }
+                    let count = fixed_elements(ty, s, *limit, bytes)?;
                     (self.elements(elem, bytes, s, *limit)?, count)
                 } else {
                     let start = self.parts.len();
