@@ -175,30 +175,11 @@ pub(super) fn check_bools(bytes: &[u8], expected: usize, ty: &Ty) -> Result<(), 
     Ok(())
 }
 
-/// The data bytes of a bitlist (delimiter cleared) and its bit length.
+/// The data bytes of a bitlist (delimiter cleared) and its bit length, as an owned copy (see [`bitlist_parts`]).
 pub(super) fn bitlist_bits(bytes: &[u8]) -> Result<(Vec<u8>, u64), SszError> {
-    let last = match bytes.last() {
-        Some(&b) if b != 0 => b,
-        Some(_) => {
-            return Err(SszError::new(ErrorKind::BitlistDelimiter {
-                found: "0x00".into(),
-            }))
-        }
-        None => {
-            return Err(SszError::new(ErrorKind::BitlistDelimiter {
-                found: "no bytes".into(),
-            }))
-        }
-    };
-    let top = 7 - last.leading_zeros() as u64; // index of the delimiter bit in the last byte
-    let bits = 8 * (bytes.len() as u64 - 1) + top;
-    let mut data = bytes.to_vec();
-    if let Some(l) = data.last_mut() {
-        *l &= !(1u8 << top);
-    }
-    if top == 0 {
-        data.pop();
-    }
+    let (head, tail, bits) = bitlist_parts(bytes)?;
+    let mut data = head.to_vec();
+    data.extend(tail);
     Ok((data, bits))
 }
 
