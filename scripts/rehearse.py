@@ -86,37 +86,34 @@ def run(cmd, env=None):
     return p.returncode, p.stderr
 
 
-def measure(cmd, env=None):
-    """Runs `cmd` to completion and returns {wall, cpu, rss_mib}; its output goes to a temporary file (a pipe
-    could fill and block it)."""
-    with tempfile.TemporaryFile() as out:
-        t0 = time.monotonic()
-        p = subprocess.Popen([str(c) for c in cmd], stdout=out, stderr=subprocess.STDOUT, env=env)
-        _, status, ru = os.wait4(p.pid, 0)
-        wall = time.monotonic() - t0
-        p.returncode = os.waitstatus_to_exitcode(status)
-        if p.returncode != 0:
+def start(cmd, env=None):
+    """Starts `cmd` with its output in a temporary file (a pipe could fill and block it)."""
+    out = tempfile.TemporaryFile()
+    return cmd, out, time.monotonic(), subprocess.Popen([str(c) for c in cmd], stdout=out,
+                                                         stderr=subprocess.STDOUT, env=env)
+
+
+def reap(started):
+    """Waits for a `start`ed command: {wall, cpu, rss_mib} from wait4; exits with its output if it failed."""
+    cmd, out, t0, p = started
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.monotonic() - t0
+    code = os.waitstatus_to_exitcode(status)
+    with out:
+        if code != 0:
             out.seek(0)
-            raise SystemExit(f"{' '.join(map(str, cmd))}: exit {p.returncode}\n{out.read().decode(errors='replace')}")
+            raise SystemExit(f"{' '.join(map(str, cmd))}: exit {code}\n{out.read().decode(errors='replace')}")
     return {"wall": wall, "cpu": ru.ru_utime + ru.ru_stime, "rss_mib": ru.ru_maxrss / 1024}
 
 
+def measure(cmd, env=None):
+    """Runs `cmd` to completion: its figures (see `reap`)."""
+    return reap(start(cmd, env))
+
+
 def concurrently(cmds):
-    """Runs `cmds` at once; each one's figures (as `measure`)."""
-    started = []
-    for c in cmds:
-        f = tempfile.TemporaryFile()
-        started.append((c, f, time.monotonic(), subprocess.Popen([str(x) for x in c], stdout=f, stderr=subprocess.STDOUT)))
-    figures = []
-    for c, f, t0, p in started:
-        _, status, ru = os.wait4(p.pid, 0)
-        code = os.waitstatus_to_exitcode(status)
-        if code != 0:
-            f.seek(0)
-            raise SystemExit(f"{' '.join(map(str, c))}: exit {code}\n{f.read().decode(errors='replace')}")
-        f.close()
-        figures.append({"wall": time.monotonic() - t0, "cpu": ru.ru_utime + ru.ru_stime, "rss_mib": ru.ru_maxrss / 1024})
-    return figures
+    """Runs `cmds` at once; each one's figures."""
+    return [reap(s) for s in [start(c) for c in cmds]]
 
 
 def tree_bytes(path):
@@ -184,7 +181,7 @@ def spans(periods, first, end):
     return out
 
 
-def project(measured, shape, as_of, threads):
+def project(measured, shape, as_of):
     """Core-hours per kind and stage over mainnet's history, with the per-period breakdown."""
     n_era1, n_ere, n_era, head = file_counts(as_of)
     blocks = shape["blocks"]
@@ -258,7 +255,7 @@ def scale_out(bin_, work, blocks, txs):
 
 
 def markdown(r):
-    shape, m, p = r["shape"], r["measured"], r["projection"]
+    m, p = r["measured"], r["projection"]
     out = [f"Measured {r['date']} with `{r['command']}` ({r['cores']} cores, load {r['load'][0]:.1f} -> "
            f"{r['load'][1]:.1f}; threads: {r['threads'] or 'all cores'}).", "",
            "| file | transactions | size | stage | CPU s | wall s | peak RSS MiB | bytes out |", "|---|---|---|---|---|---|---|---|"]
@@ -351,7 +348,7 @@ def main(argv=None):
     r = {"date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "command": cmd.strip(),
          "cores": os.cpu_count(), "load": [load0[0], os.getloadavg()[0]], "threads": args.threads,
          "shape": shape, "measured": measured, "as_of": args.as_of,
-         "projection": project(measured, shape, as_of, args.threads), "scale_out": so,
+         "projection": project(measured, shape, as_of), "scale_out": so,
          "ray_workers": args.ray_workers, "ray_cores": args.ray_cores, "efficiency": efficiency}
     text = markdown(r)
     print(text)
