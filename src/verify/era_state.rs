@@ -42,9 +42,8 @@ pub(super) struct StateFacts {
     pub(super) spec: Spec,
     /// `latest_block_header`: the era's last block, checked after the blocks.
     pub(super) latest_block_header: BlockHeader,
-    /// `latest_execution_payload_header`'s (number, hash) (see [`execution_head`]).
-    pub(super) execution_head: Option<(u64, [u8; 32])>,
-    /// `latest_execution_payload_header`'s bytes (bellatrix on): its root is checked against the last payload.
+    /// `latest_execution_payload_header`'s bytes (bellatrix on): its root is checked against the last payload,
+    /// and it names the execution head ([`execution_head`]).
     pub(super) payload_header: Option<Vec<u8>>,
 }
 
@@ -60,7 +59,6 @@ impl StateFacts {
             validators: state.validator_count().map_or(u64::MAX, |v| v as u64),
             spec: state.spec(),
             latest_block_header: state.latest_block_header(),
-            execution_head: execution_head(state),
             payload_header: state
                 .field("latest_execution_payload_header")
                 .map(<[u8]>::to_vec),
@@ -266,7 +264,7 @@ pub(super) fn sequential_checks(
         },
         last_root: Some(sf.block_root(start + SLOTS_PER_ERA - 1)),
         first_payload: blocks.iter().find_map(|b| b.payload).map(|p| (p.0, p.2)),
-        execution_head: sf.execution_head,
+        execution_head: execution_head(sf),
         payload_marks: {
             let payloads: Vec<(u64, [u8; 32])> = blocks
                 .iter()
@@ -377,12 +375,9 @@ pub(super) fn check_payload_header(
 
 /// The execution chain head a state records: `latest_execution_payload_header` (number, hash), `None` before
 /// bellatrix and before the merge (zero hash).
-pub(super) fn execution_head(state: &BeaconState<'_>) -> Option<(u64, [u8; 32])> {
-    let c = ssz::field_container(
-        state.spec().state_schema(),
-        "latest_execution_payload_header",
-    )?;
-    let v = ssz::View::new(c, state.field("latest_execution_payload_header")?).ok()?;
+fn execution_head(sf: &StateFacts) -> Option<(u64, [u8; 32])> {
+    let c = ssz::field_container(sf.spec.state_schema(), "latest_execution_payload_header")?;
+    let v = ssz::View::new(c, sf.payload_header.as_deref()?).ok()?;
     let hash = v.bytes32("block_hash")?;
     (hash != [0u8; 32]).then_some((v.u64("block_number")?, hash))
 }

@@ -241,9 +241,10 @@ impl EreFile {
 
     /// The bytes of block `i`'s header, body and receipts records (0 for entries that are unusable).
     ///
-    /// From the index alone where it can (a record ends where the next block's record of its component starts,
-    /// in the spec's grouped layout; an interleaved one overcounts, which only moves chunk boundaries): this runs once per block before the work is cut, and reading each record's
-    /// header here cost ~1% of a verification. The last block, or an index that does not grow, reads the record.
+    /// From the index alone where it can (a record ends where the next block's record of its component
+    /// starts, in the spec's grouped layout; an interleaved one overcounts, which only moves chunk boundaries):
+    /// this runs once per block before the work is cut, and reading each record's header here cost ~1% of a
+    /// verification. The last block, or an index that does not grow, reads the record.
     pub fn block_size(&self, i: u64) -> u64 {
         [Component::Header, Component::Body, Component::Receipts]
             .into_iter()
