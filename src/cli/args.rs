@@ -105,6 +105,13 @@ pub struct PruneArgs {
     /// network's first proof-of-stake block; only an explicit value may go past it).
     #[arg(long)]
     pub until_block: Option<u64>,
+    /// Rolling history expiry: list every block older than the last N epochs, counted back from the newest
+    /// input block (the node keeps the window). Without N: 33024, EIP-4444's HISTORY_PRUNE_EPOCHS.
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "33024", conflicts_with_all = ["until_block", "keep_blocks"])]
+    pub keep_epochs: Option<u64>,
+    /// Rolling history expiry by count: list every block but the newest N of the inputs.
+    #[arg(long, value_name = "N", conflicts_with = "until_block")]
+    pub keep_blocks: Option<u64>,
     /// Record blocks no input covers as gaps in the manifest instead of refusing.
     #[arg(long)]
     pub allow_gaps: bool,

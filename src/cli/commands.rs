@@ -458,7 +458,9 @@ pub fn prune(
         f.path("prune.out", out);
     }
     f.int("prune.from_block", a.from_block)
-        .int("prune.until_block", a.until_block);
+        .int("prune.until_block", a.until_block)
+        .int("prune.keep_epochs", a.keep_epochs)
+        .int("prune.keep_blocks", a.keep_blocks);
     f.switch("prune.allow_gaps", a.allow_gaps, true)
         .str("prune.format", a.format);
     f.int("prune.memory_budget", a.memory_budget);

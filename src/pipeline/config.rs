@@ -177,6 +177,11 @@ pub struct PruneStage {
     pub from_block: Option<u64>,
     /// Exclusive end; only an explicit value may reach past the network's first proof-of-stake block.
     pub until_block: Option<u64>,
+    /// A rolling window instead of an end: every block older than the last N epochs (EIP-4444 keeps 33024),
+    /// counted back from the newest input block.
+    pub keep_epochs: Option<u64>,
+    /// A rolling window of the last N blocks instead of an end.
+    pub keep_blocks: Option<u64>,
     /// Re-verify the written manifest (`eraflow prune check`).
     pub check: bool,
 }

@@ -533,12 +533,34 @@ fn resolve_prune(p: PruneStage, network: Option<&Network>) -> Result<PruneJob, J
             ),
         ));
     }
+    let window = match (p.keep_epochs, p.keep_blocks, p.until_block) {
+        (Some(_), Some(_), _) => {
+            return Err(invalid(
+                "prune.keep_epochs",
+                "and prune.keep_blocks both set: one window",
+            ))
+        }
+        (Some(_), _, Some(_)) | (_, Some(_), Some(_)) => return Err(invalid(
+            "prune.until_block",
+            "and a window (prune.keep_epochs or prune.keep_blocks) both end the range: one of them",
+        )),
+        (Some(0), _, _) | (_, Some(0), _) => {
+            return Err(invalid(
+                "prune.keep_epochs",
+                "a window keeps at least 1 epoch or block",
+            ))
+        }
+        (Some(n), None, None) => Some(crate::prune::Window::Epochs(n)),
+        (None, Some(n), None) => Some(crate::prune::Window::Blocks(n)),
+        (None, None, _) => None,
+    };
     Ok(PruneJob {
         out: local_location("prune.out", &p.out.to_string_lossy())?,
         options: PruneOptions {
             network: network.cloned(),
             from_block: p.from_block,
             until_block: p.until_block,
+            window,
             allow_gaps: p.allow_gaps,
             format: p.format,
             memory_budget: p.memory_budget,

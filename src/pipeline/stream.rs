@@ -206,7 +206,7 @@ pub fn prune_inputs(
             paths.push(p.clone());
             source.skeletons.insert(p, (i, f));
         }
-        source.remotes = Some(inputs.remotes);
+        source.remotes = Some(Arc::new(inputs.remotes));
         Ok(crate::prune::run_from(&paths, out, opts, &mut source)?)
     })();
     let _ = std::fs::remove_dir_all(&dir);
@@ -217,17 +217,20 @@ pub fn prune_inputs(
 struct FetchedInputs {
     /// The remote file each skeleton stands for, with the index of its store in `remotes`.
     skeletons: std::collections::HashMap<PathBuf, (usize, RemoteFile)>,
-    remotes: Option<Vec<Remote>>,
+    /// Shared by each queue [`crate::prune::InputSource::planned`] starts.
+    remotes: Option<Arc<Vec<Remote>>>,
     cache: CacheOptions,
     prefetch: Option<Prefetcher>,
 }
 
 impl crate::prune::InputSource for FetchedInputs {
     fn planned(&mut self, paths: &[PathBuf]) -> Result<(), crate::prune::PruneError> {
-        // Only the selected remote files, in the order the build takes them.
-        let Some(remotes) = self.remotes.take() else {
+        // Only the selected remote files, in the order the build takes them; a new queue replaces the last
+        // (whose downloads stop when it is dropped).
+        let Some(remotes) = self.remotes.clone() else {
             return Ok(()); // local inputs only
         };
+        self.prefetch = None;
         let queue: Vec<(usize, RemoteFile)> = paths
             .iter()
             .filter_map(|p| self.skeletons.get(p).cloned())
@@ -460,12 +463,10 @@ impl<'a> Streamed<'a> {
         if !queue.is_empty() && !Self::stop_requested() {
             // A signal stops the downloads at once, not only between files.
             let interrupt = Some(crate::util::interrupt::flag());
-            let mut prefetch =
-                Prefetcher::start(inputs.remotes, queue, cache, interrupt).map_err(|source| {
-                    JobError::Io {
-                        path: cache.dir.clone(),
-                        source,
-                    }
+            let mut prefetch = Prefetcher::start(Arc::new(inputs.remotes), queue, cache, interrupt)
+                .map_err(|source| JobError::Io {
+                    path: cache.dir.clone(),
+                    source,
                 })?;
             while let Some(fetched) = prefetch.next_file() {
                 if Self::stop_requested() {

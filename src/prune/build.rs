@@ -42,6 +42,11 @@ impl Held {
         }
     }
 
+    /// Where the copy is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// A copy at `path` that lasts as long as `guard`.
     pub fn guarded(path: &Path, guard: Box<dyn Send>) -> Held {
         Held {
@@ -54,7 +59,9 @@ impl Held {
 /// Where the full copies of a prune's inputs come from. The inputs handed to [`run_from`] need only hold
 /// their index (what the plan reads); each selected one is asked for whole when its turn comes.
 pub trait InputSource {
-    /// The inputs the plan selected, in the order [`InputSource::open`] will be asked for them.
+    /// The inputs the plan selected, in the order [`InputSource::open`] will be asked for them. May be called
+    /// again: each call replaces the queue (a rolling window reads the files around its cut-off before the
+    /// plan is made).
     fn planned(&mut self, paths: &[PathBuf]) -> Result<(), PruneError>;
     /// A full copy of the input `path`.
     fn open(&mut self, path: &Path) -> Result<Held, PruneError>;
@@ -93,7 +100,27 @@ pub fn run_from(
     check_destination(out)?;
     let inputs = scan_inputs(paths)?;
     let net = pick_network(opts.network.as_ref(), &inputs)?;
-    let plan = plan(inputs, &net, opts)?;
+    let (plan, window) = match opts.window {
+        None => (plan(inputs, &net, opts)?, None),
+        Some(w) => {
+            if let Some(u) = opts.until_block {
+                return Err(PruneError::EmptyRange(format!(
+                    "--until-block {u} and a window ({}) both end the range: pass one",
+                    super::window::describe(w)
+                )));
+            }
+            let (until, record) =
+                super::window::first_kept_block(&inputs, &net, w, &verify_options(&net), source)?;
+            let ended = PruneOptions {
+                until_block: Some(until),
+                ..opts.clone()
+            };
+            let mut p = plan(inputs, &net, &ended)?;
+            // The end was derived, not given.
+            p.explicit = opts.from_block.is_some();
+            (p, Some(record))
+        }
+    };
 
     let parent = out
         .parent()
@@ -111,7 +138,7 @@ pub fn run_from(
     let selected: Vec<PathBuf> = plan.selected.iter().map(|i| i.path.clone()).collect();
     let result = source
         .planned(&selected)
-        .and_then(|()| build(&plan, &net, &tmp, opts, source));
+        .and_then(|()| build(&plan, &net, &tmp, opts, window, source));
     let (manifest, sort) = match result {
         Ok(r) => r,
         Err(e) => {
@@ -262,6 +289,21 @@ impl Visitor for PruneVisitor {
     }
 }
 
+/// How prune verifies an archive: light (receipts are not read, senders never recovered); the file's sha256
+/// is computed beside verification instead (see `file_sha256`).
+fn verify_options(net: &Network) -> VerifyOptions {
+    VerifyOptions {
+        network: Some(net.clone()),
+        checksum: false,
+        senders: false,
+        skip_receipts: true,
+        signer: None,
+        trusted_states: None,
+        historical_summaries: None,
+        accumulator: None,
+    }
+}
+
 /// Verified chunks queued for the writer thread: enough to ride out a slow write, bounded so memory does
 /// not grow when writing falls behind.
 const WRITE_QUEUE: usize = 8;
@@ -284,20 +326,11 @@ fn build(
     net: &Network,
     dir: &Path,
     opts: &PruneOptions,
+    window: Option<super::window::WindowRecord>,
     source: &mut dyn InputSource,
 ) -> Result<(Manifest, SortStats), PruneError> {
     let lists = Lists::create(dir, opts)?;
-    let verify_opts = VerifyOptions {
-        network: Some(net.clone()),
-        // Computed beside verification instead, see `file_sha256`.
-        checksum: false,
-        senders: false,
-        skip_receipts: true,
-        signer: None,
-        trusted_states: None,
-        historical_summaries: None,
-        accumulator: None,
-    };
+    let verify_opts = verify_options(net);
     let (sources, lists) = std::thread::scope(|s| -> Result<_, PruneError> {
         let (send, recv) = std::sync::mpsc::sync_channel::<ChunkOut>(WRITE_QUEUE);
         let writer = s.spawn(move || -> Result<Lists, PruneError> {
@@ -337,6 +370,7 @@ fn build(
         first_pos_block: net.first_pos_block,
         range: plan.range,
         explicit_range: plan.explicit,
+        window,
         gaps: plan.gaps.clone(),
         sources,
         totals,

@@ -104,6 +104,9 @@ pub struct Manifest {
     pub range: BlockRange,
     /// Whether the range was given explicitly (`--from-block`/`--until-block`) or derived.
     pub explicit_range: bool,
+    /// The rolling window that ended the range (`--keep-epochs`/`--keep-blocks`): what it was counted from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<super::window::WindowRecord>,
     /// Ranges inside `range` no archive covered (only with `--allow-gaps`; otherwise empty).
     pub gaps: Vec<BlockRange>,
     /// Contributing archives, in block order.

@@ -1,4 +1,6 @@
-//! Prune manifests: verified lists a node uses to drop pre-merge history by key, without decoding anything.
+//! Prune manifests: verified lists a node uses to drop history by key, without decoding anything: pre-merge
+//! history, a fixed range, or everything older than a rolling window ([`window`], EIP-4444's
+//! `HISTORY_PRUNE_EPOCHS`).
 //!
 //! `eraflow prune` reads era1 archives once, verifies each file (accumulator, header chain, transactions root,
 //! ommers; receipts are never decompressed and the signature algorithm is never touched), and writes:
@@ -26,8 +28,10 @@ mod lists;
 pub mod manifest;
 mod options;
 mod plan;
+pub mod window;
 
 pub use build::{run, run_from, Held, InputSource, PruneSummary};
 pub use error::PruneError;
 pub use lists::tx_locations_schema;
 pub use options::{OutputFormat, PruneOptions, DEFAULT_MEMORY_BUDGET};
+pub use window::{Window, WindowRecord, HISTORY_PRUNE_EPOCHS};

@@ -38,6 +38,9 @@ pub struct PruneOptions {
     /// Exclusive end: blocks `< until_block` are included. Default: the end of the inputs, which must not reach
     /// the network's first proof-of-stake block (only an explicit `until_block` may go past it).
     pub until_block: Option<u64>,
+    /// Cut the range where a rolling window of recent history begins (exclusive with `until_block`): the
+    /// manifest lists every block older than the window, counted back from the newest input block.
+    pub window: Option<super::window::Window>,
     /// Record uncovered ranges as gaps instead of refusing.
     pub allow_gaps: bool,
     /// Extra text outputs.
@@ -66,6 +69,7 @@ impl Default for PruneOptions {
             network: None,
             from_block: None,
             until_block: None,
+            window: None,
             allow_gaps: d.prune.allow_gaps,
             format: d.prune.format.parse().unwrap_or_default(),
             memory_budget: d.prune.memory_budget,
@@ -83,6 +87,11 @@ mod tests {
         assert_eq!(d.memory_budget, DEFAULT_MEMORY_BUDGET);
         assert_eq!(d.format, OutputFormat::Binary);
         assert!(!d.allow_gaps);
-        assert!(d.network.is_none() && d.from_block.is_none() && d.until_block.is_none());
+        assert!(
+            d.network.is_none()
+                && d.from_block.is_none()
+                && d.until_block.is_none()
+                && d.window.is_none()
+        );
     }
 }

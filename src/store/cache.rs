@@ -154,7 +154,7 @@ impl Prefetcher {
     /// Starts fetching `queue` (each file with the index of its store in `remotes`) into the cache; downloads
     /// also stop when `interrupt` is set. An error only when the system refuses a thread.
     pub fn start(
-        remotes: Vec<Remote>,
+        remotes: Arc<Vec<Remote>>,
         queue: Vec<(usize, RemoteFile)>,
         opts: &CacheOptions,
         interrupt: Option<Arc<AtomicBool>>,
@@ -169,7 +169,6 @@ impl Prefetcher {
         let (thread_budget, thread_slots, opts) = (budget.clone(), slots.clone(), opts.clone());
         // Downloads of processes that died mid-file left their temporaries here.
         crate::util::fs::remove_dead_temporaries(&opts.dir);
-        let remotes = Arc::new(remotes);
         let thread = std::thread::Builder::new()
             .name("eraflow-prefetch".into())
             .spawn(move || {

@@ -48,6 +48,7 @@ mod payload_hash;
 mod portal_blocks;
 mod prune_real;
 mod prune_synth;
+mod prune_window;
 mod remote_commands;
 mod report;
 mod report_browser;
