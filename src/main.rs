@@ -83,9 +83,14 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
         Command::Report(a) => commands::report(a, f, threads, stdout),
         Command::Inspect(a) => commands::inspect(a, f, threads, stdout),
         Command::Prune {
-            check: Some(PruneCommand::Check { dir }),
+            check:
+                Some(PruneCommand::Check {
+                    dir,
+                    rebuild,
+                    fetch,
+                }),
             ..
-        } => commands::prune_check(&dir, stdout),
+        } => commands::prune_check(&dir, rebuild, fetch, f, threads, stdout),
         Command::Prune { check: None, args } => commands::prune(args, f, threads, stdout),
     }
 }

@@ -86,6 +86,12 @@ pub enum PruneCommand {
     Check {
         /// The manifest directory.
         dir: PathBuf,
+        /// Also build the same range from scratch over these inputs (era1 or ere files, directories, globs,
+        /// mirrors, prefixes) beside DIR and compare every list: proves an extended manifest equals a fresh one.
+        #[arg(long, value_name = "PATH", num_args = 1..)]
+        rebuild: Vec<String>,
+        #[command(flatten)]
+        fetch: FetchArgs,
     },
 }
 
@@ -115,6 +121,10 @@ pub struct PruneArgs {
     /// Record blocks no input covers as gaps in the manifest instead of refusing.
     #[arg(long)]
     pub allow_gaps: bool,
+    /// Build every list again. By default an earlier manifest in --out that this run's range extends (same
+    /// start, network, sources and formats; checked first) is kept and only archives past its range are read.
+    #[arg(long)]
+    pub from_scratch: bool,
     /// `binary` (default) or `text` (also block_hashes.txt and tx_hashes.txt, one 0x-hash per line).
     #[arg(long)]
     pub format: Option<String>,

@@ -434,11 +434,37 @@ pub fn inspect(
     Ok(r.exit_status())
 }
 
-/// `eraflow prune check DIR`.
-pub fn prune_check(dir: &Path, stdout: &mut Output) -> Result<ExitStatus, JobError> {
-    let s = pipeline::prune_check(dir)?;
-    print_check(stdout, dir, &s);
-    Ok(ExitStatus::Ok)
+/// `eraflow prune check DIR [--rebuild PATH...]`.
+pub fn prune_check(
+    dir: &Path,
+    rebuild: Vec<String>,
+    fetch: super::args::FetchArgs,
+    mut f: Flags,
+    threads: Option<usize>,
+    stdout: &mut Output,
+) -> Result<ExitStatus, JobError> {
+    if rebuild.is_empty() {
+        let s = pipeline::prune_check(dir)?;
+        print_check(stdout, dir, &s);
+        return Ok(ExitStatus::Ok);
+    }
+    fetch_flags(&mut f, fetch);
+    f.str("name", Some("prune-check")).list("inputs", &rebuild);
+    f.path("prune.out", dir);
+    f.set("prune.check", toml::Value::Boolean(false));
+    let r = pipeline::prune_rebuild_check(&f.job(threads, None, &[])?, dir)?;
+    print_check(stdout, dir, &r.check);
+    if r.differences.is_empty() {
+        stdout.line(format_args!(
+            "OK   {}  equals a manifest built from scratch over the same inputs (every list byte-identical)",
+            dir.display()
+        ));
+        return Ok(ExitStatus::Ok);
+    }
+    for d in &r.differences {
+        stdout.line(format_args!("DIFF {}  {d}", dir.display()));
+    }
+    Ok(ExitStatus::DataErrors)
 }
 
 /// `eraflow prune`: build a manifest.
@@ -462,6 +488,7 @@ pub fn prune(
         .int("prune.keep_epochs", a.keep_epochs)
         .int("prune.keep_blocks", a.keep_blocks);
     f.switch("prune.allow_gaps", a.allow_gaps, true)
+        .switch("prune.from_scratch", a.from_scratch, true)
         .str("prune.format", a.format);
     f.int("prune.memory_budget", a.memory_budget);
     // `eraflow prune check` is its own command; building does not re-read what it wrote.
@@ -501,6 +528,9 @@ fn print_prune(out: &mut Output, p: &pipeline::PruneReport, started: Option<std:
     let (s, m) = (&p.summary, &p.summary.manifest);
     for f in &s.skipped {
         note!("note: {f} holds no block of the range; not read");
+    }
+    if let Some(last) = s.extended {
+        note!("note: extended the earlier manifest (through block {last}): only later blocks were read");
     }
     let took = started.map_or(String::new(), |t| {
         format!(", {:.1}s", t.elapsed().as_secs_f64())

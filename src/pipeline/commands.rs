@@ -366,6 +366,48 @@ pub fn prune_check(dir: &Path) -> Result<CheckSummary, JobError> {
     Ok(crate::prune::check::check(dir)?)
 }
 
+/// `eraflow prune check DIR --rebuild PATH...`: what [`prune_check`] checks, then the manifest of the same range
+/// built from scratch over the job's inputs (beside `dir`, removed after) and compared list by list.
+pub struct RebuildCheck {
+    /// The directory's own check.
+    pub check: CheckSummary,
+    /// Where the two disagree (empty: the lists are byte-identical).
+    pub differences: Vec<String>,
+}
+
+/// [`RebuildCheck`] of `dir` over `job`'s inputs.
+pub fn prune_rebuild_check(job: &Job, dir: &Path) -> Result<RebuildCheck, JobError> {
+    let check = prune_check(dir)?;
+    set_threads(job.threads)?;
+    let m = &check.manifest;
+    let network = Network::by_name(&m.network)
+        .map_err(|e| JobError::Prune(crate::prune::PruneError::Preset(e)))?;
+    let opts = crate::prune::extend::scratch_options(m, network);
+    let base = dir
+        .file_name()
+        .map_or("prune".into(), |n| n.to_string_lossy().into_owned());
+    // Beside `dir` (same disk); what a killed check left there is removed once its process is gone.
+    let prefix = format!(".{base}.rebuild-");
+    if let Ok(rd) = std::fs::read_dir(dir.parent().unwrap_or(Path::new("."))) {
+        for e in rd.flatten() {
+            let pid = e
+                .file_name()
+                .to_str()
+                .and_then(|n| n.strip_prefix(&prefix)?.parse::<u32>().ok());
+            if pid.is_some_and(|p| !crate::util::fs::process_alive(p)) {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
+    let scratch = dir.with_file_name(format!("{prefix}{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let built =
+        super::stream::prune_inputs(Inputs::list(job)?, &scratch, &opts, &cache_options(job));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let differences = crate::prune::extend::differences(m, &built?.manifest);
+    Ok(RebuildCheck { check, differences })
+}
+
 /// One completion record's output, read back (`eraflow verify --outputs`).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct OutputVerdict {

@@ -182,6 +182,9 @@ pub struct PruneStage {
     pub keep_epochs: Option<u64>,
     /// A rolling window of the last N blocks instead of an end.
     pub keep_blocks: Option<u64>,
+    /// Rebuild every list even where the earlier manifest at `out` could be extended.
+    #[serde(default)]
+    pub from_scratch: bool,
     /// Re-verify the written manifest (`eraflow prune check`).
     pub check: bool,
 }

@@ -564,6 +564,7 @@ fn resolve_prune(p: PruneStage, network: Option<&Network>) -> Result<PruneJob, J
             allow_gaps: p.allow_gaps,
             format: p.format,
             memory_budget: p.memory_budget,
+            from_scratch: p.from_scratch,
         },
         check: p.check,
     })

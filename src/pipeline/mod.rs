@@ -17,8 +17,9 @@ pub mod verify_cache;
 
 pub use crate::error::ExitStatus;
 pub use commands::{
-    convert, export, inspect, plan, prune, prune_check, report, run, state_root, synth, verify,
-    verify_outputs, OutputsReport, Plan, PlannedFile, PruneReport, RunOutcome, StateRootReport,
+    convert, export, inspect, plan, prune, prune_check, prune_rebuild_check, report, run,
+    state_root, synth, verify, verify_outputs, OutputsReport, Plan, PlannedFile, PruneReport,
+    RunOutcome, StateRootReport,
 };
 pub use job::{Job, JobError};
 pub use read::{read, DatasetRead};

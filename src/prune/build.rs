@@ -2,6 +2,7 @@
 //! then writing the manifest and installing the finished directory in place of the destination.
 
 use super::error::{io_at, PruneError};
+use super::extend::Prior;
 use super::extsort::{Hash32, SortStats};
 use super::lists::{write_json, ChunkOut, Lists};
 use super::manifest::{self, BlockRange, Manifest, Ranges, SourceFile, Totals};
@@ -25,6 +26,9 @@ pub struct PruneSummary {
     pub skipped: Vec<String>,
     /// What the hash sort did.
     pub sort: SortStats,
+    /// The last block of the earlier manifest this one extends (its lists carried over, only later blocks
+    /// read); `None` when built from scratch.
+    pub extended: Option<u64>,
 }
 
 /// A full local copy of an input, held until dropped (a remote file fetched into a cache leaves it then).
@@ -132,13 +136,25 @@ pub fn run_from(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "prune".into());
     remove_dead_leftovers(parent, &base);
+    let prior = if opts.from_scratch {
+        None
+    } else {
+        super::extend::prior(out, &plan, &net, opts)
+    };
     let tmp = parent.join(format!(".{base}.tmp-{}", std::process::id()));
     remove_dir(&tmp);
     fs::create_dir_all(&tmp).map_err(io_at(&tmp))?;
-    let selected: Vec<PathBuf> = plan.selected.iter().map(|i| i.path.clone()).collect();
+    // Extending an earlier manifest reads only the archives past its range.
+    let next = prior.as_ref().map_or(0, Prior::next_block);
+    let selected: Vec<PathBuf> = plan
+        .selected
+        .iter()
+        .filter(|i| i.last >= next && next <= plan.range.last)
+        .map(|i| i.path.clone())
+        .collect();
     let result = source
         .planned(&selected)
-        .and_then(|()| build(&plan, &net, &tmp, opts, window, source));
+        .and_then(|()| build(&plan, &net, &tmp, opts, window, prior.as_ref(), source));
     let (manifest, sort) = match result {
         Ok(r) => r,
         Err(e) => {
@@ -155,6 +171,7 @@ pub fn run_from(
         out: out.to_path_buf(),
         skipped: plan.skipped,
         sort,
+        extended: prior.map(|p| p.manifest.range.last),
     })
 }
 
@@ -327,9 +344,13 @@ fn build(
     dir: &Path,
     opts: &PruneOptions,
     window: Option<super::window::WindowRecord>,
+    prior: Option<&Prior>,
     source: &mut dyn InputSource,
 ) -> Result<(Manifest, SortStats), PruneError> {
-    let lists = Lists::create(dir, opts)?;
+    let mut lists = Lists::create(dir, opts)?;
+    if let Some(p) = prior {
+        lists.seed(&p.dir, p.manifest.totals.transactions)?;
+    }
     let verify_opts = verify_options(net);
     let (sources, lists) = std::thread::scope(|s| -> Result<_, PruneError> {
         let (send, recv) = std::sync::mpsc::sync_channel::<ChunkOut>(WRITE_QUEUE);
@@ -340,7 +361,7 @@ fn build(
             }
             Ok(lists)
         });
-        let sources = verify_inputs(plan, &verify_opts, &send, source);
+        let sources = verify_inputs(plan, &verify_opts, &send, prior, source);
         drop(send);
         let written = writer.join().map_err(|_| PruneError::Io {
             path: dir.display().to_string(),
@@ -386,12 +407,32 @@ fn verify_inputs(
     plan: &Plan,
     verify_opts: &VerifyOptions,
     send: &std::sync::mpsc::SyncSender<ChunkOut>,
+    prior: Option<&Prior>,
     source: &mut dyn InputSource,
 ) -> Result<Vec<SourceFile>, PruneError> {
-    let mut sources = Vec::with_capacity(plan.selected.len());
-    // (file name, last block, last block hash, final total difficulty) of the previous file.
+    // Extending an earlier manifest: its sources are kept and only blocks after its range are listed.
+    let next = prior.map_or(plan.range.first, Prior::next_block);
+    if let Some(p) = prior.filter(|_| next > plan.range.last) {
+        // Nothing has left the window since: the earlier sources stand as they are.
+        return Ok(p.manifest.sources.clone());
+    }
+    let mut sources = prior.map_or_else(
+        || Vec::with_capacity(plan.selected.len()),
+        Prior::kept_sources,
+    );
+    // (file name, last block, last block hash, final total difficulty) of the previous file. Extending, the
+    // first archive read chains to the earlier manifest's listed hash of the block before it (its total
+    // difficulty is not listed: that one link is checked by hash only).
     let mut prev: Option<(String, u64, String, Option<String>)> = None;
-    for input in &plan.selected {
+    let to_read = || plan.selected.iter().filter(|i| i.last >= next);
+    if let (Some(p), Some(first)) = (prior, to_read().next()) {
+        if let Some(before) = first.first.checked_sub(1) {
+            prev = p
+                .block_hash(before)
+                .map(|(name, h)| (name, before, format!("0x{}", hex::encode(h)), None));
+        }
+    }
+    for input in to_read() {
         let held = source.open(&input.path)?;
         let file = match ExecutionArchive::open(&held.path) {
             Ok(f) => Archive::Execution(f),
@@ -404,13 +445,13 @@ fn verify_inputs(
         };
         let visitor = PruneVisitor {
             file_first: input.first,
-            from: plan.range.first,
+            from: next,
             until: plan.range.last.saturating_add(1),
         };
         let mut first_parent: Option<Hash32> = None;
         let mut failure: Option<PruneError> = None;
         let mut writer_gone = false;
-        let mut expected_block = input.first.max(plan.range.first);
+        let mut expected_block = input.first.max(next);
         let (mut blocks, mut txs) = (0u64, 0u64);
         let (report, sha) = std::thread::scope(|s| {
             let sha = s.spawn(|| file_sha256(&file));
@@ -467,17 +508,26 @@ fn verify_inputs(
             first: input.first.max(plan.range.first),
             last: input.last.min(plan.range.last),
         };
-        if blocks != included.len() {
+        let listed = BlockRange {
+            first: input.first.max(next),
+            last: included.last,
+        };
+        if blocks != listed.len() {
             return Err(PruneError::Unverified {
                 file: input.name.clone(),
                 errors: vec![format!(
                     "expected {} verified blocks in {}..={}, found {blocks}",
-                    included.len(),
-                    included.first,
-                    included.last
+                    listed.len(),
+                    listed.first,
+                    listed.last
                 )
                 .into()],
             });
+        }
+        // A file the earlier manifest listed in part: its earlier blocks count too.
+        if let Some(p) = prior.and_then(|p| p.partial(&input.name)) {
+            blocks += p.blocks;
+            txs += p.transactions;
         }
         // Chain to the previous file when they are adjacent.
         if let Some((pname, plast, phash, ptd)) = &prev {

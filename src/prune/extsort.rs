@@ -75,6 +75,8 @@ pub struct ExternalSorter {
     buf: Vec<Hash32>,
     spill_dir: PathBuf,
     runs: Vec<PathBuf>,
+    /// Sorted runs the caller owns (an earlier manifest's `tx_hashes.bin`): merged, never deleted.
+    borrowed: Vec<PathBuf>,
     next_run: u64,
     pushed: u64,
 }
@@ -101,6 +103,7 @@ impl ExternalSorter {
             buf: Vec::with_capacity(budget_entries.min(1 << 16)),
             spill_dir: spill_dir.to_path_buf(),
             runs: Vec::new(),
+            borrowed: Vec::new(),
             next_run: 0,
             pushed: 0,
         }
@@ -114,6 +117,13 @@ impl ExternalSorter {
             self.spill()?;
         }
         Ok(())
+    }
+
+    /// Adds a file of `entries` hashes already in strictly increasing order (an earlier manifest's
+    /// `tx_hashes.bin`, checked sorted): merged with the rest at the end, read once, left in place.
+    pub fn add_sorted_run(&mut self, path: &Path, entries: u64) {
+        self.borrowed.push(path.to_path_buf());
+        self.pushed += entries;
     }
 
     fn new_run_path(&mut self) -> Result<PathBuf, SortError> {
@@ -153,9 +163,9 @@ impl ExternalSorter {
             merge_passes: 0,
         };
         self.buf.sort_unstable_by_key(sort_key);
-        // Reduce the runs until one merge can take them all (plus the in-memory remainder).
-        while self.runs.len() + 1 > MAX_FAN_IN {
-            let group: Vec<PathBuf> = self.runs.drain(..MAX_FAN_IN).collect();
+        // Reduce the runs until one merge can take them all (plus the borrowed runs and the in-memory remainder).
+        while self.runs.len() + self.borrowed.len() + 1 > MAX_FAN_IN && self.runs.len() > 1 {
+            let group: Vec<PathBuf> = self.runs.drain(..self.runs.len().min(MAX_FAN_IN)).collect();
             let path = self.new_run_path()?;
             let f = File::create(&path).map_err(io_err(&path))?;
             let mut w = BufWriter::with_capacity(1 << 20, f);
@@ -167,7 +177,8 @@ impl ExternalSorter {
             self.runs.push(path);
             stats.merge_passes += 1;
         }
-        merge(&self.runs, &self.buf, &mut out, out_name)?;
+        let all: Vec<PathBuf> = self.runs.iter().chain(&self.borrowed).cloned().collect();
+        merge(&all, &self.buf, &mut out, out_name)?;
         for r in &self.runs {
             let _ = fs::remove_file(r);
         }

@@ -233,6 +233,57 @@ impl Lists {
         })
     }
 
+    /// Starts the lists with those of an earlier manifest in `prior` (checked by [`super::check::check`]), which
+    /// the new one extends: its block hash lists are copied, its locations re-encoded row by row (so row groups
+    /// fall where a build from scratch puts them: the file is byte-identical), and its sorted transaction hashes
+    /// (`tx_entries` of them) are merged with the new ones at the end, read in place.
+    pub(super) fn seed(&mut self, prior: &Path, tx_entries: u64) -> Result<(), PruneError> {
+        copy_list(
+            &prior.join(manifest::BLOCK_HASHES),
+            &mut self.block_hashes,
+            32,
+        )?;
+        if let Some(t) = self.block_txt.as_mut() {
+            copy_list(&prior.join(manifest::BLOCK_HASHES_TXT), t, 67)?;
+        }
+        let path = prior.join(manifest::TX_LOCATIONS);
+        let f = fs::File::open(&path).map_err(io_at(&path))?;
+        let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f)
+            .and_then(|b| b.with_batch_size(PARQUET_ROWS).build())
+            .map_err(|e| PruneError::Io {
+                path: path.display().to_string(),
+                source: io::Error::other(e),
+            })?;
+        let wrong = |what: &str| PruneError::Io {
+            path: path.display().to_string(),
+            source: io::Error::other(format!("expected column {what}")),
+        };
+        for batch in reader {
+            let batch = batch.map_err(|e| parquet_err(&path, e))?;
+            let column = |i: usize| batch.column(i).as_any();
+            let hashes = column(0)
+                .downcast_ref::<arrow_array::FixedSizeBinaryArray>()
+                .filter(|a| a.value_length() == 32)
+                .ok_or_else(|| wrong("transaction_hash as 32-byte values"))?;
+            let blocks = column(1)
+                .downcast_ref::<arrow_array::UInt64Array>()
+                .ok_or_else(|| wrong("block_number as u64"))?;
+            let indices = column(2)
+                .downcast_ref::<arrow_array::UInt32Array>()
+                .ok_or_else(|| wrong("transaction_index as u32"))?;
+            for r in 0..batch.num_rows() {
+                let h: &Hash32 = hashes
+                    .value(r)
+                    .try_into()
+                    .map_err(|_| wrong("transaction_hash as 32-byte values"))?;
+                self.locations.push(h, blocks.value(r), indices.value(r))?;
+            }
+        }
+        self.sorter
+            .add_sorted_run(&prior.join(manifest::TX_HASHES), tx_entries);
+        Ok(())
+    }
+
     /// Appends one verified chunk (already checked to be the next blocks in order).
     pub(super) fn add(&mut self, chunk: &ChunkOut) -> Result<(), PruneError> {
         let bpath = self.dir.join(manifest::BLOCK_HASHES);
@@ -324,6 +375,14 @@ impl Lists {
             Ok((files, sort))
         })
     }
+}
+
+/// Copies the list file `from` (entries of `entry` bytes each) into `to`.
+fn copy_list(from: &Path, to: &mut ListWriter, entry: u64) -> Result<(), PruneError> {
+    let mut f = io::BufReader::with_capacity(1 << 20, fs::File::open(from).map_err(io_at(from))?);
+    let copied = io::copy(&mut f, &mut to.out).map_err(io_at(from))?;
+    to.entries += copied / entry;
+    Ok(())
 }
 
 /// Writes pretty JSON plus a newline atomically into the staging directory (synced once when the directory is

@@ -23,6 +23,7 @@
 mod build;
 pub mod check;
 mod error;
+pub mod extend;
 pub mod extsort;
 mod lists;
 pub mod manifest;

@@ -47,6 +47,8 @@ pub struct PruneOptions {
     pub format: OutputFormat,
     /// Bytes of hashes the sort may hold in memory before spilling a run.
     pub memory_budget: usize,
+    /// Build every list again even where an earlier manifest at the destination could be extended.
+    pub from_scratch: bool,
 }
 
 impl Default for PruneOptions {
@@ -73,6 +75,7 @@ impl Default for PruneOptions {
             allow_gaps: d.prune.allow_gaps,
             format: d.prune.format.parse().unwrap_or_default(),
             memory_budget: d.prune.memory_budget,
+            from_scratch: false,
         }
     }
 }

@@ -208,3 +208,238 @@ fn the_keep_epochs_flag_defaults_to_eip_4444s_window() {
         first_kept_by_time(newest, 100)
     );
 }
+
+/// Every file of a manifest directory, by name.
+fn listing(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Damages block `i`'s body record of `path` in place (a CRC no longer matches): verification of the file
+/// fails, its index still reads. Returns the original bytes.
+fn damage_body(path: &Path, i: u64) -> Vec<u8> {
+    let original = std::fs::read(path).unwrap();
+    let f = eraflow::formats::ExecutionArchive::open(path).unwrap();
+    let at = f.block(i).unwrap().body.offset as usize + 8 + 12;
+    drop(f);
+    let mut bytes = original.clone();
+    bytes[at] ^= 0x55;
+    std::fs::write(path, &bytes).unwrap();
+    original
+}
+
+#[test]
+fn a_rolling_manifest_extends_reading_only_new_archives_and_equals_one_from_scratch() {
+    let d = tempfile::tempdir().unwrap();
+    let files = ere_files(&d.path().join("in"), POST_MERGE_ERA, 4);
+    let first = POST_MERGE_ERA * 8192;
+    let out = d.path().join("prune");
+    for format in [
+        eraflow::prune::OutputFormat::Binary,
+        eraflow::prune::OutputFormat::Text,
+    ] {
+        let _ = std::fs::remove_dir_all(&out);
+        let opts = PruneOptions {
+            format,
+            ..window(Window::Blocks(5000))
+        };
+        // Day 1: two archives; the window's edge falls inside the second.
+        let day1 = run(&files[..2], &out, &opts).unwrap();
+        assert_eq!(day1.extended, None);
+        assert_eq!(day1.manifest.range.last, first + 2 * 8192 - 1 - 5000);
+        // Day 2: a third archive. The first one is damaged now: extending never reads it (a build from
+        // scratch would stop on it), the second is read again for its blocks past the earlier range.
+        let original = damage_body(&files[0], 100);
+        let day2 = run(&files[..3], &out, &opts).unwrap();
+        assert_eq!(day2.extended, Some(day1.manifest.range.last));
+        assert_eq!(day2.manifest.range.last, first + 3 * 8192 - 1 - 5000);
+        let e = run(
+            &files[..3],
+            &d.path().join("scratch-damaged"),
+            &PruneOptions {
+                from_scratch: true,
+                ..opts.clone()
+            },
+        )
+        .unwrap_err();
+        assert!(matches!(e, PruneError::Unverified { .. }), "{e}");
+        std::fs::write(&files[0], original).unwrap();
+        // Byte-identical to a build from scratch over the same archives, every file.
+        let scratch = d.path().join("scratch");
+        run(&files[..3], &scratch, &opts).unwrap();
+        assert_eq!(listing(&out), listing(&scratch), "{format:?}");
+        check(&out).unwrap();
+        // Day 3 adds nothing that left the window twice: the same inputs again extend by nothing.
+        let again = run(&files[..3], &out, &opts).unwrap();
+        assert_eq!(again.extended, Some(day2.manifest.range.last));
+        assert_eq!(listing(&out), listing(&scratch));
+        // Day 4: the fourth archive, whole files only this time (the edge moves a full file).
+        let day4 = run(&files, &out, &opts).unwrap();
+        assert_eq!(day4.extended, Some(day2.manifest.range.last));
+        let _ = std::fs::remove_dir_all(&scratch);
+        run(&files, &scratch, &opts).unwrap();
+        assert_eq!(listing(&out), listing(&scratch), "{format:?}");
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
+}
+
+#[test]
+fn an_earlier_manifest_that_does_not_fit_or_check_is_rebuilt_from_scratch() {
+    let d = tempfile::tempdir().unwrap();
+    let files = ere_files(&d.path().join("in"), POST_MERGE_ERA, 3);
+    let first = POST_MERGE_ERA * 8192;
+    let out = d.path().join("prune");
+    let opts = window(Window::Blocks(3000));
+    let scratch = d.path().join("scratch");
+    run(&files, &scratch, &opts).unwrap();
+    // Another start: rebuilt.
+    run(
+        &files[..2],
+        &out,
+        &PruneOptions {
+            from_block: Some(first + 10),
+            ..opts.clone()
+        },
+    )
+    .unwrap();
+    let s = run(&files, &out, &opts).unwrap();
+    assert_eq!(s.extended, None);
+    assert_eq!(listing(&out), listing(&scratch));
+    // A damaged list: the earlier manifest does not check, so nothing of it is trusted.
+    let _ = std::fs::remove_dir_all(&out);
+    run(&files[..2], &out, &opts).unwrap();
+    let tx = out.join("tx_hashes.bin");
+    let mut bytes = std::fs::read(&tx).unwrap();
+    bytes[40] ^= 1;
+    std::fs::write(&tx, bytes).unwrap();
+    let s = run(&files, &out, &opts).unwrap();
+    assert_eq!(s.extended, None);
+    assert_eq!(listing(&out), listing(&scratch));
+    // Another format: rebuilt.
+    let _ = std::fs::remove_dir_all(&out);
+    run(&files[..2], &out, &opts).unwrap();
+    let s = run(
+        &files,
+        &out,
+        &PruneOptions {
+            format: eraflow::prune::OutputFormat::Text,
+            ..opts.clone()
+        },
+    )
+    .unwrap();
+    assert_eq!(s.extended, None);
+    assert!(out.join("tx_hashes.txt").is_file());
+}
+
+#[test]
+fn prune_check_rebuild_proves_an_extended_manifest_equals_a_fresh_one() {
+    let d = tempfile::tempdir().unwrap();
+    let files = ere_files(&d.path().join("in"), POST_MERGE_ERA, 3);
+    let out = d.path().join("prune");
+    let eraflow = |args: &[&std::ffi::OsStr]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_eraflow"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let os = |s: &str| std::ffi::OsString::from(s);
+    let mut build = vec![
+        os("prune"),
+        os("-q"),
+        os("--keep-blocks"),
+        os("4000"),
+        os("--out"),
+        out.clone().into_os_string(),
+    ];
+    build.push(files[0].clone().into_os_string());
+    build.push(files[1].clone().into_os_string());
+    let r = eraflow(&build.iter().map(|s| s.as_os_str()).collect::<Vec<_>>());
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    build.push(files[2].clone().into_os_string());
+    let r = eraflow(&build.iter().map(|s| s.as_os_str()).collect::<Vec<_>>());
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(
+        String::from_utf8_lossy(&r.stderr).contains("extended the earlier manifest"),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let check_args = |inputs: &[PathBuf]| {
+        let mut v = vec![
+            os("prune"),
+            os("check"),
+            out.clone().into_os_string(),
+            os("--rebuild"),
+        ];
+        v.extend(inputs.iter().map(|p| p.clone().into_os_string()));
+        v
+    };
+    let r = eraflow(
+        &check_args(&files)
+            .iter()
+            .map(|s| s.as_os_str())
+            .collect::<Vec<_>>(),
+    );
+    let stdout = String::from_utf8_lossy(&r.stdout);
+    assert!(
+        r.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    assert!(
+        stdout.contains("equals a manifest built from scratch"),
+        "{stdout}"
+    );
+    // Other archives of the same blocks (another seed): every list differs, said file by file, exit 1.
+    let other = eraflow::synth::ere::write(
+        &d.path().join("other"),
+        &EreSynthOptions {
+            chain: SynthOptions {
+                era: POST_MERGE_ERA,
+                files: 3,
+                blocks: 8192,
+                txs_per_block: 1,
+                seed: 99,
+                ..SynthOptions::new(synthnet())
+            },
+            profile: EreProfile {
+                no_proofs: true,
+                no_receipts: false,
+            },
+        },
+    )
+    .unwrap();
+    let r = eraflow(
+        &check_args(&other)
+            .iter()
+            .map(|s| s.as_os_str())
+            .collect::<Vec<_>>(),
+    );
+    let stdout = String::from_utf8_lossy(&r.stdout);
+    assert_eq!(
+        r.status.code(),
+        Some(1),
+        "{stdout}{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    assert!(
+        stdout.contains("DIFF") && stdout.contains("tx_hashes.bin"),
+        "{stdout}"
+    );
+    // Nothing of the scratch build is left beside the directory.
+    let left: Vec<_> = std::fs::read_dir(d.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("rebuild"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
