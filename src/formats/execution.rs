@@ -33,6 +33,15 @@ impl ExecutionArchive {
         }
     }
 
+    /// The first and last block of the archive at `path` from its index alone (no block record is read: a
+    /// remote file's skeleton, its first and last bytes, is enough).
+    pub fn block_span(path: &Path) -> Result<(u64, u64), FormatError> {
+        match ArchiveKind::read_as(path) {
+            ArchiveKind::Ere => super::ere::read::block_span(path),
+            _ => Era1File::open(path).map(|f| (f.first_block(), f.last_block())),
+        }
+    }
+
     /// [`ExecutionArchive::open`] over `bytes` copied into memory (fuzzing, tests).
     pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<ExecutionArchive, FormatError> {
         match ArchiveKind::read_as(path) {

@@ -21,19 +21,20 @@ pub(super) struct Input {
     pub(super) last: u64,
 }
 
-/// Opens every input's index (cheap: no block is decoded) and returns them sorted by first block.
+/// Reads every input's index (cheap: no block is read, so a remote file's skeleton will do) and returns them
+/// sorted by first block.
 pub(super) fn scan_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, PruneError> {
     let mut inputs = Vec::with_capacity(paths.len());
     for p in paths {
-        let f = ExecutionArchive::open(p).map_err(PruneError::Open)?;
+        let (first, last) = ExecutionArchive::block_span(p).map_err(PruneError::Open)?;
         inputs.push(Input {
             path: p.clone(),
             name: p
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_else(|| p.display().to_string()),
-            first: f.first_block(),
-            last: f.last_block(),
+            first,
+            last,
         });
     }
     inputs.sort_by(|a, b| (a.first, &a.name).cmp(&(b.first, &b.name)));

@@ -245,3 +245,105 @@ fn prune_fetches_only_the_files_its_plan_selects() {
     let left: Vec<String> = cached(&work.path().join("cache"));
     assert_eq!(left, Vec::<String>::new());
 }
+
+/// A mirror's `checksums.txt` for `files`.
+fn publish(dir: &Path, files: &[PathBuf]) {
+    let sums: String = files
+        .iter()
+        .map(|f| {
+            let sha = hex::encode(eraflow::crypto::sha256::sha256(&std::fs::read(f).unwrap()));
+            format!("{sha}  {}\n", name(f))
+        })
+        .collect();
+    std::fs::write(dir.join("checksums.txt"), sums).unwrap();
+}
+
+#[test]
+fn a_rolling_prune_over_a_mirror_fetches_the_newest_file_and_the_edge_then_extends_with_new_files_only(
+) {
+    let work = tempfile::tempdir().unwrap();
+    let (src, spare) = (work.path().join("mirror"), work.path().join("spare"));
+    let net = eraflow::network::Network::by_name("synthnet").unwrap();
+    let mut chain = eraflow::synth::era1::SynthOptions::new(net);
+    // Four whole post-merge eras; the mirror publishes three, then the fourth.
+    (chain.era, chain.files, chain.blocks, chain.txs_per_block) = (123, 4, 8192, 1);
+    let opts = eraflow::synth::ere::EreSynthOptions {
+        chain,
+        profile: eraflow::formats::EreProfile {
+            no_proofs: true,
+            no_receipts: false,
+        },
+    };
+    let mut files = eraflow::synth::ere::write(&spare, &opts).unwrap();
+    std::fs::create_dir_all(&src).unwrap();
+    for f in files.iter_mut() {
+        let to = src.join(name(f));
+        std::fs::rename(&*f, &to).unwrap();
+        *f = to;
+    }
+    let fourth = spare.join(name(&files[3]));
+    std::fs::rename(&files[3], &fourth).unwrap();
+    publish(&src, &files[..3]);
+    let Some(mirror) = Mirror::start(&src, None) else {
+        return;
+    };
+    // 300 epochs of 384 s are 8,861 synthetic blocks of 13 s: the edge falls inside the second-newest file.
+    let prune = |out: &Path, inputs: &[String]| {
+        eraflow()
+            .args(["--threads", "1", "prune", "--keep-epochs", "300"])
+            .arg("--out")
+            .arg(out)
+            .arg("--cache-dir")
+            .arg(work.path().join("cache"))
+            .args(inputs)
+            .output()
+            .unwrap()
+    };
+    let gets = |n: &str| {
+        let log = std::fs::read_to_string(src.join(".requests")).unwrap_or_default();
+        log.lines().filter(|l| *l == format!("GET {n}")).count()
+    };
+    let (local, remote) = (work.path().join("local"), work.path().join("remote"));
+    let paths = |fs: &[PathBuf]| {
+        fs.iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert!(prune(&local, &paths(&files[..3])).status.success());
+    let _ = std::fs::remove_file(src.join(".requests"));
+    let r = prune(&remote, &[mirror.url()]);
+    assert!(r.status.success(), "{}", text(&r));
+    assert_eq!(
+        crate::util::snapshot(&local),
+        crate::util::snapshot(&remote)
+    );
+    // Every index from its skeleton (2 GETs); the newest whole for the reference (once), the edge's file whole
+    // for its headers and again for the build (twice), the oldest whole for the build (once). A whole file
+    // takes `w` ranged GETs (the files are the same size).
+    let counts = |fs: &[PathBuf]| fs.iter().map(|f| gets(&name(f))).collect::<Vec<_>>();
+    let day1 = counts(&files[..3]);
+    let w = day1[0] - 2;
+    assert!(w >= 1, "{day1:?}");
+    assert_eq!(day1, [2 + w, 2 + 2 * w, 2 + w]);
+
+    // The fourth era is published: the manifest is extended. The oldest file is not fetched (its index only);
+    // the second is read again for its blocks past the earlier edge, the third holds the new edge.
+    std::fs::rename(&fourth, &files[3]).unwrap();
+    publish(&src, &files);
+    let _ = std::fs::remove_file(src.join(".requests"));
+    let r = prune(&remote, &[mirror.url()]);
+    assert!(r.status.success(), "{}", text(&r));
+    assert!(
+        text(&r).contains("extended the earlier manifest"),
+        "{}",
+        text(&r)
+    );
+    assert_eq!(counts(&files), [2, 2 + w, 2 + 2 * w, 2 + w]);
+    let _ = std::fs::remove_dir_all(&local);
+    assert!(prune(&local, &paths(&files)).status.success());
+    assert_eq!(
+        crate::util::snapshot(&local),
+        crate::util::snapshot(&remote)
+    );
+    assert_eq!(cached(&work.path().join("cache")), Vec::<String>::new());
+}

@@ -308,9 +308,9 @@ impl EreFile {
     }
 }
 
-/// Reads the trailer: the `DynamicBlockIndex` (the last record), the layout its first block's entries point at,
-/// and the `AccumulatorRoot` record just before it, if any.
-fn read_trailer(bytes: &[u8]) -> Result<(DynamicBlockIndex, Option<Accumulator>), FormatError> {
+/// The index's fixed fields, checked: its starting block number, block count, components per block and
+/// record offset. Reads the file's first record and its index record only.
+fn index_fields(bytes: &[u8]) -> Result<(u64, u64, u64, u64), FormatError> {
     let len = bytes.len() as u64;
     read_record_at(bytes, 0)?.expect(RecordType::VERSION, "Version")?;
     // The index's last 16 bytes are its component count and block count.
@@ -370,6 +370,22 @@ fn read_trailer(bytes: &[u8]) -> Result<(DynamicBlockIndex, Option<Accumulator>)
             )),
         ));
     }
+    Ok((start, count, components, record_offset))
+}
+
+/// The first and last block of the ere file at `path`, from its index's fixed fields alone: no block record is
+/// read, so a remote file's skeleton (its first and last bytes) plans a prune. [`MappedArchive::open`] also
+/// checks what the first block's entries point at, which lie in the middle of the file.
+pub fn block_span(path: &Path) -> Result<(u64, u64), FormatError> {
+    let map = MappedFile::open(path)?;
+    let (start, count, _, _) = index_fields(map.bytes()).map_err(|e| e.in_file(path))?;
+    Ok((start, start + count - 1))
+}
+
+/// Reads the trailer: the `DynamicBlockIndex` (the last record), the layout its first block's entries point at,
+/// and the `AccumulatorRoot` record just before it, if any.
+fn read_trailer(bytes: &[u8]) -> Result<(DynamicBlockIndex, Option<Accumulator>), FormatError> {
+    let (start, count, components, record_offset) = index_fields(bytes)?;
     let mut index = DynamicBlockIndex {
         start,
         count,
