@@ -665,6 +665,7 @@ mod tests {
             "premerge-export.toml",
             "verify-archive.toml",
             "prune-premerge.toml",
+            "prune-rolling.toml",
             "sample-era.toml",
             "export-to-bucket.toml",
             "mirror-to-bucket.toml",

@@ -443,3 +443,67 @@ fn prune_check_rebuild_proves_an_extended_manifest_equals_a_fresh_one() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn the_shipped_rolling_pipeline_extends_its_manifest_run_after_run() {
+    let d = tempfile::tempdir().unwrap();
+    let (inputs, spare) = (d.path().join("in"), d.path().join("spare"));
+    let files = ere_files(&spare, POST_MERGE_ERA, 4);
+    std::fs::create_dir_all(&inputs).unwrap();
+    for f in &files[..3] {
+        std::fs::rename(f, inputs.join(f.file_name().unwrap())).unwrap();
+    }
+    let out = d.path().join("prune");
+    let run_pipeline = || {
+        let r = std::process::Command::new(env!("CARGO_BIN_EXE_eraflow"))
+            .args(["run", "-q"])
+            .arg(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/pipelines/prune-rolling.toml"
+            ))
+            .args(["--set", "network=\"synthnet\""])
+            .arg("--set")
+            .arg(format!("inputs=[\"{}\"]", inputs.display()))
+            .arg("--set")
+            .arg(format!("out=\"{}\"", d.path().join("reports").display()))
+            .arg("--set")
+            .arg(format!("prune.out=\"{}\"", out.display()))
+            // 300 epochs: 8,861 synthetic blocks (the shipped 33,024 outlast any synthetic chain).
+            .args(["--set", "prune.keep_epochs=300"])
+            .output()
+            .unwrap();
+        assert!(
+            r.status.success(),
+            "{}{}",
+            String::from_utf8_lossy(&r.stdout),
+            String::from_utf8_lossy(&r.stderr)
+        );
+        String::from_utf8_lossy(&r.stderr).into_owned()
+    };
+    run_pipeline();
+    let first = POST_MERGE_ERA * 8192;
+    let m1 = check(&out).unwrap().manifest;
+    assert_eq!(
+        m1.range.last,
+        first_kept_by_time(first + 3 * 8192 - 1, 300) - 1
+    );
+    // The next era arrives; the scheduled run extends: the oldest archive, damaged meanwhile, is not read (a
+    // build from scratch would stop on it).
+    std::fs::rename(&files[3], inputs.join(files[3].file_name().unwrap())).unwrap();
+    let oldest = inputs.join(files[0].file_name().unwrap());
+    let original = damage_body(&oldest, 7);
+    run_pipeline();
+    std::fs::write(&oldest, original).unwrap();
+    let m2 = check(&out).unwrap().manifest;
+    assert_eq!(
+        m2.range.last,
+        first_kept_by_time(first + 4 * 8192 - 1, 300) - 1
+    );
+    let moved: Vec<PathBuf> = files
+        .iter()
+        .map(|f| inputs.join(f.file_name().unwrap()))
+        .collect();
+    let scratch = d.path().join("scratch");
+    run(&moved, &scratch, &window(Window::Epochs(300))).unwrap();
+    assert_eq!(listing(&out), listing(&scratch));
+}
