@@ -78,6 +78,37 @@ pub fn mix_in_length(root: &[u8; 32], length: u64) -> [u8; 32] {
     sha256::hash_pair(root, &len)
 }
 
+/// EIP-7916 `merkleize_progressive` of the chunks packed in `bytes` (a final partial chunk zero-padded): the
+/// first chunk, the next 4, the next 16, ... each merkleized as a binary tree of that width, chained to the
+/// right: `hash(subtree_0, hash(subtree_1, ... hash(subtree_k, zero)))`. No chunks: the zero chunk.
+pub fn merkleize_progressive(bytes: &[u8]) -> [u8; 32] {
+    let n = bytes.len().div_ceil(CHUNK);
+    let mut subtrees = Vec::new();
+    let (mut start, mut width) = (0usize, 1usize);
+    while start < n {
+        let end = (start + width).min(n);
+        let data = &bytes[start * CHUNK..(end * CHUNK).min(bytes.len())];
+        subtrees.push(merkleize(data, width as u64));
+        start = end;
+        width = width.saturating_mul(4);
+    }
+    let mut root = [0u8; 32];
+    for s in subtrees.iter().rev() {
+        root = sha256::hash_pair(s, &root);
+    }
+    root
+}
+
+/// EIP-7495 `mix_in_active_fields`: a progressive container's root hashed with its active-fields bits packed
+/// into one chunk (bit `i` of byte `i / 8`).
+pub fn mix_in_active_fields(root: &[u8; 32], active_fields: &[u8]) -> [u8; 32] {
+    let mut bits = [0u8; 32];
+    for (i, &a) in active_fields.iter().enumerate().take(256) {
+        bits[i / 8] |= (a & 1) << (i % 8);
+    }
+    sha256::hash_pair(root, &bits)
+}
+
 /// Merkleize packed data: `chunks` is the serialization of basic values or of 32-byte roots; a final partial
 /// chunk is zero-padded (the spec's `pack`), and the tree is padded up to `limit_chunks` with zero subtrees.
 ///
@@ -594,6 +625,54 @@ mod tests {
             layer = next;
         }
         layer.try_into().unwrap()
+    }
+
+    /// EIP-7916's `merkleize_progressive`, literally: the first `num_leaves` chunks as a binary tree of that
+    /// width, hashed with the rest merkleized the same way with four times the width.
+    fn naive_progressive(bytes: &[u8], num_leaves: usize) -> [u8; 32] {
+        if bytes.is_empty() {
+            return [0u8; 32];
+        }
+        let split = (num_leaves * 32).min(bytes.len());
+        let a = naive(&bytes[..split], num_leaves as u64);
+        let b = naive_progressive(&bytes[split..], num_leaves * 4);
+        sha256::sha256(&[a, b].concat())
+    }
+
+    #[test]
+    fn progressive_merkleization_matches_the_eip() {
+        for chunks in (0usize..=90).chain([340, 341, 342, 1365, 1366, 2000]) {
+            for short in [0usize, 1, 24, 31] {
+                let len = (chunks * 32).saturating_sub(if chunks > 0 { short } else { 0 });
+                let bytes = data(len, chunks as u8);
+                assert_eq!(
+                    merkleize_progressive(&bytes),
+                    naive_progressive(&bytes, 1),
+                    "{len} bytes"
+                );
+            }
+        }
+        // One chunk: hash(chunk, zero); none: the zero chunk.
+        assert_eq!(merkleize_progressive(&[]), [0u8; 32]);
+        let c = [7u8; 32];
+        assert_eq!(
+            merkleize_progressive(&c),
+            sha256::sha256(&[c, [0u8; 32]].concat())
+        );
+    }
+
+    #[test]
+    fn active_fields_pack_as_bits() {
+        let r = [9u8; 32];
+        let mut bits = [0u8; 32];
+        // [1, 0, 1, ... 1 at 8] -> 0b101 in byte 0, bit 0 of byte 1.
+        bits[0] = 0b101;
+        bits[1] = 1;
+        let active = [1, 0, 1, 0, 0, 0, 0, 0, 1];
+        assert_eq!(
+            mix_in_active_fields(&r, &active),
+            sha256::sha256(&[r, bits].concat())
+        );
     }
 
     fn data(len: usize, seed: u8) -> Vec<u8> {

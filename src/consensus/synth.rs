@@ -86,7 +86,7 @@ impl Gen {
                     }
                 }
             }
-            Ty::Bitlist(limit) => {
+            Ty::Bitlist(limit) | Ty::ProgressiveBitlist(limit) => {
                 let bits = self.rng.below((*limit).min(300) + 1) as usize;
                 let start = out.len();
                 self.rng.fill(out, bits / 8 + 1);
@@ -96,6 +96,10 @@ impl Gen {
                 }
             }
             Ty::Vector(e, n) => self.elements(e, *n, out),
+            Ty::ProgressiveList(e, limit) => {
+                let n = self.list_len(name, *limit);
+                self.elements(e, n, out)
+            }
             Ty::List(e, limit) => {
                 let n = self.list_len(name, *limit);
                 self.elements(e, n, out)
@@ -153,6 +157,19 @@ impl Gen {
         // Sizes come from the schema itself, so encoding cannot fail; fall back to nothing if it ever did.
         out.extend_from_slice(&ssz::encode_container(c, &refs).unwrap_or_default());
     }
+}
+
+/// A pseudo-random valid serialization of `ty` from `seed`, its lists at most `max_list` long (bitlists at
+/// most 300 bits): for cross-checking any schema against an independent implementation.
+pub fn value(ty: &'static Ty, seed: u64, max_list: u64) -> Vec<u8> {
+    let mut g = Gen {
+        rng: Rng(seed),
+        validators: max_list as usize,
+        max_list,
+    };
+    let mut out = Vec::new();
+    g.value(ty, "", &mut out);
+    out
 }
 
 /// A synthetic `BeaconState` of `spec` with `validators` validators (and as many balances, participation

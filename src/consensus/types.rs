@@ -19,12 +19,18 @@ use super::ssz::{Container, Field, Ty};
 use super::validators::validators_root;
 
 /// `container!(VIS NAME = "SpecName" [elements_root: FN] { field: TYPE, ... })`: a static [`Container`];
-/// the optional `elements_root` names a specialised root for lists and vectors of it.
+/// the optional `elements_root` names a specialised root for lists and vectors of it; `[active_fields: [1,
+/// ...]]` instead makes it a `ProgressiveContainer(active_fields)`.
 macro_rules! container {
     ($vis:vis $name:ident = $spec:literal { $($f:ident : $t:expr),* $(,)? }) => {
         #[doc = concat!("`", $spec, "` container.")]
         $vis static $name: Container =
             Container::new($spec, &[$(Field { name: stringify!($f), ty: &$t }),*]);
+    };
+    ($vis:vis $name:ident = $spec:literal [active_fields: $active:expr] { $($f:ident : $t:expr),* $(,)? }) => {
+        #[doc = concat!("`", $spec, "` progressive container (EIP-7495).")]
+        $vis static $name: Container =
+            Container::progressive($spec, &[$(Field { name: stringify!($f), ty: &$t }),*], &$active);
     };
     ($vis:vis $name:ident = $spec:literal [elements_root: $root:path] { $($f:ident : $t:expr),* $(,)? }) => {
         #[doc = concat!("`", $spec, "` container.")]
@@ -240,6 +246,33 @@ pub static BLS_CHANGES: Ty = Ty::List(
 pub static BLOB_KZG_COMMITMENTS: Ty = Ty::List(&BYTES48, MAX_BLOB_COMMITMENTS_PER_BLOCK);
 
 // ---- states ----
+// ---- Gloas (EIP-7732), consensus-specs v1.7.0-alpha.13 `specs/gloas/beacon-chain.md`: the containers that
+// carry the execution payload bid and the payload timeliness committee's votes. ----
+/// `PTC_SIZE` (gloas preset).
+pub const PTC_SIZE: usize = 512;
+/// `BUILDER_INDEX_SELF_BUILD`: the builder index of a bid the proposer built itself.
+pub const BUILDER_INDEX_SELF_BUILD: u64 = u64::MAX;
+/// `blob_kzg_commitments: ProgressiveList[KZGCommitment]` (read up to `MAX_BLOB_COMMITMENTS_PER_BLOCK`).
+pub static BLOB_KZG_COMMITMENTS_GLOAS: Ty =
+    Ty::ProgressiveList(&BYTES48, MAX_BLOB_COMMITMENTS_PER_BLOCK);
+container!(pub PAYLOAD_ATTESTATION_DATA = "PayloadAttestationData" {
+    beacon_block_root: BYTES32, slot: U64, payload_present: BOOL, blob_data_available: BOOL,
+});
+container!(pub PAYLOAD_ATTESTATION = "PayloadAttestation" [active_fields: [1, 1, 1]] {
+    aggregation_bits: Ty::Bitvector(PTC_SIZE), data: Ty::Container(&PAYLOAD_ATTESTATION_DATA), signature: BYTES96,
+});
+container!(pub EXECUTION_PAYLOAD_BID = "ExecutionPayloadBid" [active_fields: [1; 12]] {
+    parent_block_hash: BYTES32, parent_block_root: BYTES32, block_hash: BYTES32, prev_randao: BYTES32,
+    fee_recipient: BYTES20, gas_limit: U64, builder_index: U64, slot: U64, value: U64, execution_payment: U64,
+    blob_kzg_commitments: BLOB_KZG_COMMITMENTS_GLOAS, execution_requests_root: BYTES32,
+});
+container!(pub SIGNED_EXECUTION_PAYLOAD_BID = "SignedExecutionPayloadBid" {
+    message: Ty::Container(&EXECUTION_PAYLOAD_BID), signature: BYTES96,
+});
+container!(pub BUILDER = "Builder" {
+    pubkey: BYTES48, version: U8, execution_address: BYTES20, balance: U64, deposit_epoch: U64, withdrawable_epoch: U64,
+});
+
 /// `block_roots` / `state_roots`: `Vector[Root, SLOTS_PER_HISTORICAL_ROOT]`.
 pub static ROOTS_VECTOR: Ty = Ty::Vector(&BYTES32, SLOTS_PER_HISTORICAL_ROOT);
 /// `historical_roots: List[Root, HISTORICAL_ROOTS_LIMIT]`.

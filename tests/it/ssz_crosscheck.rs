@@ -90,3 +90,135 @@ fn roots_match(here: &Path, preset: Preset) {
         "{text}"
     );
 }
+
+mod progressive {
+    //! Progressive SSZ (EIP-7916, EIP-7495) and Gloas' progressive containers, hashed here and by
+    //! @chainsafe/ssz / @lodestar/types (`tests/crosscheck/progressive.mjs`).
+    use eraflow::consensus::ssz::{Container, Field, Ty};
+    use eraflow::consensus::types::{
+        BUILDER, BYTES32, EXECUTION_PAYLOAD_BID, PAYLOAD_ATTESTATION, SIGNED_EXECUTION_PAYLOAD_BID,
+        U64, U8,
+    };
+
+    static BOOL: Ty = Ty::Bool;
+    static FIXED: Container = Container::new(
+        "Fixed",
+        &[
+            Field {
+                name: "a",
+                ty: &U64,
+            },
+            Field {
+                name: "b",
+                ty: &BYTES32,
+            },
+            Field {
+                name: "c",
+                ty: &BOOL,
+            },
+        ],
+    );
+    static PLIST_U64: Ty = Ty::ProgressiveList(&U64, 1000);
+    static PBYTES: Ty = Ty::ProgressiveList(&U8, 5000);
+    static BITLIST: Ty = Ty::Bitlist(300);
+    static SPARSE: Container = Container::progressive(
+        "Sparse",
+        &[
+            Field {
+                name: "a",
+                ty: &U64,
+            },
+            Field {
+                name: "b",
+                ty: &PLIST_U64,
+            },
+            Field {
+                name: "c",
+                ty: &BITLIST,
+            },
+            Field {
+                name: "d",
+                ty: &BYTES32,
+            },
+        ],
+        &[1, 0, 0, 1, 0, 1, 0, 0, 1],
+    );
+    static TYPES: [(&str, Ty); 11] = [
+        ("plist_u64", Ty::ProgressiveList(&U64, 1000)),
+        ("plist_u8", Ty::ProgressiveList(&U8, 5000)),
+        ("pbitlist", Ty::ProgressiveBitlist(5000)),
+        ("plist_bytes32", Ty::ProgressiveList(&BYTES32, 1000)),
+        (
+            "plist_container",
+            Ty::ProgressiveList(&Ty::Container(&FIXED), 200),
+        ),
+        ("plist_var", Ty::ProgressiveList(&PBYTES, 50)),
+        ("pcontainer_sparse", Ty::Container(&SPARSE)),
+        (
+            "gloas.PayloadAttestation",
+            Ty::Container(&PAYLOAD_ATTESTATION),
+        ),
+        (
+            "gloas.ExecutionPayloadBid",
+            Ty::Container(&EXECUTION_PAYLOAD_BID),
+        ),
+        (
+            "gloas.SignedExecutionPayloadBid",
+            Ty::Container(&SIGNED_EXECUTION_PAYLOAD_BID),
+        ),
+        ("gloas.Builder", Ty::Container(&BUILDER)),
+    ];
+
+    #[test]
+    fn progressive_types_match_chainsafe_ssz_and_lodestar() {
+        let Some(here) = crate::util::lodestar("progressive SSZ cross-check") else {
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let mut manifest = Vec::new();
+        for (name, ty) in &TYPES {
+            // Lengths across the progressive tree's subtree edges (1, 5, 21, 85, 341 chunks).
+            for (seed, max_list) in [
+                (1u64, 0u64),
+                (2, 1),
+                (3, 4),
+                (4, 6),
+                (5, 30),
+                (6, 90),
+                (7, 400),
+            ] {
+                let bytes = eraflow::consensus::synth::value(ty, seed, max_list);
+                let root = eraflow::consensus::ssz::hash_tree_root(ty, &bytes)
+                    .unwrap_or_else(|e| panic!("{name} seed {seed}: {e}"));
+                // The recording walker agrees with the immediate one.
+                let mut forest = eraflow::consensus::merkle::Forest::new();
+                let v = eraflow::consensus::ssz::defer_root(&mut forest, ty, &bytes).unwrap();
+                forest.evaluate();
+                assert_eq!(forest.get(v), Some(root), "{name} seed {seed}");
+                let file = format!("{}-{seed}.ssz", name.replace('.', "-"));
+                std::fs::write(dir.path().join(&file), &bytes).unwrap();
+                manifest.push(serde_json::json!({"file": file, "type": name, "root": format!("0x{}", hex::encode(root))}));
+            }
+        }
+        std::fs::write(
+            dir.path().join("manifest.json"),
+            serde_json::to_vec(&manifest).unwrap(),
+        )
+        .unwrap();
+        let out = std::process::Command::new("node")
+            .arg(here.join("progressive.mjs"))
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            text.contains(&format!("{} passed, 0 failed", manifest.len())),
+            "{text}"
+        );
+    }
+}

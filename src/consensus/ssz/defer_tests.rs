@@ -54,7 +54,7 @@ fn gen(ty: &'static Ty, rng: &mut Rng, depth: u32) -> Vec<u8> {
             }
             b
         }
-        Ty::Bitlist(limit) => {
+        Ty::Bitlist(limit) | Ty::ProgressiveBitlist(limit) => {
             let edges = [0u64, 1, 7, 8, 9, 255, 256, 257, 511, 512, 513, 2047, 2048];
             let bits = match rng.below(3) {
                 0 => *limit,
@@ -71,7 +71,7 @@ fn gen(ty: &'static Ty, rng: &mut Rng, depth: u32) -> Vec<u8> {
             let items: Vec<Vec<u8>> = (0..*n).map(|_| gen(elem, rng, depth + 1)).collect();
             join(elem, &items)
         }
-        Ty::List(elem, limit) => {
+        Ty::List(elem, limit) | Ty::ProgressiveList(elem, limit) => {
             let max = if depth > 3 { (*limit).min(3) } else { *limit };
             let n = rng.count(max);
             let items: Vec<Vec<u8>> = (0..n).map(|_| gen(elem, rng, depth + 1)).collect();

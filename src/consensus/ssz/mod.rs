@@ -54,7 +54,14 @@ pub enum Ty {
     Bitvector(usize),
     /// `Bitlist[N]`.
     Bitlist(u64),
-    /// A container: named fields in order.
+    /// `ProgressiveList[T]` (EIP-7916; `ProgressiveByteList` is `ProgressiveList[uint8]`): merkleized as a
+    /// progressive tree (subtrees of 1, 4, 16, ... chunks), whatever its length. The number is the longest
+    /// list accepted when reading — the spec's type has none, each use is bounded by its own table (Lodestar
+    /// sets the same limits) — and is no part of the root.
+    ProgressiveList(&'static Ty, u64),
+    /// `ProgressiveBitList` (EIP-7916), with the most bits accepted when reading (no part of the root).
+    ProgressiveBitlist(u64),
+    /// A container: named fields in order (a progressive container, EIP-7495, when it has active fields).
     Container(&'static Container),
 }
 
@@ -74,6 +81,9 @@ pub struct Container {
     fixed_size: Option<usize>,
     /// Size of the serialized fixed part: fixed-size fields inline, 4 bytes per variable-size field's offset.
     fixed_part: usize,
+    /// A `ProgressiveContainer(active_fields)` (EIP-7495): which positions of the progressive tree hold the
+    /// fields, in order (1) and which are left empty (0). `None`: an ordinary container.
+    pub active_fields: Option<&'static [u8]>,
 }
 
 impl Container {
@@ -100,7 +110,32 @@ impl Container {
             elements_root: None,
             fixed_size: fixed,
             fixed_part: part,
+            active_fields: None,
         }
+    }
+
+    /// A `ProgressiveContainer(active_fields)` (EIP-7495): serialized as a container of `fields`, merkleized as
+    /// a progressive tree whose positions `active_fields` marks 1 hold the fields in order. The spec's rules
+    /// are checked when the schema is built: 1 to 256 positions, the last one active, as many active as fields.
+    pub const fn progressive(
+        name: &'static str,
+        fields: &'static [Field],
+        active_fields: &'static [u8],
+    ) -> Self {
+        let n = active_fields.len();
+        assert!(n > 0 && n <= 256, "active_fields: 1 to 256 positions");
+        assert!(active_fields[n - 1] == 1, "active_fields cannot end in 0");
+        let mut ones = 0;
+        let mut i = 0;
+        while i < n {
+            assert!(active_fields[i] <= 1, "active_fields holds 0s and 1s");
+            ones += active_fields[i] as usize;
+            i += 1;
+        }
+        assert!(ones == fields.len(), "one active position per field");
+        let mut c = Container::new(name, fields);
+        c.active_fields = Some(active_fields);
+        c
     }
 
     /// Size of the serialized fixed part (the first offset of a valid object with variable-size fields).
@@ -142,7 +177,9 @@ impl Ty {
                 Some(s) => Some(s * *n),
                 None => None,
             },
-            Ty::List(..) | Ty::Bitlist(_) => None,
+            Ty::List(..) | Ty::Bitlist(_) | Ty::ProgressiveList(..) | Ty::ProgressiveBitlist(_) => {
+                None
+            }
             Ty::Container(c) => c.fixed_size,
         }
     }
@@ -157,6 +194,8 @@ impl Ty {
             Ty::List(e, n) => format!("List[{}, {n}]", e.describe()),
             Ty::Bitvector(n) => format!("Bitvector[{n}]"),
             Ty::Bitlist(n) => format!("Bitlist[{n}]"),
+            Ty::ProgressiveList(e, _) => format!("ProgressiveList[{}]", e.describe()),
+            Ty::ProgressiveBitlist(_) => "ProgressiveBitList".into(),
             Ty::Container(c) => c.name.into(),
         }
     }

@@ -61,7 +61,7 @@ impl<'a> View<'a> {
         let ty = self.field_ty(name)?;
         let bytes = self.get(name)?;
         let (elem, expect, limit) = match ty {
-            Ty::List(e, l) => (*e, None, *l),
+            Ty::List(e, l) | Ty::ProgressiveList(e, l) => (*e, None, *l),
             Ty::Vector(e, n) => (*e, Some(*n), *n as u64),
             _ => return None,
         };

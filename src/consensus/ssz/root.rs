@@ -70,7 +70,76 @@ pub fn hash_tree_root(ty: &'static Ty, bytes: &[u8]) -> Result<[u8; 32], SszErro
             };
             Ok(merkle::mix_in_length(&root, count))
         }
+        Ty::ProgressiveBitlist(limit) => {
+            let (data, bits) = bitlist_bits(bytes)?;
+            check_count(ty, *limit, bits)?;
+            Ok(merkle::mix_in_length(
+                &merkle::merkleize_progressive(&data),
+                bits,
+            ))
+        }
+        Ty::ProgressiveList(elem, limit) => {
+            let (root, count) = if let Some(s) = elem.fixed_size() {
+                let count = fixed_elements(ty, s, *limit, bytes)?;
+                (progressive_elements_root(elem, bytes, s)?, count)
+            } else {
+                let parts = split_variable(ty, bytes, None, *limit)?;
+                let mut roots = Vec::with_capacity(parts.len() * CHUNK);
+                for (i, p) in parts.iter().enumerate() {
+                    roots.extend_from_slice(
+                        &hash_tree_root(elem, p).map_err(|e| e.at(PathSeg::Index(i)))?,
+                    );
+                }
+                (merkle::merkleize_progressive(&roots), parts.len() as u64)
+            };
+            Ok(merkle::mix_in_length(&root, count))
+        }
         Ty::Container(c) => container_root(c, bytes),
+    }
+}
+
+/// The progressive root (no length mixed in) of `bytes.len() / size` fixed-size elements: packed basic values
+/// straight from the bytes, composite elements' roots computed in batches (in parallel for big lists, such as
+/// a Gloas state's validators).
+fn progressive_elements_root(
+    elem: &'static Ty,
+    bytes: &[u8],
+    size: usize,
+) -> Result<[u8; 32], SszError> {
+    if elem.packs() {
+        if matches!(elem, Ty::Bool) {
+            check_bools(bytes, 0, elem)?;
+        }
+        return Ok(merkle::merkleize_progressive(bytes));
+    }
+    let leaves = ElementRoots {
+        elem,
+        bytes,
+        size,
+        error: OnceLock::new(),
+    };
+    let count = leaves.count();
+    let mut roots = Vec::with_capacity(count * CHUNK);
+    if count >= leaves.par_min() {
+        use rayon::prelude::*;
+        let batch = leaves.par_min();
+        let parts: Vec<Vec<u8>> = (0..count.div_ceil(batch))
+            .into_par_iter()
+            .map(|k| {
+                let mut out = Vec::with_capacity(batch * CHUNK);
+                leaves.fill(k * batch..((k + 1) * batch).min(count), &mut out);
+                out
+            })
+            .collect();
+        for p in parts {
+            roots.extend_from_slice(&p);
+        }
+    } else {
+        leaves.fill(0..count, &mut roots);
+    }
+    match leaves.error.into_inner() {
+        Some(e) => Err(e),
+        None => Ok(merkle::merkleize_progressive(&roots)),
     }
 }
 
@@ -145,7 +214,27 @@ pub fn container_root_of_fields(
             roots.extend_from_slice(&field_root(fb)?);
         }
     }
-    Ok(merkle::merkleize(&roots, c.fields.len() as u64))
+    match c.active_fields {
+        None => Ok(merkle::merkleize(&roots, c.fields.len() as u64)),
+        Some(active) => Ok(progressive_container_root(&roots, active)),
+    }
+}
+
+/// EIP-7495: the fields' roots (in order) at the positions `active` marks 1, zero chunks at the others,
+/// merkleized progressively, then the active fields mixed in.
+fn progressive_container_root(field_roots: &[u8], active: &[u8]) -> [u8; 32] {
+    let mut leaves = Vec::with_capacity(active.len() * CHUNK);
+    let mut next = field_roots.chunks_exact(CHUNK);
+    for &a in active {
+        match (a, next.clone().next()) {
+            (1, Some(r)) => {
+                leaves.extend_from_slice(r);
+                next.next();
+            }
+            _ => leaves.extend_from_slice(&[0u8; CHUNK]),
+        }
+    }
+    merkle::mix_in_active_fields(&merkle::merkleize_progressive(&leaves), active)
 }
 
 /// A `Bitvector[n]`'s length, and no bit set past `n`.
@@ -387,6 +476,14 @@ impl<'f, 'a, 'c> Deferred<'f, 'a, 'c> {
                     (self.variable_elements(elem, start, *limit)?, count)
                 };
                 Ok(self.forest.mix_in_length(root, count))
+            }
+            // Progressive trees are hashed now (not yet recorded node by node): their roots enter the forest
+            // as known values.
+            Ty::ProgressiveList(..) | Ty::ProgressiveBitlist(_) => {
+                Ok(Val::Known(hash_tree_root(ty, bytes)?))
+            }
+            Ty::Container(c) if c.active_fields.is_some() => {
+                Ok(Val::Known(container_root(c, bytes)?))
             }
             Ty::Container(c) => {
                 let start = self.parts.len();
