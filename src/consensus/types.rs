@@ -272,6 +272,98 @@ container!(pub SIGNED_EXECUTION_PAYLOAD_BID = "SignedExecutionPayloadBid" {
 container!(pub BUILDER = "Builder" {
     pubkey: BYTES48, version: U8, execution_address: BYTES20, balance: U64, deposit_epoch: U64, withdrawable_epoch: U64,
 });
+container!(pub BUILDER_PENDING_WITHDRAWAL = "BuilderPendingWithdrawal" {
+    fee_recipient: BYTES20, amount: U64, builder_index: U64,
+});
+container!(pub BUILDER_PENDING_PAYMENT = "BuilderPendingPayment" {
+    weight: U64, withdrawal: Ty::Container(&BUILDER_PENDING_WITHDRAWAL), proposer_index: U64,
+});
+container!(pub BUILDER_DEPOSIT_REQUEST = "BuilderDepositRequest" {
+    pubkey: BYTES48, withdrawal_credentials: BYTES32, amount: U64, signature: BYTES96,
+});
+container!(pub BUILDER_EXIT_REQUEST = "BuilderExitRequest" { source_address: BYTES20, pubkey: BYTES48 });
+/// `MAX_PAYLOAD_ATTESTATIONS` (gloas).
+pub const MAX_PAYLOAD_ATTESTATIONS: u64 = 4;
+/// `MAX_BUILDER_DEPOSIT_REQUESTS_PER_PAYLOAD` (gloas).
+pub const MAX_BUILDER_DEPOSIT_REQUESTS_PER_PAYLOAD: u64 = 64;
+/// `MAX_BUILDER_EXIT_REQUESTS_PER_PAYLOAD` (gloas).
+pub const MAX_BUILDER_EXIT_REQUESTS_PER_PAYLOAD: u64 = 16;
+/// A progressive list the spec leaves unbounded: any length is read.
+const UNBOUNDED: u64 = u64::MAX;
+/// `AggregationBits: ProgressiveBitList` (read up to a slot's committees).
+pub static AGGREGATION_BITS_GLOAS: Ty =
+    Ty::ProgressiveBitlist(MAX_VALIDATORS_PER_COMMITTEE * MAX_COMMITTEES_PER_SLOT);
+container!(pub ATTESTATION_GLOAS = "Attestation" [active_fields: [1; 4]] {
+    aggregation_bits: AGGREGATION_BITS_GLOAS, data: Ty::Container(&ATTESTATION_DATA), signature: BYTES96,
+    committee_bits: Ty::Bitvector(MAX_COMMITTEES_PER_SLOT as usize),
+});
+container!(pub INDEXED_ATTESTATION_GLOAS = "IndexedAttestation" [active_fields: [1; 3]] {
+    attesting_indices: Ty::ProgressiveList(&U64, MAX_VALIDATORS_PER_COMMITTEE * MAX_COMMITTEES_PER_SLOT),
+    data: Ty::Container(&ATTESTATION_DATA), signature: BYTES96,
+});
+container!(pub ATTESTER_SLASHING_GLOAS = "AttesterSlashing" {
+    attestation_1: Ty::Container(&INDEXED_ATTESTATION_GLOAS), attestation_2: Ty::Container(&INDEXED_ATTESTATION_GLOAS),
+});
+container!(pub EXECUTION_REQUESTS_GLOAS = "ExecutionRequests" [active_fields: [1; 5]] {
+    deposits: Ty::ProgressiveList(&Ty::Container(&DEPOSIT_REQUEST), UNBOUNDED),
+    withdrawals: Ty::ProgressiveList(&Ty::Container(&WITHDRAWAL_REQUEST), MAX_WITHDRAWAL_REQUESTS_PER_PAYLOAD),
+    consolidations: Ty::ProgressiveList(&Ty::Container(&CONSOLIDATION_REQUEST), MAX_CONSOLIDATION_REQUESTS_PER_PAYLOAD),
+    builder_deposits: Ty::ProgressiveList(&Ty::Container(&BUILDER_DEPOSIT_REQUEST), MAX_BUILDER_DEPOSIT_REQUESTS_PER_PAYLOAD),
+    builder_exits: Ty::ProgressiveList(&Ty::Container(&BUILDER_EXIT_REQUEST), MAX_BUILDER_EXIT_REQUESTS_PER_PAYLOAD),
+});
+/// Gloas body lists (`ProgressiveList[...]`), read up to the limits of Electra's operations (deposits: none,
+/// as Lodestar reads them: the deposit contract's queue ended with Electra's requests).
+pub static PROPOSER_SLASHINGS_GLOAS: Ty =
+    Ty::ProgressiveList(&Ty::Container(&PROPOSER_SLASHING), 16);
+/// `attester_slashings: ProgressiveList[AttesterSlashing]`.
+pub static ATTESTER_SLASHINGS_GLOAS: Ty =
+    Ty::ProgressiveList(&Ty::Container(&ATTESTER_SLASHING_GLOAS), 1);
+/// `attestations: ProgressiveList[Attestation]`.
+pub static ATTESTATIONS_GLOAS: Ty = Ty::ProgressiveList(&Ty::Container(&ATTESTATION_GLOAS), 8);
+/// `deposits: ProgressiveList[Deposit]`.
+pub static DEPOSITS_GLOAS: Ty = Ty::ProgressiveList(&Ty::Container(&DEPOSIT), 0);
+/// `voluntary_exits: ProgressiveList[SignedVoluntaryExit]`.
+pub static VOLUNTARY_EXITS_GLOAS: Ty =
+    Ty::ProgressiveList(&Ty::Container(&SIGNED_VOLUNTARY_EXIT), 16);
+/// `bls_to_execution_changes: ProgressiveList[SignedBLSToExecutionChange]`.
+pub static BLS_CHANGES_GLOAS: Ty = Ty::ProgressiveList(
+    &Ty::Container(&SIGNED_BLS_TO_EXECUTION_CHANGE),
+    MAX_BLS_TO_EXECUTION_CHANGES,
+);
+/// `payload_attestations: ProgressiveList[PayloadAttestation]`.
+pub static PAYLOAD_ATTESTATIONS: Ty = Ty::ProgressiveList(
+    &Ty::Container(&PAYLOAD_ATTESTATION),
+    MAX_PAYLOAD_ATTESTATIONS,
+);
+/// Gloas state lists of one entry per validator: `ProgressiveList[Validator]`, `[Gwei]`, `[ParticipationFlags]`.
+pub static VALIDATORS_GLOAS: Ty =
+    Ty::ProgressiveList(&Ty::Container(&VALIDATOR), VALIDATOR_REGISTRY_LIMIT);
+/// `balances` / `inactivity_scores: ProgressiveList[Uint64]`.
+pub static U64_REGISTRY_GLOAS: Ty = Ty::ProgressiveList(&U64, VALIDATOR_REGISTRY_LIMIT);
+/// `*_epoch_participation: ProgressiveList[ParticipationFlags]`.
+pub static PARTICIPATION_GLOAS: Ty = Ty::ProgressiveList(&U8, VALIDATOR_REGISTRY_LIMIT);
+/// `pending_deposits: ProgressiveList[PendingDeposit]`.
+pub static PENDING_DEPOSITS_GLOAS: Ty =
+    Ty::ProgressiveList(&Ty::Container(&PENDING_DEPOSIT), PENDING_DEPOSITS_LIMIT);
+/// `pending_partial_withdrawals: ProgressiveList[PendingPartialWithdrawal]`.
+pub static PENDING_PARTIAL_WITHDRAWALS_GLOAS: Ty = Ty::ProgressiveList(
+    &Ty::Container(&PENDING_PARTIAL_WITHDRAWAL),
+    PENDING_PARTIAL_WITHDRAWALS_LIMIT,
+);
+/// `pending_consolidations: ProgressiveList[PendingConsolidation]`.
+pub static PENDING_CONSOLIDATIONS_GLOAS: Ty = Ty::ProgressiveList(
+    &Ty::Container(&PENDING_CONSOLIDATION),
+    PENDING_CONSOLIDATIONS_LIMIT,
+);
+/// `builders: ProgressiveList[Builder]`.
+pub static BUILDERS: Ty = Ty::ProgressiveList(&Ty::Container(&BUILDER), UNBOUNDED);
+/// `builder_pending_withdrawals: ProgressiveList[BuilderPendingWithdrawal]`.
+pub static BUILDER_PENDING_WITHDRAWALS: Ty =
+    Ty::ProgressiveList(&Ty::Container(&BUILDER_PENDING_WITHDRAWAL), UNBOUNDED);
+/// `execution_payload_availability: BitVector[SLOTS_PER_HISTORICAL_ROOT]`.
+pub static EXECUTION_PAYLOAD_AVAILABILITY: Ty = Ty::Bitvector(SLOTS_PER_HISTORICAL_ROOT);
+/// A PTC: `Vector[ValidatorIndex, PTC_SIZE]`.
+pub static PTC: Ty = Ty::Vector(&U64, PTC_SIZE);
 
 /// `block_roots` / `state_roots`: `Vector[Root, SLOTS_PER_HISTORICAL_ROOT]`.
 pub static ROOTS_VECTOR: Ty = Ty::Vector(&BYTES32, SLOTS_PER_HISTORICAL_ROOT);
@@ -427,6 +519,67 @@ macro_rules! preset_schemas {
             SIGNED_BEACON_BLOCK_ELECTRA,
             BEACON_BLOCK_BODY_ELECTRA
         );
+
+        container!(pub BEACON_BLOCK_BODY_GLOAS = "BeaconBlockBody" [active_fields: [1; 13]] {
+            randao_reveal: BYTES96, eth1_data: Ty::Container(&ETH1_DATA), graffiti: BYTES32,
+            proposer_slashings: PROPOSER_SLASHINGS_GLOAS, attester_slashings: ATTESTER_SLASHINGS_GLOAS,
+            attestations: ATTESTATIONS_GLOAS, deposits: DEPOSITS_GLOAS, voluntary_exits: VOLUNTARY_EXITS_GLOAS,
+            sync_aggregate: Ty::Container(&SYNC_AGGREGATE), bls_to_execution_changes: BLS_CHANGES_GLOAS,
+            signed_execution_payload_bid: Ty::Container(&SIGNED_EXECUTION_PAYLOAD_BID),
+            payload_attestations: PAYLOAD_ATTESTATIONS,
+            parent_execution_requests: Ty::Container(&EXECUTION_REQUESTS_GLOAS),
+        });
+        block!(
+            BEACON_BLOCK_GLOAS,
+            SIGNED_BEACON_BLOCK_GLOAS,
+            BEACON_BLOCK_BODY_GLOAS
+        );
+
+        /// gloas `payload_expected_withdrawals: ProgressiveList[Withdrawal]`.
+        pub static WITHDRAWALS_GLOAS: Ty = Ty::ProgressiveList(&Ty::Container(&WITHDRAWAL), MAX_WITHDRAWALS_PER_PAYLOAD);
+        /// gloas `builder_pending_payments: Vector[BuilderPendingPayment, 2 * SLOTS_PER_EPOCH]`.
+        pub static BUILDER_PENDING_PAYMENTS: Ty = Ty::Vector(&Ty::Container(&BUILDER_PENDING_PAYMENT), (2 * SLOTS_PER_EPOCH) as usize);
+        /// gloas `ptc_window: Vector[Vector[ValidatorIndex, PTC_SIZE], (2 + MIN_SEED_LOOKAHEAD) * SLOTS_PER_EPOCH]`.
+        pub static PTC_WINDOW: Ty = Ty::Vector(&PTC, ((2 + MIN_SEED_LOOKAHEAD) * SLOTS_PER_EPOCH) as usize);
+
+        container!(pub BEACON_STATE_GLOAS = "BeaconState" [active_fields: [1; 46]] {
+            genesis_time: U64, genesis_validators_root: BYTES32, slot: U64, fork: Ty::Container(&FORK),
+            latest_block_header: Ty::Container(&BEACON_BLOCK_HEADER), block_roots: ROOTS_VECTOR, state_roots: ROOTS_VECTOR,
+            historical_roots: HISTORICAL_ROOTS, eth1_data: Ty::Container(&ETH1_DATA), eth1_data_votes: ETH1_DATA_VOTES,
+            eth1_deposit_index: U64, validators: VALIDATORS_GLOAS, balances: U64_REGISTRY_GLOAS, randao_mixes: RANDAO_MIXES,
+            slashings: SLASHINGS,
+            previous_epoch_participation: PARTICIPATION_GLOAS,
+            current_epoch_participation: PARTICIPATION_GLOAS,
+            justification_bits: JUSTIFICATION_BITS,
+            previous_justified_checkpoint: Ty::Container(&CHECKPOINT),
+            current_justified_checkpoint: Ty::Container(&CHECKPOINT),
+            finalized_checkpoint: Ty::Container(&CHECKPOINT),
+            inactivity_scores: U64_REGISTRY_GLOAS,
+            current_sync_committee: Ty::Container(&SYNC_COMMITTEE),
+            next_sync_committee: Ty::Container(&SYNC_COMMITTEE),
+            latest_block_hash: BYTES32,
+            next_withdrawal_index: U64,
+            next_withdrawal_validator_index: U64,
+            historical_summaries: HISTORICAL_SUMMARIES,
+            deposit_requests_start_index: U64,
+            deposit_balance_to_consume: U64,
+            exit_balance_to_consume: U64,
+            earliest_exit_epoch: U64,
+            consolidation_balance_to_consume: U64,
+            earliest_consolidation_epoch: U64,
+            pending_deposits: PENDING_DEPOSITS_GLOAS,
+            pending_partial_withdrawals: PENDING_PARTIAL_WITHDRAWALS_GLOAS,
+            pending_consolidations: PENDING_CONSOLIDATIONS_GLOAS,
+            proposer_lookahead: PROPOSER_LOOKAHEAD_VECTOR,
+            builders: BUILDERS,
+            next_withdrawal_builder_index: U64,
+            execution_payload_availability: EXECUTION_PAYLOAD_AVAILABILITY,
+            builder_pending_payments: BUILDER_PENDING_PAYMENTS,
+            builder_pending_withdrawals: BUILDER_PENDING_WITHDRAWALS,
+            latest_execution_payload_bid: Ty::Container(&EXECUTION_PAYLOAD_BID),
+            payload_expected_withdrawals: WITHDRAWALS_GLOAS,
+            ptc_window: PTC_WINDOW,
+        });
 
         /// `eth1_data_votes: List[Eth1Data, EPOCHS_PER_ETH1_VOTING_PERIOD * SLOTS_PER_EPOCH]`.
         pub static ETH1_DATA_VOTES: Ty = Ty::List(&Ty::Container(&ETH1_DATA), EPOCHS_PER_ETH1_VOTING_PERIOD * SLOTS_PER_EPOCH);

@@ -44,6 +44,12 @@ const types = {
   "gloas.ExecutionPayloadBid": ssz.gloas.ExecutionPayloadBid,
   "gloas.SignedExecutionPayloadBid": ssz.gloas.SignedExecutionPayloadBid,
   "gloas.Builder": ssz.gloas.Builder,
+  "gloas.Attestation": ssz.gloas.Attestation,
+  "gloas.AttesterSlashing": ssz.gloas.AttesterSlashing,
+  "gloas.ExecutionRequests": ssz.gloas.ExecutionRequests,
+  "gloas.BeaconBlockBody": ssz.gloas.BeaconBlockBody,
+  "gloas.SignedBeaconBlock": ssz.gloas.SignedBeaconBlock,
+  "gloas.BeaconState": ssz.gloas.BeaconState,
 };
 
 const dir = process.argv[2];

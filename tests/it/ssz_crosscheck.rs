@@ -96,8 +96,9 @@ mod progressive {
     //! @chainsafe/ssz / @lodestar/types (`tests/crosscheck/progressive.mjs`).
     use eraflow::consensus::ssz::{Container, Field, Ty};
     use eraflow::consensus::types::{
-        BUILDER, BYTES32, EXECUTION_PAYLOAD_BID, PAYLOAD_ATTESTATION, SIGNED_EXECUTION_PAYLOAD_BID,
-        U64, U8,
+        mainnet, ATTESTATION_GLOAS, ATTESTER_SLASHING_GLOAS, BUILDER, BYTES32,
+        EXECUTION_PAYLOAD_BID, EXECUTION_REQUESTS_GLOAS, PAYLOAD_ATTESTATION,
+        SIGNED_EXECUTION_PAYLOAD_BID, U64, U8,
     };
 
     static BOOL: Ty = Ty::Bool;
@@ -143,7 +144,7 @@ mod progressive {
         ],
         &[1, 0, 0, 1, 0, 1, 0, 0, 1],
     );
-    static TYPES: [(&str, Ty); 11] = [
+    static TYPES: [(&str, Ty); 17] = [
         ("plist_u64", Ty::ProgressiveList(&U64, 1000)),
         ("plist_u8", Ty::ProgressiveList(&U8, 5000)),
         ("pbitlist", Ty::ProgressiveBitlist(5000)),
@@ -167,6 +168,27 @@ mod progressive {
             Ty::Container(&SIGNED_EXECUTION_PAYLOAD_BID),
         ),
         ("gloas.Builder", Ty::Container(&BUILDER)),
+        ("gloas.Attestation", Ty::Container(&ATTESTATION_GLOAS)),
+        (
+            "gloas.AttesterSlashing",
+            Ty::Container(&ATTESTER_SLASHING_GLOAS),
+        ),
+        (
+            "gloas.ExecutionRequests",
+            Ty::Container(&EXECUTION_REQUESTS_GLOAS),
+        ),
+        (
+            "gloas.BeaconBlockBody",
+            Ty::Container(&mainnet::BEACON_BLOCK_BODY_GLOAS),
+        ),
+        (
+            "gloas.SignedBeaconBlock",
+            Ty::Container(&mainnet::SIGNED_BEACON_BLOCK_GLOAS),
+        ),
+        (
+            "gloas.BeaconState",
+            Ty::Container(&mainnet::BEACON_STATE_GLOAS),
+        ),
     ];
 
     #[test]
