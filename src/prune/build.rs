@@ -5,9 +5,11 @@ use super::error::{io_at, PruneError};
 use super::extend::Prior;
 use super::extsort::{Hash32, SortStats};
 use super::lists::{write_json, ChunkOut, Lists};
-use super::manifest::{self, BlockRange, Manifest, Ranges, SourceFile, Totals};
+use super::manifest::{self, BlockRange, Manifest, Ranges, SourceFile, Totals, WindowRecord};
 use super::options::PruneOptions;
 use super::plan::{pick_network, plan, scan_inputs, Plan};
+use super::source::LocalFiles;
+pub use super::source::{Held, InputSource};
 use crate::formats::{Archive, ExecutionArchive};
 use crate::network::Network;
 use crate::verify::{BlockHashes, VerifiedBlock, VerifyOptions, Visitor};
@@ -29,58 +31,6 @@ pub struct PruneSummary {
     /// The last block of the earlier manifest this one extends (its lists carried over, only later blocks
     /// read); `None` when built from scratch.
     pub extended: Option<u64>,
-}
-
-/// A full local copy of an input, held until dropped (a remote file fetched into a cache leaves it then).
-pub struct Held {
-    path: PathBuf,
-    _guard: Option<Box<dyn Send>>,
-}
-
-impl Held {
-    /// A local file, used where it is.
-    pub fn local(path: &Path) -> Held {
-        Held {
-            path: path.to_path_buf(),
-            _guard: None,
-        }
-    }
-
-    /// Where the copy is.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// A copy at `path` that lasts as long as `guard`.
-    pub fn guarded(path: &Path, guard: Box<dyn Send>) -> Held {
-        Held {
-            path: path.to_path_buf(),
-            _guard: Some(guard),
-        }
-    }
-}
-
-/// Where the full copies of a prune's inputs come from. The inputs handed to [`run_from`] need only hold
-/// their index (what the plan reads); each selected one is asked for whole when its turn comes.
-pub trait InputSource {
-    /// The inputs the plan selected, in the order [`InputSource::open`] will be asked for them. May be called
-    /// again: each call replaces the queue (a rolling window reads the files around its cut-off before the
-    /// plan is made).
-    fn planned(&mut self, paths: &[PathBuf]) -> Result<(), PruneError>;
-    /// A full copy of the input `path`.
-    fn open(&mut self, path: &Path) -> Result<Held, PruneError>;
-}
-
-/// Local inputs: whole already.
-struct LocalFiles;
-
-impl InputSource for LocalFiles {
-    fn planned(&mut self, _: &[PathBuf]) -> Result<(), PruneError> {
-        Ok(())
-    }
-    fn open(&mut self, path: &Path) -> Result<Held, PruneError> {
-        Ok(Held::local(path))
-    }
 }
 
 /// Builds the manifest directory `out` from era1 archives `paths` (any order). Nothing appears at `out` unless
@@ -110,7 +60,7 @@ pub fn run_from(
             if let Some(u) = opts.until_block {
                 return Err(PruneError::EmptyRange(format!(
                     "--until-block {u} and a window ({}) both end the range: pass one",
-                    super::window::describe(w)
+                    w.describe()
                 )));
             }
             let (until, record) =
@@ -343,7 +293,7 @@ fn build(
     net: &Network,
     dir: &Path,
     opts: &PruneOptions,
-    window: Option<super::window::WindowRecord>,
+    window: Option<WindowRecord>,
     prior: Option<&Prior>,
     source: &mut dyn InputSource,
 ) -> Result<(Manifest, SortStats), PruneError> {
@@ -434,7 +384,7 @@ fn verify_inputs(
     }
     for input in to_read() {
         let held = source.open(&input.path)?;
-        let file = match ExecutionArchive::open(&held.path) {
+        let file = match ExecutionArchive::open(held.path()) {
             Ok(f) => Archive::Execution(f),
             Err(e) => {
                 return Err(PruneError::Unverified {
@@ -487,14 +437,7 @@ fn verify_inputs(
             source: io::Error::other("sha256 thread panicked"),
         });
         if !report.ok {
-            let mut errors = report.errors.clone();
-            if report.errors_omitted > 0 {
-                errors.push(format!("... and {} more", report.errors_omitted).into());
-            }
-            return Err(PruneError::Unverified {
-                file: input.name.clone(),
-                errors,
-            });
+            return Err(PruneError::unverified(&input.name, &report));
         }
         if let Some(e) = failure {
             return Err(e);

@@ -120,6 +120,17 @@ pub enum PruneError {
 }
 
 impl PruneError {
+    /// `file` did not verify: the errors of its report, with how many more were left out.
+    pub(super) fn unverified(file: &str, report: &crate::verify::report::FileReport) -> PruneError {
+        let mut errors = report.errors.clone();
+        if report.errors_omitted > 0 {
+            errors.push(format!("... and {} more", report.errors_omitted).into());
+        }
+        PruneError::Unverified {
+            file: file.to_string(),
+            errors,
+        }
+    }
     /// True when the data (archives) is at fault rather than usage or the environment: `eraflow prune` exits 1
     /// for these and 2 for the rest.
     pub fn is_data_error(&self) -> bool {

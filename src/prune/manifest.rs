@@ -44,6 +44,25 @@ impl BlockRange {
     }
 }
 
+/// The window a manifest was cut by, in `manifest.json` (absent for a fixed range).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowRecord {
+    /// `--keep-epochs`, when the window is counted in epochs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep_epochs: Option<u64>,
+    /// `--keep-blocks`, when it is counted in blocks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep_blocks: Option<u64>,
+    /// The newest block of the inputs, which the window is counted back from.
+    pub reference_block: u64,
+    /// Its timestamp (seconds).
+    pub reference_timestamp: u64,
+    /// The archive holding it (verified before anything else is read).
+    pub reference_file: String,
+    /// The first block the node keeps: the manifest lists the blocks below it.
+    pub first_kept_block: u64,
+}
+
 /// One archive file that contributed blocks, with enough to re-identify and re-verify it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceFile {
@@ -106,7 +125,7 @@ pub struct Manifest {
     pub explicit_range: bool,
     /// The rolling window that ended the range (`--keep-epochs`/`--keep-blocks`): what it was counted from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub window: Option<super::window::WindowRecord>,
+    pub window: Option<WindowRecord>,
     /// Ranges inside `range` no archive covered (only with `--allow-gaps`; otherwise empty).
     pub gaps: Vec<BlockRange>,
     /// Contributing archives, in block order.

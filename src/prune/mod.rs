@@ -17,8 +17,10 @@
 //! when complete, so a failed or killed run leaves no partial manifest. Outputs are deterministic.
 //!
 //! Modules by concept: `options` and `error` hold the API types; `plan` resolves the inputs into a block range;
-//! `build` verifies the archives and installs the directory; `lists` writes its files; [`manifest`] defines
-//! their format, [`extsort`] sorts the transaction hashes and [`check`] re-verifies a written directory.
+//! [`window`] ends it where a rolling window of kept history begins; `source` supplies the inputs whole;
+//! `build` verifies the archives and installs the directory; [`extend`] carries an earlier manifest over so
+//! only later archives are read; `lists` writes its files; [`manifest`] defines their format, [`extsort`]
+//! sorts the transaction hashes and [`check`] re-verifies a written directory.
 
 mod build;
 pub mod check;
@@ -29,10 +31,13 @@ mod lists;
 pub mod manifest;
 mod options;
 mod plan;
+mod source;
 pub mod window;
 
 pub use build::{run, run_from, Held, InputSource, PruneSummary};
 pub use error::PruneError;
 pub use lists::tx_locations_schema;
-pub use options::{OutputFormat, PruneOptions, DEFAULT_MEMORY_BUDGET};
-pub use window::{Window, WindowRecord, HISTORY_PRUNE_EPOCHS};
+pub use manifest::WindowRecord;
+pub use options::{
+    OutputFormat, PruneOptions, Window, DEFAULT_MEMORY_BUDGET, HISTORY_PRUNE_EPOCHS,
+};

@@ -7,6 +7,18 @@ use crate::network::Network;
 /// keeps this constant equal to it.
 pub const DEFAULT_MEMORY_BUDGET: usize = 256 << 20;
 
+/// EIP-4444's `HISTORY_PRUNE_EPOCHS`: the epochs of history clients keep (~4.8 months on mainnet).
+pub const HISTORY_PRUNE_EPOCHS: u64 = 33_024;
+
+/// How much recent history the node keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Window {
+    /// The blocks of the last N epochs (by slot, from the newest block's).
+    Epochs(u64),
+    /// The last N blocks.
+    Blocks(u64),
+}
+
 /// Which list files to write besides the binary ones (which are always written: `prune check` and nodes use them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum OutputFormat {
@@ -40,7 +52,7 @@ pub struct PruneOptions {
     pub until_block: Option<u64>,
     /// Cut the range where a rolling window of recent history begins (exclusive with `until_block`): the
     /// manifest lists every block older than the window, counted back from the newest input block.
-    pub window: Option<super::window::Window>,
+    pub window: Option<Window>,
     /// Record uncovered ranges as gaps instead of refusing.
     pub allow_gaps: bool,
     /// Extra text outputs.
@@ -76,6 +88,16 @@ impl Default for PruneOptions {
             format: d.prune.format.parse().unwrap_or_default(),
             memory_budget: d.prune.memory_budget,
             from_scratch: false,
+        }
+    }
+}
+
+impl Window {
+    /// The window in words, for messages.
+    pub fn describe(self) -> String {
+        match self {
+            Window::Epochs(n) => format!("the last {n} epochs"),
+            Window::Blocks(n) => format!("the last {n} blocks"),
         }
     }
 }

@@ -13,44 +13,14 @@
 //!   the last block that must have left the window (at most one block per slot) onwards: a file or two.
 //! - `--keep-blocks N`: the newest N blocks are kept.
 
-use super::build::{Held, InputSource};
 use super::error::PruneError;
+use super::manifest::WindowRecord;
+use super::options::Window;
 use super::plan::Input;
+use super::source::{Held, InputSource};
 use crate::formats::ExecutionArchive;
 use crate::network::Network;
 use crate::verify::VerifyOptions;
-use serde::{Deserialize, Serialize};
-
-/// EIP-4444's `HISTORY_PRUNE_EPOCHS`: the epochs of history clients keep (~4.8 months on mainnet).
-pub const HISTORY_PRUNE_EPOCHS: u64 = 33_024;
-
-/// How much recent history the node keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Window {
-    /// The blocks of the last N epochs (by slot, from the newest block's).
-    Epochs(u64),
-    /// The last N blocks.
-    Blocks(u64),
-}
-
-/// The window a manifest was cut by, in `manifest.json` (absent for a fixed range).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WindowRecord {
-    /// `--keep-epochs`, when the window is counted in epochs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub keep_epochs: Option<u64>,
-    /// `--keep-blocks`, when it is counted in blocks.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub keep_blocks: Option<u64>,
-    /// The newest block of the inputs, which the window is counted back from.
-    pub reference_block: u64,
-    /// Its timestamp (seconds).
-    pub reference_timestamp: u64,
-    /// The archive holding it (verified before anything else is read).
-    pub reference_file: String,
-    /// The first block the node keeps: the manifest lists the blocks below it.
-    pub first_kept_block: u64,
-}
 
 /// The first block a node keeps under `window`, counted back from the newest block of `inputs` (sorted by
 /// block, non-overlapping), with its record. Reads the newest archive whole (verified: it alone moves the
@@ -97,14 +67,7 @@ pub(super) fn first_kept_block(
     let held = source.open(&newest.path)?;
     let report = crate::verify::file(held.path(), verify);
     if !report.ok {
-        let mut errors = report.errors.clone();
-        if report.errors_omitted > 0 {
-            errors.push(format!("... and {} more", report.errors_omitted).into());
-        }
-        return Err(PruneError::Unverified {
-            file: newest.name.clone(),
-            errors,
-        });
+        return Err(PruneError::unverified(&newest.name, &report));
     }
     let reference = Headers::open(&held, newest)?;
     let reference_timestamp = reference.timestamp(reference_block)?;
@@ -157,19 +120,11 @@ pub(super) fn first_kept_block(
         return Err(PruneError::EmptyRange(format!(
             "no block of the inputs has left the window yet: the node keeps blocks from {first_kept} \
              ({}, counted back from block {reference_block} of {}), and the inputs start at {first_in}",
-            describe(window),
+            window.describe(),
             newest.name
         )));
     }
     Ok((first_kept, record))
-}
-
-/// The window in words, for messages.
-pub(super) fn describe(window: Window) -> String {
-    match window {
-        Window::Epochs(n) => format!("the last {n} epochs"),
-        Window::Blocks(n) => format!("the last {n} blocks"),
-    }
 }
 
 /// An archive's headers, read one at a time.
