@@ -526,8 +526,22 @@ fn print_run_report(out: &mut Output, r: &pipeline::report::RunReport) {
 
 fn print_prune(out: &mut Output, p: &pipeline::PruneReport, started: Option<std::time::Instant>) {
     let (s, m) = (&p.summary, &p.summary.manifest);
-    for f in &s.skipped {
+    let reference = m.window.as_ref().map(|w| w.reference_file.as_str());
+    for f in s.skipped.iter().filter(|f| Some(f.as_str()) != reference) {
         note!("note: {f} holds no block of the range; not read");
+    }
+    if let Some(w) = &m.window {
+        let kept = match (w.keep_epochs, w.keep_blocks) {
+            (Some(e), _) => format!("the last {e} epochs"),
+            (_, Some(b)) => format!("the last {b} blocks"),
+            _ => "the window".into(),
+        };
+        note!(
+            "note: the node keeps {kept} from block {}: counted back from block {} of {} (verified)",
+            w.first_kept_block,
+            w.reference_block,
+            w.reference_file
+        );
     }
     if let Some(last) = s.extended {
         note!("note: extended the earlier manifest (through block {last}): only later blocks were read");
