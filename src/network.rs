@@ -393,6 +393,12 @@ mod tests {
             Network::by_name("sepolia").unwrap().first_pos_block,
             1450409
         );
+        // Announced Gloas epochs only: Sepolia's (eth-clients/sepolia); mainnet's is not scheduled.
+        assert_eq!(
+            Network::by_name("sepolia").unwrap().gloas_slot(),
+            Some(353024 * 32)
+        );
+        assert_eq!(Network::by_name("mainnet").unwrap().gloas_slot(), None);
     }
 
     fn preset(edit: impl Fn(String) -> String) -> Result<Network, NetworkError> {
