@@ -655,6 +655,21 @@ impl Job {
             .prune
             .map(|p| resolve_prune(p, network.as_ref()))
             .transpose()?;
+        // A window is counted back from the newest archive of ALL the inputs: shards would each count from their
+        // own newest file and cut at different blocks.
+        if let (Some(p), Some(shard)) = (&prune, &cfg.shard) {
+            if let Some(w) = p.options.window {
+                return Err(invalid(
+                    "shard",
+                    format!(
+                        "{shard}: a rolling prune ({}) is counted back from the newest of all the inputs, which \
+                         a shard does not see; run it unsharded (prune verifies lightly: one process reads \
+                         mainnet's history in hours)",
+                        w.describe()
+                    ),
+                ));
+            }
+        }
         let fetch = FetchOptions {
             cache_dir,
             max_bytes: cfg.cache_max_bytes,

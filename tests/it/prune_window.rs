@@ -507,3 +507,27 @@ fn the_shipped_rolling_pipeline_extends_its_manifest_run_after_run() {
     run(&moved, &scratch, &window(Window::Epochs(300))).unwrap();
     assert_eq!(listing(&out), listing(&scratch));
 }
+
+#[test]
+fn a_rolling_prune_refuses_to_be_sharded() {
+    let d = tempfile::tempdir().unwrap();
+    let files = ere_files(&d.path().join("in"), POST_MERGE_ERA, 1);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_eraflow"))
+        .args([
+            "prune",
+            "-q",
+            "--keep-blocks",
+            "10",
+            "--shard",
+            "0/2",
+            "--out",
+        ])
+        .arg(d.path().join("out"))
+        .arg(&files[0])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("newest of all the inputs"), "{err}");
+    assert!(!d.path().join("out").exists());
+}
