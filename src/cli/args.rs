@@ -390,7 +390,7 @@ pub struct BenchArgs {
 #[derive(clap::Args)]
 pub struct StateRootArgs {
     pub file: PathBuf,
-    /// Fork (phase0 .. fulu); default: inferred from the state's slot and the network's fork epochs.
+    /// Fork (phase0 .. gloas); default: inferred from the state's slot and the network's fork epochs.
     #[arg(long)]
     pub fork: Option<String>,
     /// Network for fork inference (default: from an era file's name, else mainnet).

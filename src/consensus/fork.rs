@@ -28,9 +28,13 @@ pub enum Fork {
     Electra,
     /// Proposer lookahead in the state; blocks as in Electra.
     Fulu,
+    /// Enshrined proposer-builder separation (EIP-7732): blocks carry a bid and payload attestations instead of
+    /// the payload, the state the builders; progressive containers and lists (EIP-7688). Its containers are
+    /// defined (state roots of Gloas states are computed); its era files are not read yet.
+    Gloas,
 }
 
-/// Every fork, oldest first.
+/// Every fork whose era files eraflow reads, oldest first.
 pub const ALL_FORKS: [Fork; 7] = [
     Fork::Phase0,
     Fork::Altair,
@@ -50,7 +54,9 @@ impl Fork {
     /// The fork in force at `epoch` on `network`.
     pub fn at_epoch(epoch: u64, network: &Network) -> Fork {
         let c = &network.consensus;
-        if epoch >= c.fulu_epoch {
+        if c.gloas_epoch.is_some_and(|g| epoch >= g) {
+            Fork::Gloas
+        } else if epoch >= c.fulu_epoch {
             Fork::Fulu
         } else if epoch >= c.electra_epoch {
             Fork::Electra
@@ -78,6 +84,7 @@ impl Fork {
             Fork::Deneb => c.deneb_epoch,
             Fork::Electra => c.electra_epoch,
             Fork::Fulu => c.fulu_epoch,
+            Fork::Gloas => c.gloas_epoch.unwrap_or(u64::MAX),
         }
     }
 
@@ -97,6 +104,7 @@ impl Fork {
             Fork::Deneb => "deneb",
             Fork::Electra => "electra",
             Fork::Fulu => "fulu",
+            Fork::Gloas => "gloas",
         }
     }
 }
@@ -107,17 +115,29 @@ impl fmt::Display for Fork {
     }
 }
 
-/// A fork name that is not one of [`ALL_FORKS`].
+/// Every fork whose containers are defined, oldest first: [`ALL_FORKS`] and Gloas.
+pub const KNOWN_FORKS: [Fork; 8] = [
+    Fork::Phase0,
+    Fork::Altair,
+    Fork::Bellatrix,
+    Fork::Capella,
+    Fork::Deneb,
+    Fork::Electra,
+    Fork::Fulu,
+    Fork::Gloas,
+];
+
+/// A fork name that is not one of [`KNOWN_FORKS`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown fork '{0}': expected one of phase0, altair, bellatrix, capella, deneb, electra, fulu"
+    "unknown fork '{0}': expected one of phase0, altair, bellatrix, capella, deneb, electra, fulu, gloas"
 )]
 pub struct UnknownFork(pub String);
 
 impl FromStr for Fork {
     type Err = UnknownFork;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ALL_FORKS
+        KNOWN_FORKS
             .iter()
             .copied()
             .find(|f| f.name().eq_ignore_ascii_case(s))

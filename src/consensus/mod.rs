@@ -32,7 +32,7 @@ pub mod types;
 pub mod validators;
 
 pub use block::{BeaconBlock, BeaconBlockBody, ExecutionPayload, SignedBeaconBlock, Withdrawal};
-pub use fork::{Fork, UnknownFork, ALL_FORKS};
+pub use fork::{Fork, UnknownFork, ALL_FORKS, KNOWN_FORKS};
 pub use preset::Preset;
 pub use spec::Spec;
 pub use ssz::{ErrorKind, SszError};

@@ -16,7 +16,7 @@ pub struct Spec {
 }
 
 macro_rules! by_fork {
-    ($self:ident, $m:ident, $phase0:ident, $altair:ident, $bellatrix:ident, $capella:ident, $deneb:ident, $electra:ident, $fulu:ident) => {
+    ($self:ident, $m:ident, $phase0:ident, $altair:ident, $bellatrix:ident, $capella:ident, $deneb:ident, $electra:ident, $fulu:ident, $gloas:ident) => {
         match $self.fork {
             Fork::Phase0 => &$m::$phase0,
             Fork::Altair => &$m::$altair,
@@ -25,6 +25,7 @@ macro_rules! by_fork {
             Fork::Deneb => &$m::$deneb,
             Fork::Electra => &$m::$electra,
             Fork::Fulu => &$m::$fulu,
+            Fork::Gloas => &$m::$gloas,
         }
     };
 }
@@ -64,7 +65,8 @@ impl Spec {
             BEACON_STATE_CAPELLA,
             BEACON_STATE_DENEB,
             BEACON_STATE_ELECTRA,
-            BEACON_STATE_FULU
+            BEACON_STATE_FULU,
+            BEACON_STATE_GLOAS
         )
     }
 
@@ -78,7 +80,8 @@ impl Spec {
             BEACON_BLOCK_CAPELLA,
             BEACON_BLOCK_DENEB,
             BEACON_BLOCK_ELECTRA,
-            BEACON_BLOCK_ELECTRA
+            BEACON_BLOCK_ELECTRA,
+            BEACON_BLOCK_GLOAS
         )
     }
 
@@ -92,7 +95,8 @@ impl Spec {
             SIGNED_BEACON_BLOCK_CAPELLA,
             SIGNED_BEACON_BLOCK_DENEB,
             SIGNED_BEACON_BLOCK_ELECTRA,
-            SIGNED_BEACON_BLOCK_ELECTRA
+            SIGNED_BEACON_BLOCK_ELECTRA,
+            SIGNED_BEACON_BLOCK_GLOAS
         )
     }
 }

@@ -181,6 +181,19 @@ pub fn write(dir: &Path, opts: &EraSynthOptions) -> Result<Vec<PathBuf>, SynthEr
         return Err(SynthError::Options("at least one file".into()));
     }
     let net = &opts.network;
+    // Gloas eras (bids instead of payloads, builders in the state) are not synthesized yet: said before anything
+    // is written, not as a missing field half-way.
+    let last = opts.era.saturating_add(opts.files - 1);
+    // Era N's state is at slot N * 8192, its blocks before it.
+    if let Some(gloas) = net
+        .gloas_slot()
+        .filter(|&g| g <= last.saturating_mul(SLOTS_PER_ERA))
+    {
+        return Err(SynthError::Options(format!(
+            "{}: eras {}..={last} reach Gloas (slot {gloas}), whose era files cannot be synthesized yet",
+            net.name, opts.era
+        )));
+    }
     let accounts = Accounts::of(opts.seed, net)?;
     let io = |source| SynthError::Io {
         path: dir.display().to_string(),

@@ -244,3 +244,42 @@ mod progressive {
         );
     }
 }
+
+/// `eraflow state-root` of a Gloas state (a sepolia one by its slot, and by `--fork gloas`): the root of the
+/// progressive state, whose schema the test above checks against Lodestar.
+#[test]
+fn state_root_reads_gloas_states() {
+    use eraflow::consensus::ssz::Ty;
+    use eraflow::consensus::types::mainnet::BEACON_STATE_GLOAS;
+    static STATE: Ty = Ty::Container(&BEACON_STATE_GLOAS);
+    let mut state = consensus::synth::value(&STATE, 11, 300);
+    // The slot (after genesis_time and genesis_validators_root): sepolia's first Gloas slot, plus one era.
+    let slot = 353_024u64 * 32 + 8192;
+    state[40..48].copy_from_slice(&slot.to_le_bytes());
+    let root = consensus::ssz::hash_tree_root(&STATE, &state).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("state.ssz");
+    std::fs::write(&file, &state).unwrap();
+    let run = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_eraflow"))
+            .arg("state-root")
+            .args(args)
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let want = format!("0x{}", hex::encode(root));
+    for args in [&["--network", "sepolia"][..], &["--fork", "gloas"][..]] {
+        let out = run(args);
+        assert!(out.contains(&want), "{args:?}: {out} (want {want})");
+    }
+    // The same bytes read as Fulu (the fork before) do not parse or give another root.
+    let o = Command::new(env!("CARGO_BIN_EXE_eraflow"))
+        .args(["state-root", "--fork", "fulu"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&o.stdout).contains(&want));
+}
