@@ -195,14 +195,7 @@ fn prune_fetches_only_the_files_its_plan_selects() {
     for f in &files {
         assert!(std::fs::metadata(f).unwrap().len() > eraflow::store::fetch::SKELETON_HEAD);
     }
-    let sums: String = files
-        .iter()
-        .map(|f| {
-            let sha = hex::encode(eraflow::crypto::sha256::sha256(&std::fs::read(f).unwrap()));
-            format!("{sha}  {}\n", name(f))
-        })
-        .collect();
-    std::fs::write(src.join("checksums.txt"), sums).unwrap();
+    publish(&src, &files);
     let Some(mirror) = Mirror::start(&src, None) else {
         return;
     };
