@@ -531,11 +531,7 @@ fn print_prune(out: &mut Output, p: &pipeline::PruneReport, started: Option<std:
         note!("note: {f} holds no block of the range; not read");
     }
     if let Some(w) = &m.window {
-        let kept = match (w.keep_epochs, w.keep_blocks) {
-            (Some(e), _) => format!("the last {e} epochs"),
-            (_, Some(b)) => format!("the last {b} blocks"),
-            _ => "the window".into(),
-        };
+        let kept = w.window().map_or("the window".into(), |w| w.describe());
         note!(
             "note: the node keeps {kept} from block {}: counted back from block {} of {} (verified)",
             w.first_kept_block,

@@ -63,6 +63,18 @@ pub struct WindowRecord {
     pub first_kept_block: u64,
 }
 
+impl WindowRecord {
+    /// The window it records.
+    pub fn window(&self) -> Option<super::options::Window> {
+        use super::options::Window;
+        match (self.keep_epochs, self.keep_blocks) {
+            (Some(n), _) => Some(Window::Epochs(n)),
+            (None, Some(n)) => Some(Window::Blocks(n)),
+            (None, None) => None,
+        }
+    }
+}
+
 /// One archive file that contributed blocks, with enough to re-identify and re-verify it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceFile {

@@ -1,6 +1,7 @@
 //! `eraflow prune` on synthetic archives: the external sort spills and still gives the in-memory result,
 //! overlaps, broken chains and unverified files stop the run with no partial manifest.
 
+use crate::util::listing;
 use eraflow::network::Network;
 use eraflow::prune::check::check;
 use eraflow::prune::{run, PruneError, PruneOptions};
@@ -15,21 +16,6 @@ fn synth(dir: &Path, era: u64, files: u64, blocks: u64, txs: u32, seed: u64) -> 
     o.txs_per_block = txs;
     o.seed = seed;
     write(dir, &o).unwrap()
-}
-
-fn listing(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| {
-            let e = e.unwrap();
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect();
-    v.sort();
-    v
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! block, found by headers, and checked here against the synthetic chain's own timestamp rule (block n at
 //! 1,600,000,000 + 13 n seconds), computed independently of eraflow's search.
 
+use crate::util::listing;
 use eraflow::formats::EreProfile;
 use eraflow::network::Network;
 use eraflow::prune::check::check;
@@ -207,22 +208,6 @@ fn the_keep_epochs_flag_defaults_to_eip_4444s_window() {
         m["window"]["first_kept_block"],
         first_kept_by_time(newest, 100)
     );
-}
-
-/// Every file of a manifest directory, by name.
-fn listing(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| {
-            let e = e.unwrap();
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect();
-    v.sort();
-    v
 }
 
 /// Damages block `i`'s body record of `path` in place (a CRC no longer matches): verification of the file

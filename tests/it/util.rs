@@ -368,3 +368,20 @@ pub fn token_archives(
     .unwrap();
     (era1, ere)
 }
+
+/// Every file directly in `dir` by name, with its bytes, sorted by name (a manifest directory, compared byte
+/// for byte).
+pub fn listing(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}

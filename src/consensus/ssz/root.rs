@@ -84,12 +84,7 @@ pub fn hash_tree_root(ty: &'static Ty, bytes: &[u8]) -> Result<[u8; 32], SszErro
                 (progressive_elements_root(elem, bytes, s)?, count)
             } else {
                 let parts = split_variable(ty, bytes, None, *limit)?;
-                let mut roots = Vec::with_capacity(parts.len() * CHUNK);
-                for (i, p) in parts.iter().enumerate() {
-                    roots.extend_from_slice(
-                        &hash_tree_root(elem, p).map_err(|e| e.at(PathSeg::Index(i)))?,
-                    );
-                }
+                let roots = variable_element_roots(elem, &parts)?;
                 (merkle::merkleize_progressive(&roots), parts.len() as u64)
             };
             Ok(merkle::mix_in_length(&root, count))
@@ -347,11 +342,19 @@ pub(super) fn variable_elements_root(
     parts: &[&[u8]],
     limit: u64,
 ) -> Result<[u8; 32], SszError> {
+    Ok(merkle::merkleize(
+        &variable_element_roots(elem, parts)?,
+        limit,
+    ))
+}
+
+/// The roots of variable-size elements `parts`, one chunk each, in order.
+fn variable_element_roots(elem: &'static Ty, parts: &[&[u8]]) -> Result<Vec<u8>, SszError> {
     let mut roots = Vec::with_capacity(parts.len() * CHUNK);
     for (i, p) in parts.iter().enumerate() {
         roots.extend_from_slice(&hash_tree_root(elem, p).map_err(|e| e.at(PathSeg::Index(i)))?);
     }
-    Ok(merkle::merkleize(&roots, limit))
+    Ok(roots)
 }
 
 /// A container type whose root is wanted besides the whole object's (a block's body and execution payload
