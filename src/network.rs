@@ -69,8 +69,8 @@ pub struct ConsensusConfig {
     /// scheduled.
     pub fulu_epoch: u64,
     /// Epoch at which Gloas ([EIP-7732](https://eips.ethereum.org/EIPS/eip-7732)) activates; absent: not
-    /// scheduled. eraflow does not read Gloas blocks or states: an era file reaching it fails with an
-    /// "unsupported fork" error (see `docs/reliability.md`, "Networks, presets and Gloas").
+    /// scheduled. From it on era files hold bids instead of payloads (see `docs/reliability.md`, "Networks,
+    /// presets and Gloas").
     #[serde(default)]
     pub gloas_epoch: Option<u64>,
 }

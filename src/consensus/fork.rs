@@ -29,12 +29,11 @@ pub enum Fork {
     /// Proposer lookahead in the state; blocks as in Electra.
     Fulu,
     /// Enshrined proposer-builder separation (EIP-7732): blocks carry a bid and payload attestations instead of
-    /// the payload, the state the builders; progressive containers and lists (EIP-7688). Its containers are
-    /// defined (state roots of Gloas states are computed); its era files are not read yet.
+    /// the payload, the state the builders; progressive containers and lists (EIP-7688).
     Gloas,
 }
 
-/// Every fork whose era files eraflow reads, oldest first.
+/// Every fork before Gloas, oldest first (the forks whose blocks carry execution payloads from Bellatrix on).
 pub const ALL_FORKS: [Fork; 7] = [
     Fork::Phase0,
     Fork::Altair,

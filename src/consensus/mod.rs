@@ -18,6 +18,7 @@
 //! Specs: <https://github.com/ethereum/consensus-specs> (`specs/<fork>/beacon-chain.md` for the containers,
 //! `ssz/simple-serialize.md` for serialization and merkleization).
 
+pub mod bid;
 pub mod block;
 pub mod fork;
 pub mod merkle;

@@ -358,7 +358,7 @@ pub struct ExecutionRequests<'a> {
 /// The element container of list field `name` of `body`, to view each element with.
 fn element_container(body: &View<'_>, name: &str) -> Option<&'static super::ssz::Container> {
     match body.field_ty(name)? {
-        Ty::List(Ty::Container(c), _) => Some(c),
+        Ty::List(Ty::Container(c), _) | Ty::ProgressiveList(Ty::Container(c), _) => Some(c),
         _ => None,
     }
 }
@@ -459,9 +459,15 @@ impl<'a> BeaconBlockBody<'a> {
         self.view().get("sync_aggregate").map(SyncAggregate)
     }
 
-    /// Electra's execution requests (`None` before Electra).
+    /// The execution requests this block processes (`None` before Electra): Electra and Fulu blocks carry
+    /// their own payload's; a Gloas block its parent's payload's (`parent_execution_requests`, empty when the
+    /// parent's payload was withheld), which it processes.
     pub fn execution_request_lists(&self) -> Option<Result<ExecutionRequests<'a>, SszError>> {
-        let sub = match self.view().sub("execution_requests")? {
+        let field = self
+            .view()
+            .get("parent_execution_requests")
+            .map_or("execution_requests", |_| "parent_execution_requests");
+        let sub = match self.view().sub(field)? {
             Ok(v) => v,
             Err(e) => return Some(Err(e)),
         };

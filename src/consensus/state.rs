@@ -154,6 +154,10 @@ impl<'a> BeaconState<'a> {
     pub fn validator_count(&self) -> Result<usize, SszError> {
         self.view.count("validators").unwrap_or(Ok(0))
     }
+    /// Number of builders in the registry (Gloas on; 0 before).
+    pub fn builder_count(&self) -> Result<usize, SszError> {
+        self.view.count("builders").unwrap_or(Ok(0))
+    }
     /// The bytes of any field by spec name (`None` if this fork's state has no such field).
     pub fn field(&self, name: &str) -> Option<&'a [u8]> {
         self.view.get(name)

@@ -20,7 +20,10 @@ use super::blocks::{authorizations, Accounts, SENDERS};
 use super::rng::Rng;
 use crate::consensus::merkle;
 use crate::consensus::ssz::{self, encode_container, encode_variable_list, field_container};
-use crate::consensus::types::{ROOTS_VECTOR, SLOTS_PER_HISTORICAL_ROOT};
+use crate::consensus::types::{
+    BUILDER_INDEX_SELF_BUILD, EXECUTION_PAYLOAD_BID, EXECUTION_REQUESTS_GLOAS, PAYLOAD_ATTESTATION,
+    ROOTS_VECTOR, SIGNED_EXECUTION_PAYLOAD_BID, SLOTS_PER_HISTORICAL_ROOT,
+};
 use crate::consensus::{self, BeaconBlock, Fork, Spec, SszError};
 
 use crate::execution::tx_request::{AccessListEntry, TxRequest};
@@ -138,7 +141,26 @@ struct Carry {
     deposit_index: u64,
     /// `(block_summary_root, state_summary_root)` of every completed era so far.
     history: Vec<([u8; 32], [u8; 32])>,
+    /// Gloas: the latest bid (`state.latest_execution_payload_bid`), whose payload the next block reveals or
+    /// not; `payload_hash` is then `state.latest_block_hash`, the latest revealed execution block.
+    latest_bid: Option<SynthBid>,
+    /// Gloas: `state.execution_payload_availability` as the chain holds it (one bit per slot).
+    availability: Vec<u8>,
 }
+
+/// A Gloas bid as the chain's state holds it, with the requests its payload carries.
+#[derive(Clone)]
+struct SynthBid {
+    slot: u64,
+    block_hash: [u8; 32],
+    /// The serialized `ExecutionPayloadBid`.
+    bytes: Vec<u8>,
+    /// The serialized `ExecutionRequests` its payload carries (the child's `parent_execution_requests`).
+    requests: Vec<u8>,
+}
+
+/// Builders in a synthetic Gloas state's registry (bids name one of them or are self-built).
+pub const SYNTH_BUILDERS: u64 = 8;
 
 /// One slot's contents made in parallel before the chain links are known.
 struct SlotDraft {
@@ -169,6 +191,71 @@ fn hash_of(tag: &[u8], seed: u64, n: u64) -> [u8; 32] {
     crate::crypto::sha256::sha256(&pre)
 }
 
+/// Gloas slot processing on the way into `slot`: the upgrade at the fork's first slot (every availability bit
+/// set, the latest bid the one the upgrade makes from the last payload), and from then on the availability of
+/// each new slot cleared (gloas `process_slot`, run for the slot before).
+fn process_slot_gloas(slot: u64, gloas: Option<u64>, carry: &mut Carry) -> Result<(), SynthError> {
+    match gloas {
+        Some(g) if slot == g => {
+            carry.availability.fill(0xff);
+            let gas_limit = match &carry.latest_payload {
+                Some((spec, p)) => {
+                    let body_c = field_container(spec.block_schema(), "body");
+                    let payload_c = body_c.and_then(|b| field_container(b, "execution_payload"));
+                    payload_c
+                        .and_then(|c| ssz::View::new(c, p).ok())
+                        .and_then(|v| v.u64("gas_limit"))
+                        .unwrap_or_default()
+                }
+                None => 0,
+            };
+            carry.latest_bid = Some(upgrade_bid(0, carry.payload_hash, gas_limit)?);
+        }
+        Some(g) if slot > g => {
+            let i = (slot % SLOTS_PER_ERA) as usize;
+            carry.availability[i / 8] &= !(1 << (i % 8));
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The bid `upgrade_to_gloas` records (block hash and gas limit of the last payload, the empty requests' root;
+/// everything else zero), at `slot` (0 for the upgrade's own).
+fn upgrade_bid(slot: u64, block_hash: [u8; 32], gas_limit: u64) -> Result<SynthBid, SynthError> {
+    let requests = empty_requests();
+    let root = consensus::bid::empty_requests_root();
+    let bytes = encode_container(
+        &EXECUTION_PAYLOAD_BID,
+        &[
+            &[0u8; 32],
+            &[0u8; 32],
+            &block_hash,
+            &[0u8; 32],
+            &[0u8; 20],
+            &gas_limit.to_le_bytes(),
+            &0u64.to_le_bytes(),
+            &slot.to_le_bytes(),
+            &0u64.to_le_bytes(),
+            &0u64.to_le_bytes(),
+            &[],
+            &root,
+        ],
+    )
+    .map_err(|e| SynthError::Options(e.to_string()))?;
+    Ok(SynthBid {
+        slot,
+        block_hash,
+        bytes,
+        requests,
+    })
+}
+
+/// The serialized empty Gloas `ExecutionRequests()`.
+fn empty_requests() -> Vec<u8> {
+    encode_container(&EXECUTION_REQUESTS_GLOAS, &[&[], &[], &[], &[], &[]]).unwrap_or_default()
+}
+
 /// Writes the files and returns their paths in order.
 pub fn write(dir: &Path, opts: &EraSynthOptions) -> Result<Vec<PathBuf>, SynthError> {
     if opts.blocks > SLOTS_PER_ERA {
@@ -181,19 +268,6 @@ pub fn write(dir: &Path, opts: &EraSynthOptions) -> Result<Vec<PathBuf>, SynthEr
         return Err(SynthError::Options("at least one file".into()));
     }
     let net = &opts.network;
-    // Gloas eras (bids instead of payloads, builders in the state) are not synthesized yet: said before anything
-    // is written, not as a missing field half-way.
-    let last = opts.era.saturating_add(opts.files - 1);
-    // Era N's state is at slot N * 8192, its blocks before it.
-    if let Some(gloas) = net
-        .gloas_slot()
-        .filter(|&g| g <= last.saturating_mul(SLOTS_PER_ERA))
-    {
-        return Err(SynthError::Options(format!(
-            "{}: eras {}..={last} reach Gloas (slot {gloas}), whose era files cannot be synthesized yet",
-            net.name, opts.era
-        )));
-    }
     let accounts = Accounts::of(opts.seed, net)?;
     let io = |source| SynthError::Io {
         path: dir.display().to_string(),
@@ -221,7 +295,18 @@ pub fn write(dir: &Path, opts: &EraSynthOptions) -> Result<Vec<PathBuf>, SynthEr
                 )
             })
             .collect(),
+        latest_bid: None,
+        availability: vec![0u8; SLOTS_PER_HISTORICAL_ROOT / 8],
     };
+    let gloas_slot = net.gloas_slot();
+    // A first era already past Gloas builds on a made-up bid.
+    if gloas_slot.is_some_and(|g| first_slot > g) {
+        carry.latest_bid = Some(upgrade_bid(
+            first_slot - 1,
+            hash_of(b"eraflow-synth-gloas-payload", opts.seed, first_slot - 1),
+            30_000_000,
+        )?);
+    }
     let mut paths = Vec::new();
     // The root of the previous file's state: when the first slot of the next era is empty, that era's state
     // records it in `state_roots` (the slot processing of an empty slot hashes the state as it is).
@@ -250,6 +335,7 @@ pub fn write(dir: &Path, opts: &EraSynthOptions) -> Result<Vec<PathBuf>, SynthEr
             let mut next = drafts.iter().peekable();
             for i in 0..SLOTS_PER_ERA {
                 let slot = start + i;
+                process_slot_gloas(slot, gloas_slot, &mut carry)?;
                 if let Some(d) = next.next_if(|d| d.slot == slot) {
                     let state_root: [u8; 32] = state_roots[32 * i as usize..32 * (i as usize + 1)]
                         .try_into()
@@ -267,6 +353,7 @@ pub fn write(dir: &Path, opts: &EraSynthOptions) -> Result<Vec<PathBuf>, SynthEr
                 .map_err(|e| SynthError::Options(e.to_string()))?;
             carry.history.push((block_summary, state_summary));
         }
+        process_slot_gloas(era * SLOTS_PER_ERA, gloas_slot, &mut carry)?;
         let state = era_state(era, opts, &carry, &block_roots, &state_roots, gvr)
             .map_err(|e| SynthError::Options(format!("era {era} state: {e}")))?;
         if era + 1 < opts.era + opts.files {
@@ -347,7 +434,14 @@ fn draft(slot: u64, opts: &EraSynthOptions, accounts: &Accounts) -> Result<SlotD
     let mut txs = Vec::new();
     let mut commitments = Vec::new();
     let mut blob_gas = 0;
-    if fork >= Fork::Bellatrix {
+    if fork >= Fork::Gloas {
+        // The payload is not in the block: only the bid's blob commitments are.
+        for _ in 0..rng.below(4) {
+            let mut c = [0u8; 48];
+            rng.fill(&mut c);
+            commitments.push(c);
+        }
+    } else if fork >= Fork::Bellatrix {
         let mut kinds: Vec<u8> = vec![0, 1, 2];
         if fork >= Fork::Deneb {
             kinds.push(3);
@@ -435,7 +529,11 @@ fn link(d: &SlotDraft, state_root: [u8; 32], carry: &mut Carry) -> Result<Vec<u8
     let msg_parts = ssz::split_container(block_c, message).map_err(|e| e.to_string())?;
     let body = msg_parts[4];
     // Every operation kind of the fork, plausible for this slot (see `synth::operations`).
-    let (ops, deposit_requests) = super::operations::body_operations(
+    let super::operations::BodyOperations {
+        fields: mut ops,
+        deposit_requests,
+        payload_requests,
+    } = super::operations::body_operations(
         &super::operations::OpsContext {
             spec: d.spec,
             slot: d.slot,
@@ -446,10 +544,14 @@ fn link(d: &SlotDraft, state_root: [u8; 32], carry: &mut Carry) -> Result<Vec<u8
         &mut Rng::new(d.ops_seed, d.slot),
     )
     .map_err(|e| e.to_string())?;
+    if fork >= Fork::Gloas {
+        let own = payload_requests.unwrap_or_else(empty_requests);
+        ops.extend(gloas_fields(d, carry, own)?);
+    }
 
     let build = |block_hash: &[u8; 32], carry: &Carry| -> Result<Vec<u8>, SszError> {
         let mut replace: Vec<(&str, Vec<u8>)> = ops.clone();
-        if fork >= Fork::Bellatrix {
+        if fork >= Fork::Bellatrix && fork < Fork::Gloas {
             let payload_c = field_container(body_c, "execution_payload")
                 .ok_or_else(|| no_field(body_c, "execution_payload"))?;
             replace.push((
@@ -457,7 +559,7 @@ fn link(d: &SlotDraft, state_root: [u8; 32], carry: &mut Carry) -> Result<Vec<u8
                 payload(payload_c, d, carry, block_hash)?,
             ));
         }
-        if fork >= Fork::Deneb {
+        if fork >= Fork::Deneb && fork < Fork::Gloas {
             replace.push(("blob_kzg_commitments", d.commitments.concat()));
         }
         let refs: Vec<(&str, &[u8])> = replace.iter().map(|(n, v)| (*n, v.as_slice())).collect();
@@ -475,7 +577,7 @@ fn link(d: &SlotDraft, state_root: [u8; 32], carry: &mut Carry) -> Result<Vec<u8
     };
     let mut msg = build(&[0u8; 32], carry).map_err(|e| e.to_string())?;
     let mut payload_hash = None;
-    if fork >= Fork::Bellatrix {
+    if fork >= Fork::Bellatrix && fork < Fork::Gloas {
         let view = BeaconBlock::new(&msg, d.spec).map_err(|e| e.to_string())?;
         let hash = crate::verify::payload::recomputed_block_hash(&view)
             .map_err(|e| e.to_string())?
@@ -508,6 +610,97 @@ fn link(d: &SlotDraft, state_root: [u8; 32], carry: &mut Carry) -> Result<Vec<u8
     carry.latest_header = header;
     carry.deposit_index += deposit_requests;
     encode_container(signed_c, &[&msg, signature]).map_err(ssz_err)
+}
+
+/// The Gloas body's own fields for a drafted block: its parent's payload revealed (most of the time) or
+/// withheld, which moves the chain's latest block hash and availability bit; its own bid, building on that
+/// hash and committing to its payload's requests; and the payload timeliness committee's votes on the slot
+/// before.
+fn gloas_fields(
+    d: &SlotDraft,
+    carry: &mut Carry,
+    own_requests: Vec<u8>,
+) -> Result<Vec<(&'static str, Vec<u8>)>, String> {
+    let err = |e: SszError| e.to_string();
+    let mut rng = Rng::new(d.ops_seed ^ 0x6_1045, d.slot);
+    let mut parent_requests = empty_requests();
+    if let Some(parent) = carry.latest_bid.take() {
+        // The upgrade's bid names the latest block hash itself: its child always builds on it, as revealed.
+        let upgrade = parent.block_hash == carry.payload_hash;
+        if upgrade || !rng.chance(1, 8) {
+            let i = (parent.slot % SLOTS_PER_ERA) as usize;
+            carry.availability[i / 8] |= 1 << (i % 8);
+            if !upgrade {
+                carry.payload_number += 1;
+            }
+            carry.payload_hash = parent.block_hash;
+            parent_requests = parent.requests;
+        }
+    }
+    let self_built = rng.chance(1, 3);
+    let (builder, value, execution_payment) = if self_built {
+        (BUILDER_INDEX_SELF_BUILD, 0, 0)
+    } else {
+        (
+            rng.below(SYNTH_BUILDERS),
+            1_000_000 + rng.below(100_000_000),
+            rng.below(10_000_000),
+        )
+    };
+    let block_hash = hash_of(b"eraflow-synth-gloas-payload", d.ops_seed, d.slot);
+    let requests_root =
+        ssz::container_root(&EXECUTION_REQUESTS_GLOAS, &own_requests).map_err(err)?;
+    let bid = encode_container(
+        &EXECUTION_PAYLOAD_BID,
+        &[
+            &carry.payload_hash,
+            &carry.parent_root,
+            &block_hash,
+            &rng.bytes::<32>(),
+            &rng.bytes::<20>(),
+            &(30_000_000 + rng.below(6_000_000)).to_le_bytes(),
+            &builder.to_le_bytes(),
+            &d.slot.to_le_bytes(),
+            &value.to_le_bytes(),
+            &execution_payment.to_le_bytes(),
+            &d.commitments.concat(),
+            &requests_root,
+        ],
+    )
+    .map_err(err)?;
+    let signature = if self_built {
+        consensus::bid::G2_POINT_AT_INFINITY
+    } else {
+        rng.bytes::<96>()
+    };
+    let signed_bid =
+        encode_container(&SIGNED_EXECUTION_PAYLOAD_BID, &[&bid, &signature]).map_err(err)?;
+    let mut attestations = Vec::new();
+    for _ in 0..rng.below(5) {
+        let mut data = Vec::with_capacity(42);
+        data.extend(carry.parent_root);
+        data.extend((d.slot - 1).to_le_bytes());
+        data.push(!rng.chance(1, 10) as u8);
+        data.push(!rng.chance(1, 10) as u8);
+        attestations.extend(
+            encode_container(
+                &PAYLOAD_ATTESTATION,
+                &[&rng.bytes::<64>(), &data, &rng.bytes::<96>()],
+            )
+            .map_err(err)?,
+        );
+    }
+    carry.latest_bid = Some(SynthBid {
+        slot: d.slot,
+        block_hash,
+        bytes: bid,
+        requests: own_requests,
+    });
+    Ok(vec![
+        ("signed_execution_payload_bid", signed_bid),
+        ("payload_attestations", attestations),
+        ("parent_execution_requests", parent_requests),
+    ])
 }
 
 fn no_field(c: &'static ssz::Container, name: &str) -> SszError {
@@ -637,7 +830,14 @@ fn era_state(
     if fork >= Fork::Altair {
         replace.push(("inactivity_scores", registry.inactivity_scores));
     }
-    if fork >= Fork::Bellatrix {
+    if fork >= Fork::Gloas {
+        replace.push(("latest_block_hash", carry.payload_hash.to_vec()));
+        if let Some(bid) = &carry.latest_bid {
+            replace.push(("latest_execution_payload_bid", bid.bytes.clone()));
+        }
+        replace.push(("execution_payload_availability", carry.availability.clone()));
+        replace.push(("builders", builders(opts, era)));
+    } else if fork >= Fork::Bellatrix {
         let header = match &carry.latest_payload {
             Some((pspec, p)) => payload_header(spec, *pspec, p)?,
             // Before the first payload the merge has not happened: the spec's default (all-zero) header.
@@ -647,6 +847,31 @@ fn era_state(
     }
     let refs: Vec<(&str, &[u8])> = replace.iter().map(|(n, v)| (*n, v.as_slice())).collect();
     ssz::with_fields(c, &base, &refs)
+}
+
+/// A Gloas state's builder registry: [`SYNTH_BUILDERS`] builders (the same keys in every era of one seed),
+/// balances drawn per era, a few leaving.
+fn builders(opts: &EraSynthOptions, era: u64) -> Vec<u8> {
+    let (mut stable, mut per_era) = (
+        Rng::new(opts.seed ^ 0xb0_1de7, 0),
+        Rng::new(opts.seed ^ 0xb0_1de7, era + 1),
+    );
+    let epoch = era * SLOTS_PER_ERA / opts.network.slots_per_epoch();
+    let mut out = Vec::with_capacity(SYNTH_BUILDERS as usize * 93);
+    for _ in 0..SYNTH_BUILDERS {
+        out.extend(stable.bytes::<48>());
+        out.push(0); // PAYLOAD_BUILDER_VERSION
+        out.extend(stable.bytes::<20>());
+        out.extend((1_000_000_000 * (1 + per_era.below(2048))).to_le_bytes());
+        out.extend(epoch.saturating_sub(1 + stable.below(16)).to_le_bytes());
+        let withdrawable = if per_era.chance(1, 8) {
+            epoch + 256
+        } else {
+            FAR_FUTURE_EPOCH
+        };
+        out.extend(withdrawable.to_le_bytes());
+    }
+    out
 }
 
 /// A synthetic registry's per-validator lists.

@@ -13,6 +13,7 @@ use super::rng::Rng;
 use crate::consensus::ssz::{
     self, encode_container, encode_variable_list, Container, SszError, Ty,
 };
+use crate::consensus::types::EXECUTION_REQUESTS_GLOAS;
 use crate::consensus::{Fork, Spec};
 
 /// What the operations of one block are drawn from.
@@ -32,7 +33,9 @@ pub struct OpsContext {
 /// The element container and limit of list field `name` of `c`.
 fn list_of(c: &'static Container, name: &str) -> Option<(&'static Container, u64)> {
     match c.fields.iter().find(|f| f.name == name)?.ty {
-        Ty::List(Ty::Container(e), limit) => Some((e, *limit)),
+        Ty::List(Ty::Container(e), limit) | Ty::ProgressiveList(Ty::Container(e), limit) => {
+            Some((e, *limit))
+        }
         _ => None,
     }
 }
@@ -92,17 +95,27 @@ fn attestation_data(ctx: &OpsContext, data_slot: u64, index: u64) -> Vec<u8> {
 /// A block body's operation lists, as `(field, serialization)` to put into the body.
 pub type BodyFields = Vec<(&'static str, Vec<u8>)>;
 
-/// The operation lists of a block body of `ctx.spec`. Also returns how many deposit requests were made (the
-/// caller advances its deposit index). The lists are drawn in the body's field order, each from `rng` in turn:
-/// that order is what keeps a seed's files the same bytes.
-pub fn body_operations(ctx: &OpsContext, rng: &mut Rng) -> Result<(BodyFields, u64), SszError> {
+/// A block's operations.
+pub struct BodyOperations {
+    /// The body's operation lists.
+    pub fields: BodyFields,
+    /// How many deposit requests were made (the caller advances its deposit index).
+    pub deposit_requests: u64,
+    /// Gloas: the `ExecutionRequests` of the block's own payload, which its bid commits to
+    /// (`execution_requests_root`) and its child's body carries as `parent_execution_requests`; `None` before.
+    pub payload_requests: Option<Vec<u8>>,
+}
+
+/// The operation lists of a block body of `ctx.spec`. The lists are drawn in the body's field order, each
+/// from `rng` in turn: that order is what keeps a seed's files the same bytes.
+pub fn body_operations(ctx: &OpsContext, rng: &mut Rng) -> Result<BodyOperations, SszError> {
     let body = ssz::field_container(ctx.spec.block_schema(), "body")
         .ok_or_else(|| no_field("BeaconBlock", "body"))?;
     let fork = ctx.spec.fork;
     // Elements are evaluated left to right: the draws keep the body's field order.
     let mut out: BodyFields = vec![
         ("attestations", attestations(ctx, body, rng)?),
-        ("deposits", deposits(rng)),
+        ("deposits", deposits(body, rng)),
         ("voluntary_exits", voluntary_exits(ctx, rng)),
         ("proposer_slashings", proposer_slashings(ctx, rng)),
         ("attester_slashings", attester_slashings(ctx, body, rng)?),
@@ -116,13 +129,23 @@ pub fn body_operations(ctx: &OpsContext, rng: &mut Rng) -> Result<(BodyFields, u
             bls_to_execution_changes(ctx, rng),
         ));
     }
-    let mut deposit_requests = 0;
-    if fork >= Fork::Electra {
-        let (requests, deposits) = execution_requests(ctx, body, rng)?;
-        out.push(("execution_requests", requests));
-        deposit_requests = deposits;
+    let mut ops = BodyOperations {
+        fields: out,
+        deposit_requests: 0,
+        payload_requests: None,
+    };
+    if fork >= Fork::Gloas {
+        let (requests, deposits) = execution_requests(ctx, &EXECUTION_REQUESTS_GLOAS, rng)?;
+        ops.payload_requests = Some(requests);
+        ops.deposit_requests = deposits;
+    } else if fork >= Fork::Electra {
+        let req_c = ssz::field_container(body, "execution_requests")
+            .ok_or_else(|| no_field("body", "execution_requests"))?;
+        let (requests, deposits) = execution_requests(ctx, req_c, rng)?;
+        ops.fields.push(("execution_requests", requests));
+        ops.deposit_requests = deposits;
     }
-    Ok((out, deposit_requests))
+    Ok(ops)
 }
 
 /// A validator index inside the registry.
@@ -175,8 +198,10 @@ fn attestations(
 }
 
 /// Deposits (the Eth1 bridge, still in Electra blocks until the queue drains).
-fn deposits(rng: &mut Rng) -> Vec<u8> {
-    (0..count(rng, 16))
+fn deposits(body: &'static Container, rng: &mut Rng) -> Vec<u8> {
+    // Gloas reads none (its list's limit is 0: the Eth1 bridge's queue ended with Electra's requests).
+    let limit = list_of(body, "deposits").map_or(16, |(_, l)| l);
+    (0..count(rng, limit))
         .flat_map(|_| {
             let mut d = Vec::with_capacity(1240);
             for _ in 0..33 {
@@ -282,11 +307,9 @@ fn bls_to_execution_changes(ctx: &OpsContext, rng: &mut Rng) -> Vec<u8> {
 /// consolidations. Also returns how many deposit requests it holds.
 fn execution_requests(
     ctx: &OpsContext,
-    body: &'static Container,
+    req_c: &'static Container,
     rng: &mut Rng,
 ) -> Result<(Vec<u8>, u64), SszError> {
-    let req_c = ssz::field_container(body, "execution_requests")
-        .ok_or_else(|| no_field("body", "execution_requests"))?;
     let deposit_requests = count(rng, 8192);
     let deposits: Vec<u8> = (0..deposit_requests)
         .flat_map(|k| {
@@ -322,10 +345,35 @@ fn execution_requests(
             c
         })
         .collect();
-    Ok((
-        encode(req_c, &[deposits, withdrawals, consolidations])?,
-        deposit_requests,
-    ))
+    let mut lists = vec![deposits, withdrawals, consolidations];
+    // Gloas adds the builders' own requests (EIP-7732).
+    if req_c.fields.len() > 3 {
+        let builder_deposits: Vec<u8> = (0..rng.below(3))
+            .flat_map(|_| {
+                let mut d = Vec::with_capacity(184);
+                d.extend(rng.bytes::<48>());
+                let mut creds = rng.bytes::<32>();
+                // BUILDER_WITHDRAWAL_PREFIX (0xb0) and an execution address.
+                creds[0] = 0xb0;
+                creds[1..12].fill(0);
+                d.extend(creds);
+                d.extend(u64le(1_000_000_000 * (1 + rng.below(64))));
+                d.extend(rng.bytes::<96>());
+                d
+            })
+            .collect();
+        let builder_exits: Vec<u8> = (0..rng.below(2))
+            .flat_map(|_| {
+                let mut e = Vec::with_capacity(68);
+                e.extend(rng.bytes::<20>());
+                e.extend(rng.bytes::<48>());
+                e
+            })
+            .collect();
+        lists.push(builder_deposits);
+        lists.push(builder_exits);
+    }
+    Ok((encode(req_c, &lists)?, deposit_requests))
 }
 
 /// Withdrawal credentials: BLS (0x00), execution (0x01) or compounding (0x02) with a 20-byte address.
@@ -376,7 +424,7 @@ mod tests {
                 deposit_index: 40,
             };
             let mut rng = Rng::new(3, 4);
-            let (ops, _) = body_operations(&ctx, &mut rng).unwrap();
+            let ops = body_operations(&ctx, &mut rng).unwrap().fields;
             let raw = crate::consensus::synth::signed_block(spec, ctx.slot, 9);
             let block_c = spec.block_schema();
             let body_c = ssz::field_container(block_c, "body").unwrap();

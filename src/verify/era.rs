@@ -22,6 +22,7 @@
 //! Not checked: BLS signatures (no BLS dependency; the block roots chain through the state instead) and the
 //! state transition itself.
 
+use super::bid::ParentLink;
 use super::era_state::{check_history, sequential_checks, SlotFacts, StateFacts};
 use super::report::{BeaconReport, FileReport};
 pub use super::verified::{VerifiedBeaconBlock, VerifiedPayload, VerifiedState};
@@ -145,7 +146,7 @@ pub(super) fn verify_era<V: Visitor>(
             Err(e) => report.error(state_error(path, state_rec.offset, e)),
         }
     }
-    let sf = StateFacts::of(&state);
+    let sf = StateFacts::of(&state, network.gloas_slot());
     // The blocks need only those facts: free the decompressed state now, so an export's peak memory is the
     // state's or the blocks' datasets', not both.
     drop(state);
@@ -259,15 +260,6 @@ fn open_state<'s>(
         ),
         Err(e) => report.error(state_error(path, offset, e)),
     }
-    if let Some(gloas) = network.gloas_slot().filter(|&g| state_slot >= g) {
-        report.error(format!(
-            "{}: unsupported fork: the era's state (slot {state_slot}) is in Gloas (EIP-7732, from slot {gloas} \
-             on {}), whose blocks and states eraflow does not read yet (see docs/reliability.md, \"Networks, presets and Gloas\")",
-            path.display(),
-            network.name
-        ));
-        return None;
-    }
     let state_spec = Spec::at_slot(state_slot, network);
     let state_fork = state_spec.fork;
     beacon.state_fork = state_fork.name().into();
@@ -341,6 +333,8 @@ fn block_pass<V: Visitor>(
                     let mut found = Vec::new();
                     let mut counts = Counts::default();
                     let mut errors = Vec::new();
+                    // Gloas bids chain through the previous block: the chunk's first looks back once.
+                    let mut parent = link_before(ctx, index, s, dec);
                     for i in s..e {
                         let Some(Some(_)) = index.offsets.get(i as usize) else {
                             continue;
@@ -348,14 +342,21 @@ fn block_pass<V: Visitor>(
                         match check_block(
                             ctx,
                             index.start_slot + i,
+                            parent.as_ref(),
                             dec,
                             forest,
                             &mut counts,
                             visitor,
                             &mut out,
                         ) {
-                            Ok(f) => found.push(f),
-                            Err(err) => errors.push(err),
+                            Ok((f, link)) => {
+                                found.push(f);
+                                parent = link;
+                            }
+                            Err(err) => {
+                                errors.push(err);
+                                parent = None;
+                            }
                         }
                     }
                     (found, counts, errors, out)
@@ -424,16 +425,55 @@ struct BlockContext<'a> {
     signer: Option<&'a Signer>,
 }
 
-/// Decodes and checks one block against the state and itself.
+/// The link the block before item `i` of `index` leaves for its child, when item `i`'s slot is in Gloas (whose
+/// bids chain through it) and that block is in this file and reads; else `None`.
+fn link_before(
+    ctx: &BlockContext<'_>,
+    index: &crate::formats::era::SlotIndex,
+    i: u64,
+    dec: &mut FramedDecoder,
+) -> Option<ParentLink> {
+    let gloas = ctx.network.gloas_slot()?;
+    let last_slot = index.start_slot + index.offsets.len() as u64;
+    if last_slot <= gloas {
+        return None;
+    }
+    let j = (0..i as usize)
+        .rev()
+        .find(|&j| matches!(index.offsets.get(j), Some(Some(_))))?;
+    let slot = index.start_slot + j as u64;
+    let rec = ctx.file.block_record(slot).ok()??;
+    let bytes = dec.decompress(rec.data).ok()?;
+    let spec = Spec::at_slot(slot, ctx.network);
+    let block = SignedBeaconBlock::new(bytes, spec).ok()?.message().ok()?;
+    let body = block.body().ok()?;
+    block_link(slot, &body)
+}
+
+/// The link a block leaves for its child's bid: its own bid (Gloas), or its payload's hash (a payload is
+/// always revealed); `None` before the merge.
+fn block_link(slot: u64, body: &BeaconBlockBody<'_>) -> Option<ParentLink> {
+    if let Some(bid) = body.bid() {
+        return Some(ParentLink::of_bid(slot, &bid.ok()?));
+    }
+    let payload = body.execution_payload()?.ok()?;
+    let hash: [u8; 32] = payload.block_hash().try_into().ok()?;
+    (hash != [0u8; 32]).then(|| ParentLink::of_payload(slot, hash))
+}
+
+/// Decodes and checks one block against the state and itself (and its bid against `parent`'s); returns its
+/// facts and the link it leaves for its child.
+#[allow(clippy::too_many_arguments)]
 fn check_block<V: Visitor>(
     ctx: &BlockContext<'_>,
     slot: u64,
+    parent: Option<&ParentLink>,
     dec: &mut FramedDecoder,
     forest: &mut Forest,
     counts: &mut Counts,
     visitor: &V,
     out: &mut V::Chunk,
-) -> Result<SlotFacts, FormatError> {
+) -> Result<(SlotFacts, Option<ParentLink>), FormatError> {
     let path = ctx.file.path();
     let rec = ctx
         .file
@@ -484,6 +524,7 @@ fn check_block<V: Visitor>(
             Some(r) => r,
             None => body.root().map_err(ssz_err)?,
         },
+        bid: None,
     };
     let payload = match body.execution_payload() {
         Some(p) => Some(p.map_err(ssz_err)?),
@@ -497,11 +538,27 @@ fn check_block<V: Visitor>(
         block: &block,
         body: &body,
         execution: None,
+        parent_payload_revealed: None,
     };
+    if let Some(bid) = body.bid() {
+        let bid = bid.map_err(ssz_err)?;
+        let b =
+            super::bid::check_block(&block, &body, &bid, parent, ctx.state, at).map_err(located)?;
+        check_state()?;
+        facts.bid = Some(b);
+        visitor.beacon_block(
+            out,
+            &VerifiedBeaconBlock {
+                parent_payload_revealed: b.parent_revealed,
+                ..verified
+            },
+        );
+        return Ok((facts, Some(ParentLink::of_bid(slot, &bid))));
+    }
     let Some(payload) = payload.filter(|p| p.block_hash().iter().any(|&b| b != 0)) else {
         check_state()?;
         visitor.beacon_block(out, &verified);
-        return Ok(facts);
+        return Ok((facts, None));
     };
     let header = super::payload::header_from_payload(&block).map_err(|e| {
         located(FormatError::at(
@@ -552,7 +609,7 @@ fn check_block<V: Visitor>(
             ..verified
         },
     );
-    Ok(facts)
+    Ok((facts, Some(ParentLink::of_payload(slot, hash.0))))
 }
 
 /// An SSZ error in the block record at `at`.

@@ -28,6 +28,8 @@ pub(super) struct SlotFacts {
     pub(super) proposer: u64,
     pub(super) state_root: [u8; 32],
     pub(super) body_root: [u8; 32],
+    /// Gloas: the block's bid.
+    pub(super) bid: Option<super::bid::BidFacts>,
 }
 
 /// The state facts every block is checked against.
@@ -42,16 +44,53 @@ pub(super) struct StateFacts {
     pub(super) spec: Spec,
     /// `latest_block_header`: the era's last block, checked after the blocks.
     pub(super) latest_block_header: BlockHeader,
-    /// `latest_execution_payload_header`'s bytes (bellatrix on): its root is checked against the last payload,
-    /// and it names the execution head ([`execution_head`]).
+    /// `latest_execution_payload_header`'s bytes (bellatrix to fulu): its root is checked against the last
+    /// payload, and it names the execution head ([`execution_head`]).
     pub(super) payload_header: Option<Vec<u8>>,
+    /// Builders in the registry (Gloas on): bids name one of them, or are self-built.
+    pub(super) builders: Option<u64>,
+    /// What a Gloas state records of the bid chain.
+    pub(super) gloas: Option<GloasFacts>,
+}
+
+/// A Gloas state's record of the bid chain (see [`super::bid::check_state`]).
+pub(super) struct GloasFacts {
+    /// The network's first Gloas slot.
+    pub(super) fork_slot: u64,
+    /// `latest_block_hash`.
+    pub(super) latest_block_hash: [u8; 32],
+    /// hash_tree_root of `latest_execution_payload_bid`.
+    pub(super) latest_bid_root: [u8; 32],
+    /// `execution_payload_availability` (one bit per slot, 1,024 bytes).
+    pub(super) availability: Vec<u8>,
 }
 
 impl StateFacts {
     /// What the checks after the state's own need of it: a few KiB, so the decompressed state (hundreds of
     /// MB at mainnet's validator count) is freed before the blocks are read and exported.
-    pub(super) fn of(state: &BeaconState<'_>) -> StateFacts {
+    pub(super) fn of(state: &BeaconState<'_>, gloas_slot: Option<u64>) -> StateFacts {
+        let gloas = match (gloas_slot, state.field("latest_block_hash")) {
+            (Some(fork_slot), Some(hash)) => Some(GloasFacts {
+                fork_slot,
+                latest_block_hash: hash.try_into().unwrap_or_default(),
+                latest_bid_root: state
+                    .field("latest_execution_payload_bid")
+                    .and_then(|b| {
+                        ssz::container_root(&crate::consensus::types::EXECUTION_PAYLOAD_BID, b).ok()
+                    })
+                    .unwrap_or_default(),
+                availability: state
+                    .field("execution_payload_availability")
+                    .unwrap_or_default()
+                    .to_vec(),
+            }),
+            _ => None,
+        };
         StateFacts {
+            builders: state
+                .field("builders")
+                .map(|_| state.builder_count().map_or(u64::MAX, |n| n as u64)),
+            gloas,
             block_roots: state.block_roots().to_vec(),
             state_roots: state.state_roots().to_vec(),
             genesis_time: state.genesis_time(),
@@ -284,6 +323,14 @@ pub(super) fn sequential_checks(
     };
     let h = &sf.latest_block_header;
     let (_, state_at) = (0, index.record_offset);
+    beacon.bids = super::bid::check_state(
+        sf,
+        blocks,
+        start,
+        |slot| matches!(index.offsets.get((slot - start) as usize), Some(None)),
+        state_at,
+        report,
+    );
     match blocks.last() {
         Some(last) if blocks.len() as u64 + empty == index.offsets.len() as u64 => {
             let found = (

@@ -57,7 +57,12 @@ pub fn verify_lines(r: &FileReport) -> String {
                 b.empty_slots,
                 r.transactions,
                 b.state_root
-            ) + &format!("\n     state: {}", anchor_text(&b.state_anchor))
+            ) + &b.bids.as_ref().filter(|x| x.bids > 0).map_or(String::new(), |x| {
+                format!(
+                    "\n     bids: {} ({} self-built); parent payloads revealed {}, withheld {}; availability bits checked {}",
+                    x.bids, x.self_built, x.parents_revealed, x.parents_withheld, x.availability_bits_checked
+                )
+            }) + &format!("\n     state: {}", anchor_text(&b.state_anchor))
         }
         None => {
             let ere = r.ere.as_ref().map_or(String::new(), |x| {

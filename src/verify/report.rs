@@ -191,9 +191,27 @@ pub struct BeaconReport {
     pub historical_root: Option<String>,
     /// Whether the state's root is tied to a root from outside the file (see [`crate::verify::anchor`]).
     pub state_anchor: StateAnchor,
+    /// Gloas: the era's execution payload bids (absent before Gloas).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bids: Option<BidCounts>,
     /// Links to the neighbouring era files, checked by [`crate::verify::verify_archives`].
     #[serde(skip)]
     pub links: EraLinks,
+}
+
+/// The bids of a Gloas era and what their chain showed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BidCounts {
+    /// Blocks with a bid.
+    pub bids: u64,
+    /// Of them, self-built (builder index 2^64-1).
+    pub self_built: u64,
+    /// Blocks whose bid builds on the parent's revealed payload.
+    pub parents_revealed: u64,
+    /// Blocks whose bid builds past a withheld parent payload.
+    pub parents_withheld: u64,
+    /// Slots whose `execution_payload_availability` bit was checked against the bids.
+    pub availability_bits_checked: u64,
 }
 
 /// What consecutive era files must agree on: the beacon block root at the era boundary and the execution

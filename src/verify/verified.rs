@@ -151,9 +151,12 @@ pub struct VerifiedBeaconBlock<'a> {
     pub block: &'a BeaconBlock<'a>,
     /// Its body, validated (read once here for every dataset).
     pub body: &'a BeaconBlockBody<'a>,
-    /// The execution payload, for blocks after the merge (`None` before bellatrix and for the empty payloads
-    /// of bellatrix blocks before the merge).
+    /// The execution payload, for blocks after the merge (`None` before bellatrix, for the empty payloads
+    /// of bellatrix blocks before the merge, and from Gloas on, whose blocks carry a bid instead).
     pub execution: Option<VerifiedPayload<'a>>,
+    /// Gloas: whether this block's bid builds on its parent's revealed payload (`Some(false)`: withheld);
+    /// `None` before Gloas and when the parent is not in the same file.
+    pub parent_payload_revealed: Option<bool>,
 }
 
 /// The era file's BeaconState once its root is computed and its own checks ran (genesis validators root,

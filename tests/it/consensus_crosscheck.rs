@@ -177,6 +177,7 @@ fn builder_rows(blocks: &[(Spec, Vec<u8>, bool)], states: &[(Spec, Vec<u8>)]) ->
                 block: &block,
                 body: &body,
                 execution,
+                parent_payload_revealed: None,
             };
             b.add_beacon_block(&v).unwrap();
         }

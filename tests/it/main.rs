@@ -36,6 +36,7 @@ mod export_era;
 mod first_day;
 mod formats_era;
 mod fuzz_corpus;
+mod gloas_era;
 mod http_input;
 mod inputs;
 mod kill_resume;
