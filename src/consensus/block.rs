@@ -199,12 +199,18 @@ impl<'a> BeaconBlockBody<'a> {
     pub fn bls_to_execution_changes(&self) -> Result<usize, SszError> {
         self.count("bls_to_execution_changes")
     }
-    /// Number of blob KZG commitments (0 before deneb).
+    /// Number of blob KZG commitments (0 before deneb; from Gloas on, the bid's).
     pub fn blob_kzg_commitments(&self) -> Result<usize, SszError> {
-        self.count("blob_kzg_commitments")
+        match self.bid() {
+            Some(bid) => Ok(bid?.blob_kzg_commitments()?.len()),
+            None => self.count("blob_kzg_commitments"),
+        }
     }
-    /// The blob KZG commitments, 48 bytes each (empty before deneb).
+    /// The blob KZG commitments, 48 bytes each (empty before deneb; from Gloas on, those the bid commits to).
     pub fn blob_kzg_commitment_list(&self) -> Result<Vec<&'a [u8]>, SszError> {
+        if let Some(bid) = self.bid() {
+            return bid?.blob_kzg_commitments();
+        }
         self.view
             .elements("blob_kzg_commitments")
             .unwrap_or(Ok(Vec::new()))

@@ -353,6 +353,37 @@ pub struct ExecutionRequests<'a> {
     pub withdrawals: Vec<WithdrawalRequest<'a>>,
     /// `consolidations`.
     pub consolidations: Vec<ConsolidationRequest<'a>>,
+    /// `builder_deposits` (Gloas on; empty before).
+    pub builder_deposits: Vec<BuilderDepositRequest<'a>>,
+    /// `builder_exits` (Gloas on; empty before).
+    pub builder_exits: Vec<BuilderExitRequest<'a>>,
+}
+
+/// One Gloas `BuilderDepositRequest` (184 bytes): `pubkey` 0, `withdrawal_credentials` 48, `amount` 80,
+/// `signature` 88: a deposit's data without its index.
+#[derive(Debug, Clone, Copy)]
+pub struct BuilderDepositRequest<'a>(&'a [u8]);
+
+impl<'a> BuilderDepositRequest<'a> {
+    /// `pubkey`, `withdrawal_credentials`, `amount` and `signature`, laid out as in a `Deposit`'s data.
+    pub fn data(&self) -> DepositData<'a> {
+        DepositData(self.0)
+    }
+}
+
+/// One Gloas `BuilderExitRequest` (68 bytes): `source_address` 0, `pubkey` 20.
+#[derive(Debug, Clone, Copy)]
+pub struct BuilderExitRequest<'a>(&'a [u8]);
+
+impl<'a> BuilderExitRequest<'a> {
+    /// `source_address`: the builder's execution address that sent it.
+    pub fn source_address(&self) -> &'a [u8] {
+        self.0.get(..20).unwrap_or_default()
+    }
+    /// `pubkey`: the builder leaving.
+    pub fn pubkey(&self) -> &'a [u8] {
+        self.0.get(20..68).unwrap_or_default()
+    }
 }
 
 /// The element container of list field `name` of `body`, to view each element with.
@@ -482,6 +513,14 @@ impl<'a> BeaconBlockBody<'a> {
                 consolidations: list("consolidations")?
                     .into_iter()
                     .map(ConsolidationRequest)
+                    .collect(),
+                builder_deposits: list("builder_deposits")?
+                    .into_iter()
+                    .map(BuilderDepositRequest)
+                    .collect(),
+                builder_exits: list("builder_exits")?
+                    .into_iter()
+                    .map(BuilderExitRequest)
                     .collect(),
             })
         })())

@@ -154,6 +154,11 @@ impl<'a> BeaconState<'a> {
     pub fn validator_count(&self) -> Result<usize, SszError> {
         self.view.count("validators").unwrap_or(Ok(0))
     }
+    /// The builder registry's entries (Gloas on; empty before), 93 bytes each: `pubkey` 0, `version` 48,
+    /// `execution_address` 49, `balance` 69, `deposit_epoch` 77, `withdrawable_epoch` 85.
+    pub fn builders(&self) -> Result<Vec<&'a [u8]>, SszError> {
+        self.view.elements("builders").unwrap_or(Ok(Vec::new()))
+    }
     /// Number of builders in the registry (Gloas on; 0 before).
     pub fn builder_count(&self) -> Result<usize, SszError> {
         self.view.count("builders").unwrap_or(Ok(0))

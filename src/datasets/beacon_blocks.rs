@@ -1,12 +1,16 @@
 //! `beacon_blocks`: one row per beacon block of an era file (empty slots have none), with its roots (checked
 //! against the era state), the execution block it carries after the merge, and the operation counts of its
-//! body, so consensus-layer activity can be joined to execution rows by `execution_block_hash`.
+//! body, so consensus-layer activity can be joined to execution rows by `execution_block_hash`. From Gloas on a
+//! block carries a builder's bid instead of the payload: its `bid_*` columns (null before Gloas), and whether it
+//! builds on its parent's revealed payload.
 
 use super::table::Columns;
 use super::{DatasetBuilder, DatasetError};
 use crate::consensus::SszError;
 use crate::verify::era::VerifiedBeaconBlock;
-use arrow_array::builder::{BinaryBuilder, StringBuilder, UInt32Builder, UInt64Builder};
+use arrow_array::builder::{
+    BinaryBuilder, BooleanBuilder, StringBuilder, UInt32Builder, UInt64Builder,
+};
 use arrow_array::RecordBatch;
 
 /// The `beacon_blocks` dataset.
@@ -38,6 +42,17 @@ columns! {
         blob_kzg_commitment_count: UInt32Builder,
         graffiti: BinaryBuilder,
         fork: StringBuilder,
+        bid_builder_index: UInt64Builder [nullable],
+        bid_self_built: BooleanBuilder [nullable],
+        bid_value_gwei: UInt64Builder [nullable],
+        bid_execution_payment_gwei: UInt64Builder [nullable],
+        bid_block_hash: BinaryBuilder [nullable],
+        bid_parent_block_hash: BinaryBuilder [nullable],
+        bid_gas_limit: UInt64Builder [nullable],
+        bid_blob_kzg_commitments_root: BinaryBuilder [nullable],
+        bid_execution_requests_root: BinaryBuilder [nullable],
+        parent_payload_status: StringBuilder [nullable],
+        payload_attestation_count: UInt32Builder [nullable],
     }
 }
 
@@ -53,6 +68,20 @@ impl DatasetBuilder for BeaconBlocksColumns {
         };
         // Every fallible read happens before the first append, so a failure leaves no partial row.
         let body = b.body;
+        let bid = match body.bid() {
+            Some(bid) => Some(bid.map_err(err("signed_execution_payload_bid"))?),
+            None => None,
+        };
+        let bid_parts = match &bid {
+            Some(bid) => Some((
+                bid.blob_kzg_commitments_root()
+                    .map_err(err("signed_execution_payload_bid"))?,
+                body.payload_attestations()
+                    .map_err(err("payload_attestations"))?
+                    .len(),
+            )),
+            None => None,
+        };
         let counts = [
             body.attestations().map_err(err("attestations"))?,
             body.deposits().map_err(err("deposits"))?,
@@ -63,6 +92,7 @@ impl DatasetBuilder for BeaconBlocksColumns {
                 .map_err(err("attester_slashings"))?,
             body.bls_to_execution_changes()
                 .map_err(err("bls_to_execution_changes"))?,
+            // Gloas: the blobs the bid commits to (the body has no list of its own).
             body.blob_kzg_commitments()
                 .map_err(err("blob_kzg_commitments"))?,
         ];
@@ -89,6 +119,35 @@ impl DatasetBuilder for BeaconBlocksColumns {
         }
         self.graffiti.append_value(body.graffiti());
         self.fork.append_value(b.block.fork().name());
+        let bid = bid.as_ref();
+        self.bid_builder_index
+            .append_option(bid.map(|x| x.builder_index()));
+        self.bid_self_built
+            .append_option(bid.map(|x| x.self_built()));
+        self.bid_value_gwei.append_option(bid.map(|x| x.value()));
+        self.bid_execution_payment_gwei
+            .append_option(bid.map(|x| x.execution_payment()));
+        self.bid_block_hash
+            .append_option(bid.map(|x| x.block_hash()));
+        self.bid_parent_block_hash
+            .append_option(bid.map(|x| x.parent_block_hash()));
+        self.bid_gas_limit.append_option(bid.map(|x| x.gas_limit()));
+        self.bid_blob_kzg_commitments_root
+            .append_option(bid_parts.map(|p| p.0));
+        self.bid_execution_requests_root
+            .append_option(bid.map(|x| x.execution_requests_root()));
+        self.parent_payload_status
+            .append_option(b.parent_payload_revealed.map(
+                |r| {
+                    if r {
+                        "revealed"
+                    } else {
+                        "withheld"
+                    }
+                },
+            ));
+        self.payload_attestation_count
+            .append_option(bid_parts.map(|p| p.1 as u32));
         Ok(())
     }
 

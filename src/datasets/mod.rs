@@ -60,6 +60,9 @@ pub mod beacon_blocks;
 pub mod blob_commitments;
 pub mod blocks;
 pub mod bls_to_execution_changes;
+pub mod builder_deposit_requests;
+pub mod builder_exit_requests;
+pub mod builders;
 pub mod columns;
 pub mod consolidation_requests;
 pub mod contracts;
@@ -72,6 +75,7 @@ pub mod erc20_transfers;
 pub mod erc721_transfers;
 pub mod logs;
 pub mod operations;
+pub mod payload_attestations;
 pub mod proposer_slashings;
 pub mod sync_aggregates;
 pub mod transactions;
@@ -105,7 +109,10 @@ use table::Table;
 /// `blocks.base_fee_per_gas` as uint64 beside their triples; `transactions.transaction_index` uint64 and
 /// `transaction_type` uint32 (cryo's widths); every `_f64` correctly rounded (some values between 2^64 and 2^76
 /// change by 1 ULP).
-pub const SCHEMA_VERSION: u32 = 6;
+/// 7: Gloas (EIP-7732): `beacon_blocks` gains the bid's columns (`bid_*`, `parent_payload_status`,
+/// `payload_attestation_count`; null before Gloas); the `payload_attestations`, `builder_deposit_requests`,
+/// `builder_exit_requests` and `builders` datasets.
+pub const SCHEMA_VERSION: u32 = 7;
 
 /// Facts about the whole run a dataset may need per row.
 #[derive(Debug, Clone, Copy)]
@@ -270,8 +277,12 @@ pub static ALL: &[&dyn Dataset] = &[
     &bls_to_execution_changes::BlsToExecutionChanges,
     &sync_aggregates::SyncAggregates,
     &blob_commitments::BlobCommitments,
+    &payload_attestations::PayloadAttestations,
+    &builder_deposit_requests::BuilderDepositRequests,
+    &builder_exit_requests::BuilderExitRequests,
     &contracts::Contracts,
     &validators::Validators,
+    &builders::Builders,
 ];
 
 /// Every dataset an export can give with senders recovered (`senders`) or not: [`ALL`], less those that

@@ -252,7 +252,7 @@ pub fn sum_file(path: &Path, dataset: &str, columns: &[&str]) -> Result<(u64, Su
     let groups = meta.metadata().num_row_groups();
     let sums = (0..groups)
         .into_par_iter()
-        .map(|rg| sum_row_group(&file, &meta, rg, dataset, columns))
+        .map(|rg| sum_row_group(path, &meta, rg, dataset, columns))
         .try_reduce(Sums::default, |mut a, b| {
             a.merge(b);
             Ok(a)
@@ -276,7 +276,7 @@ fn one_day(meta: &ParquetMetaData, rg: usize) -> Option<i64> {
 }
 
 fn sum_row_group(
-    file: &std::fs::File,
+    path: &Path,
     meta: &ArrowReaderMetadata,
     rg: usize,
     dataset: &str,
@@ -303,7 +303,9 @@ fn sum_row_group(
         .collect();
     let schema = meta.metadata().file_metadata().schema_descr();
     let mask = ProjectionMask::columns(schema, wanted.iter().copied());
-    let f = file.try_clone().map_err(|e| e.to_string())?;
+    // A handle of its own: a `try_clone` shares the file offset, and the reader seeks and reads, so row groups
+    // read in parallel through clones read each other's bytes (seen as "Unexpected list/set element type").
+    let f = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(f, meta.clone())
         .with_projection(mask)
         .with_row_groups(vec![rg])

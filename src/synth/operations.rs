@@ -348,7 +348,7 @@ fn execution_requests(
     let mut lists = vec![deposits, withdrawals, consolidations];
     // Gloas adds the builders' own requests (EIP-7732).
     if req_c.fields.len() > 3 {
-        let builder_deposits: Vec<u8> = (0..rng.below(3))
+        let builder_deposits: Vec<u8> = (0..count(rng, 2))
             .flat_map(|_| {
                 let mut d = Vec::with_capacity(184);
                 d.extend(rng.bytes::<48>());
@@ -362,7 +362,7 @@ fn execution_requests(
                 d
             })
             .collect();
-        let builder_exits: Vec<u8> = (0..rng.below(2))
+        let builder_exits: Vec<u8> = (0..count(rng, 2))
             .flat_map(|_| {
                 let mut e = Vec::with_capacity(68);
                 e.extend(rng.bytes::<20>());

@@ -116,7 +116,10 @@ function blockRows(out, fork, signed, bytes) {
   }
   const payload = body.executionPayload;
   const merged = payload && !zero(payload.blockHash);
-  (body.blobKzgCommitments ?? []).forEach((c, i) => {
+  // Gloas: the bid replaces the payload; its commitments are the block's blobs, its block hash their block.
+  const bid = body.signedExecutionPayloadBid?.message;
+  const commitments = bid ? bid.blobKzgCommitments : body.blobKzgCommitments ?? [];
+  commitments.forEach((c, i) => {
     const h = createHash("sha256").update(c).digest();
     h[0] = 0x01;
     push("blob_commitments", {
@@ -124,10 +127,23 @@ function blockRows(out, fork, signed, bytes) {
       kzg_commitment: hex(c),
       versioned_hash: hex(h),
       execution_block_number: merged ? int(payload.blockNumber) : null,
-      execution_block_hash: merged ? hex(payload.blockHash) : null,
+      execution_block_hash: merged ? hex(payload.blockHash) : bid ? hex(bid.blockHash) : null,
     });
   });
-  const r = body.executionRequests;
+  (body.payloadAttestations ?? []).forEach((a, i) =>
+    push("payload_attestations", {
+      ...key(i),
+      attestation_slot: int(a.data.slot),
+      beacon_block_root: hex(a.data.beaconBlockRoot),
+      payload_present: a.data.payloadPresent,
+      blob_data_available: a.data.blobDataAvailable,
+      aggregation_bits: hex(a.aggregationBits.uint8Array),
+      attesting_count: int(a.aggregationBits.getTrueBitIndexes().length),
+      signature: hex(a.signature),
+    })
+  );
+  // Gloas: a block processes its parent payload's requests.
+  const r = body.parentExecutionRequests ?? body.executionRequests;
   if (r) {
     r.deposits.forEach((d, i) =>
       push("deposit_requests", {
@@ -153,6 +169,22 @@ function blockRows(out, fork, signed, bytes) {
         source_address: hex(c.sourceAddress),
         source_pubkey: hex(c.sourcePubkey),
         target_pubkey: hex(c.targetPubkey),
+      })
+    );
+    (r.builderDeposits ?? []).forEach((d, i) =>
+      push("builder_deposit_requests", {
+        ...key(i),
+        pubkey: hex(d.pubkey),
+        withdrawal_credentials: hex(d.withdrawalCredentials),
+        amount_gwei: int(d.amount),
+        signature: hex(d.signature),
+      })
+    );
+    (r.builderExits ?? []).forEach((e, i) =>
+      push("builder_exit_requests", {
+        ...key(i),
+        source_address: hex(e.sourceAddress),
+        pubkey: hex(e.pubkey),
       })
     );
   }
@@ -185,6 +217,21 @@ function stateRows(out, fork, era, bytes) {
       consolidations.set(a, (consolidations.get(a) ?? 0) + 1);
       if (b !== a) consolidations.set(b, (consolidations.get(b) ?? 0) + 1);
     }
+  }
+  if (s.builders !== undefined) {
+    s.builders.getAllReadonlyValues().forEach((b, i) =>
+      (out.builders ??= []).push({
+        slot: int(s.slot),
+        era: int(era),
+        builder_index: int(i),
+        pubkey: hex(b.pubkey),
+        version: int(b.version),
+        execution_address: hex(b.executionAddress),
+        balance: int(b.balance),
+        deposit_epoch: int(b.depositEpoch),
+        withdrawable_epoch: int(b.withdrawableEpoch),
+      })
+    );
   }
   const rows = (out.validators ??= []);
   validators.forEach((v, i) => {

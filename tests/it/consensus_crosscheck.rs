@@ -17,7 +17,7 @@ use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::DataType;
 use eraflow::consensus::registry::Registry;
 use eraflow::consensus::{
-    BeaconBlock, BeaconState, Fork, Preset, SignedBeaconBlock, Spec, ALL_FORKS,
+    BeaconBlock, BeaconState, Fork, Preset, SignedBeaconBlock, Spec, KNOWN_FORKS,
 };
 use eraflow::datasets::{self, Dataset, ExportContext};
 use eraflow::execution::transaction::TxView;
@@ -89,7 +89,11 @@ struct Case {
 fn synthetic_cases(preset: Preset, dir: &Path) -> Vec<Case> {
     let net = preset_network(preset);
     let mut cases = Vec::new();
-    for fork in ALL_FORKS {
+    // Gloas scheduled four eras after Fulu, so an era of each fork exists.
+    let mut net = net;
+    net.consensus.gloas_epoch =
+        Some(net.consensus.fulu_epoch + 4 * 8192 / net.consensus.preset.slots_per_epoch());
+    for fork in KNOWN_FORKS {
         let id = format!("{}-{fork}", net.name);
         let src = dir.join(format!("{id}-src"));
         let mut o = EraSynthOptions::new(net.clone());
