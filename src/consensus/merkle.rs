@@ -82,13 +82,24 @@ pub fn mix_in_length(root: &[u8; 32], length: u64) -> [u8; 32] {
 /// first chunk, the next 4, the next 16, ... each merkleized as a binary tree of that width, chained to the
 /// right: `hash(subtree_0, hash(subtree_1, ... hash(subtree_k, zero)))`. No chunks: the zero chunk.
 pub fn merkleize_progressive(bytes: &[u8]) -> [u8; 32] {
-    let n = bytes.len().div_ceil(CHUNK);
+    merkleize_progressive_leaves(&Packed(bytes))
+}
+
+/// [`merkleize_progressive`] of any leaves: each subtree (1, 4, 16, ... leaves) merkleized by
+/// [`merkleize_leaves`] over its slice of them, so big subtrees are hashed in batches and in parallel, and
+/// computed leaves (element roots) are made as each subtree needs them.
+pub fn merkleize_progressive_leaves<L: Leaves + ?Sized>(leaves: &L) -> [u8; 32] {
+    let n = leaves.count();
     let mut subtrees = Vec::new();
     let (mut start, mut width) = (0usize, 1usize);
     while start < n {
         let end = (start + width).min(n);
-        let data = &bytes[start * CHUNK..(end * CHUNK).min(bytes.len())];
-        subtrees.push(merkleize(data, width as u64));
+        let part = Slice {
+            inner: leaves,
+            offset: start,
+            count: end - start,
+        };
+        subtrees.push(merkleize_leaves(&part, width as u64));
         start = end;
         width = width.saturating_mul(4);
     }
@@ -97,6 +108,30 @@ pub fn merkleize_progressive(bytes: &[u8]) -> [u8; 32] {
         root = sha256::hash_pair(s, &root);
     }
     root
+}
+
+/// Leaves `offset .. offset + count` of another source.
+struct Slice<'a, L: ?Sized> {
+    inner: &'a L,
+    offset: usize,
+    count: usize,
+}
+
+impl<L: Leaves + ?Sized> Leaves for Slice<'_, L> {
+    fn count(&self) -> usize {
+        self.count
+    }
+    fn direct(&self, range: Range<usize>) -> Option<&[u8]> {
+        self.inner
+            .direct(range.start + self.offset..range.end + self.offset)
+    }
+    fn fill(&self, range: Range<usize>, out: &mut Vec<u8>) {
+        self.inner
+            .fill(range.start + self.offset..range.end + self.offset, out)
+    }
+    fn par_min(&self) -> usize {
+        self.inner.par_min()
+    }
 }
 
 /// EIP-7495 `mix_in_active_fields`: a progressive container's root hashed with its active-fields bits packed

@@ -30,14 +30,18 @@ struct ValidatorLeaves<'a> {
     error: OnceLock<SszError>,
 }
 
-/// `hash_tree_root(List[Validator, limit])` without the length mix-in (the caller mixes it in).
-/// `bytes.len()` must be a multiple of 121 (the caller checked it with a typed error).
-pub fn validators_root(bytes: &[u8], limit: u64) -> Result<[u8; 32], SszError> {
+/// `hash_tree_root(List[Validator, limit])` (`ProgressiveList[Validator]` when `limit` is `None`, Gloas on)
+/// without the length mix-in (the caller mixes it in). `bytes.len()` must be a multiple of 121 (the caller
+/// checked it with a typed error).
+pub fn validators_root(bytes: &[u8], limit: Option<u64>) -> Result<[u8; 32], SszError> {
     let leaves = ValidatorLeaves {
         bytes,
         error: OnceLock::new(),
     };
-    let root = merkle::merkleize_leaves(&leaves, limit);
+    let root = match limit {
+        Some(limit) => merkle::merkleize_leaves(&leaves, limit),
+        None => merkle::merkleize_progressive_leaves(&leaves),
+    };
     match leaves.error.into_inner() {
         Some(e) => Err(e),
         None => Ok(root),

@@ -222,6 +222,13 @@ mod progressive {
                 manifest.push(serde_json::json!({"file": file, "type": name, "root": format!("0x{}", hex::encode(root))}));
             }
         }
+        // A Gloas state big enough for the validators' progressive tree to reach its 65,536-leaf subtree and be
+        // hashed in parallel batches (the registry's specialised path).
+        let spec = eraflow::consensus::Spec::mainnet(eraflow::consensus::Fork::Gloas);
+        let big = eraflow::consensus::synth::state(spec, 90_000, 8);
+        let root = eraflow::consensus::state_root(&big, spec).unwrap();
+        std::fs::write(dir.path().join("gloas-state-90000.ssz"), &big).unwrap();
+        manifest.push(serde_json::json!({"file": "gloas-state-90000.ssz", "type": "gloas.BeaconState", "root": format!("0x{}", hex::encode(root))}));
         std::fs::write(
             dir.path().join("manifest.json"),
             serde_json::to_vec(&manifest).unwrap(),

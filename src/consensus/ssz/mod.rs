@@ -152,9 +152,9 @@ impl Container {
 }
 
 /// The root of `bytes.len() / size` fixed-size elements of one container type, tree sized for `limit`
-/// elements and without the length mix-in (the caller mixes it in for lists). The caller has checked that
-/// `bytes.len()` is a multiple of the element size.
-pub type ElementsRoot = fn(bytes: &[u8], limit: u64) -> Result<[u8; 32], SszError>;
+/// elements (`None`: EIP-7916's progressive tree) and without the length mix-in (the caller mixes it in for
+/// lists). The caller has checked that `bytes.len()` is a multiple of the element size.
+pub type ElementsRoot = fn(bytes: &[u8], limit: Option<u64>) -> Result<[u8; 32], SszError>;
 
 /// One named field of a [`Container`].
 #[derive(Debug)]

@@ -107,34 +107,24 @@ fn progressive_elements_root(
         }
         return Ok(merkle::merkleize_progressive(bytes));
     }
+    if let Ty::Container(Container {
+        elements_root: Some(root),
+        ..
+    }) = elem
+    {
+        return root(bytes, None);
+    }
+    // Leaves computed batch by batch as the tree needs them (in parallel for big lists), never all at once.
     let leaves = ElementRoots {
         elem,
         bytes,
         size,
         error: OnceLock::new(),
     };
-    let count = leaves.count();
-    let mut roots = Vec::with_capacity(count * CHUNK);
-    if count >= leaves.par_min() {
-        use rayon::prelude::*;
-        let batch = leaves.par_min();
-        let parts: Vec<Vec<u8>> = (0..count.div_ceil(batch))
-            .into_par_iter()
-            .map(|k| {
-                let mut out = Vec::with_capacity(batch * CHUNK);
-                leaves.fill(k * batch..((k + 1) * batch).min(count), &mut out);
-                out
-            })
-            .collect();
-        for p in parts {
-            roots.extend_from_slice(&p);
-        }
-    } else {
-        leaves.fill(0..count, &mut roots);
-    }
+    let root = merkle::merkleize_progressive_leaves(&leaves);
     match leaves.error.into_inner() {
         Some(e) => Err(e),
-        None => Ok(merkle::merkleize_progressive(&roots)),
+        None => Ok(root),
     }
 }
 
@@ -288,7 +278,7 @@ pub(super) fn elements_root(
         ..
     }) = elem
     {
-        return root(bytes, limit);
+        return root(bytes, Some(limit));
     }
     let leaves = ElementRoots {
         elem,
