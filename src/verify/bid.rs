@@ -25,7 +25,7 @@ use crate::verify::report::{BidCounts, FileReport};
 use std::collections::BTreeMap;
 
 /// What a child block's bid is checked against: its parent's bid, or the parent's payload before the fork.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct ParentLink {
     /// The parent's slot.
     pub(crate) slot: u64,
@@ -66,6 +66,11 @@ pub(crate) struct BidFacts {
     pub(crate) root: [u8; 32],
     /// The bid's `parent_block_hash`.
     pub(crate) parent_block_hash: [u8; 32],
+    /// The root of the block's `parent_execution_requests`, and whether they are empty.
+    pub(crate) parent_requests: ([u8; 32], bool),
+    /// The bid's `block_hash` and `execution_requests_root` (what its child's bid is judged by).
+    pub(crate) block_hash: [u8; 32],
+    pub(crate) requests_root: [u8; 32],
     /// Whether the parent's payload was revealed; `None` when the parent is not in this file.
     pub(crate) parent_revealed: Option<bool>,
     /// Self-built (`builder_index` 2^64-1).
@@ -73,7 +78,7 @@ pub(crate) struct BidFacts {
 }
 
 /// Checks one Gloas block's bid and payload attestations, and its bid against its parent's when known.
-pub(crate) fn check_block(
+pub(super) fn check_block(
     block: &BeaconBlock<'_>,
     body: &BeaconBlockBody<'_>,
     bid: &ExecutionPayloadBid<'_>,
@@ -145,56 +150,115 @@ pub(crate) fn check_block(
     };
     let parent_revealed = match parent {
         None => None,
-        Some(p) if bid.parent_block_hash() == p.block_hash => {
-            if requests_root != p.requests_root {
-                return Err(mismatch(
-                    at,
-                    "parent_execution_requests root (the revealed parent bid's execution_requests_root)",
-                    hex0x(&p.requests_root),
-                    hex0x(&requests_root),
-                ));
-            }
-            Some(true)
-        }
-        Some(p) if Some(bid.parent_block_hash()) == p.parent_block_hash => {
-            if !requests_empty {
-                return Err(mismatch(
-                    at,
-                    "parent_execution_requests of a withheld parent payload",
-                    "none (ExecutionRequests())",
-                    "requests",
-                ));
-            }
-            Some(false)
-        }
-        Some(p) => {
-            return Err(mismatch(
-                at,
-                "bid parent_block_hash (the parent's block_hash if its payload was revealed, else what the parent built on)",
-                match p.parent_block_hash {
-                    Some(h) => format!(
-                        "{} (revealed) or {} (withheld) from slot {}",
-                        hex0x(&p.block_hash),
-                        hex0x(&h),
-                        p.slot
-                    ),
-                    None => format!("{} (the payload of slot {})", hex0x(&p.block_hash), p.slot),
-                },
-                hex0x(&bid.parent_block_hash()),
-            ))
-        }
+        Some(p) => Some(judge_parent(
+            bid.parent_block_hash(),
+            (requests_root, requests_empty),
+            p,
+            at,
+        )?),
     };
     Ok(BidFacts {
         root: bid.root().map_err(ssz)?,
         parent_block_hash: bid.parent_block_hash(),
+        parent_requests: (requests_root, requests_empty),
+        block_hash: bid.block_hash(),
+        requests_root: bid.execution_requests_root(),
         parent_revealed,
         self_built: bid.self_built(),
     })
 }
 
+/// The link the era's last block leaves for the next era's first (its bid's, or its payload's).
+pub(super) fn last_link(blocks: &[SlotFacts]) -> Option<ParentLink> {
+    let b = blocks.last()?;
+    match (&b.bid, &b.payload) {
+        (Some(x), _) => Some(ParentLink {
+            slot: b.slot,
+            block_hash: x.block_hash,
+            parent_block_hash: Some(x.parent_block_hash),
+            requests_root: x.requests_root,
+        }),
+        (None, Some(p)) => Some(ParentLink::of_payload(b.slot, p.1)),
+        (None, None) => None,
+    }
+}
+
+/// The era's first Gloas block whose parent is not in the file (the previous era's last block), to be judged
+/// by [`judge_parent`] against that file's [`last_link`].
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+pub struct FirstBid {
+    /// Its slot.
+    pub slot: u64,
+    /// Its block record's offset in the file.
+    pub record_offset: u64,
+    /// Its bid's `parent_block_hash`.
+    pub parent_block_hash: [u8; 32],
+    /// Its `parent_execution_requests`' root and whether they are empty.
+    pub parent_requests: ([u8; 32], bool),
+}
+
+/// [`FirstBid`] of an era's blocks.
+pub(super) fn first_bid(blocks: &[SlotFacts]) -> Option<FirstBid> {
+    let b = blocks.first()?;
+    let x = b.bid?;
+    x.parent_revealed.is_none().then_some(FirstBid {
+        slot: b.slot,
+        record_offset: b.record_offset,
+        parent_block_hash: x.parent_block_hash,
+        parent_requests: x.parent_requests,
+    })
+}
+
+/// Whether a block whose bid builds on `parent_block_hash`, carrying `parent_requests` (root, empty), found
+/// its parent's payload revealed (`true`) or withheld; an error when its bid builds on neither.
+pub(super) fn judge_parent(
+    parent_block_hash: [u8; 32],
+    parent_requests: ([u8; 32], bool),
+    p: &ParentLink,
+    at: u64,
+) -> Result<bool, FormatError> {
+    let (requests_root, requests_empty) = parent_requests;
+    if parent_block_hash == p.block_hash {
+        if requests_root != p.requests_root {
+            return Err(mismatch(
+                at,
+                "parent_execution_requests root (the revealed parent bid's execution_requests_root)",
+                hex0x(&p.requests_root),
+                hex0x(&requests_root),
+            ));
+        }
+        return Ok(true);
+    }
+    if Some(parent_block_hash) == p.parent_block_hash {
+        if !requests_empty {
+            return Err(mismatch(
+                at,
+                "parent_execution_requests of a withheld parent payload",
+                "none (ExecutionRequests())",
+                "requests",
+            ));
+        }
+        return Ok(false);
+    }
+    Err(mismatch(
+        at,
+        "bid parent_block_hash (the parent's block_hash if its payload was revealed, else what the parent built on)",
+        match p.parent_block_hash {
+            Some(h) => format!(
+                "{} (revealed) or {} (withheld) from slot {}",
+                hex0x(&p.block_hash),
+                hex0x(&h),
+                p.slot
+            ),
+            None => format!("{} (the payload of slot {})", hex0x(&p.block_hash), p.slot),
+        },
+        hex0x(&parent_block_hash),
+    ))
+}
+
 /// The era's state against its Gloas blocks: the latest bid and block hash, the payload availability bits;
 /// and the bid counts into the report.
-pub(crate) fn check_state(
+pub(super) fn check_state(
     sf: &StateFacts,
     blocks: &[SlotFacts],
     start_slot: u64,

@@ -320,6 +320,8 @@ pub(super) fn sequential_checks(
         state_root: None,
         first_slot_state_root: matches!(index.offsets.first(), Some(None))
             .then(|| sf.state_root(start)),
+        last_link: super::bid::last_link(blocks),
+        first_bid: super::bid::first_bid(blocks),
     };
     let h = &sf.latest_block_header;
     let (_, state_at) = (0, index.record_offset);

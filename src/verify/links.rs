@@ -277,6 +277,34 @@ pub fn link_era(reports: &mut [FileReport], opts: &VerifyOptions) {
                 ));
             }
         }
+        // Gloas: the first bid of this era builds on the previous era's last block (bid or payload), once the
+        // two files are known to be consecutive.
+        if let (Some(link), Some(f), true) = (
+            prev.last_link,
+            next.first_bid,
+            prev.last_root.is_some() && prev.last_root == next.previous_root,
+        ) {
+            match super::bid::judge_parent(
+                f.parent_block_hash,
+                f.parent_requests,
+                &link,
+                f.record_offset,
+            ) {
+                Ok(revealed) => {
+                    if let Some(bids) = rb.beacon.as_mut().and_then(|b| b.bids.as_mut()) {
+                        if revealed {
+                            bids.parents_revealed += 1;
+                        } else {
+                            bids.parents_withheld += 1;
+                        }
+                    }
+                }
+                Err(e) => {
+                    let e = e.in_file(Path::new(&rb.file)).in_slot(f.slot);
+                    rb.error(e);
+                }
+            }
+        }
         if let (Some((n, h)), Some((first, parent))) = (prev.execution_head, next.first_payload) {
             if first != n + 1 || parent != h {
                 rb.error(format!(

@@ -3,7 +3,7 @@
 //! ([`era`]); the checks between files run once every file has its report ([`links`]).
 
 pub mod anchor;
-mod bid;
+pub mod bid;
 pub mod canonical;
 pub mod era;
 mod era_state;

@@ -235,6 +235,10 @@ pub struct EraLinks {
     /// `state.state_roots` at this era's first slot, when that slot is empty: then it is the root of the state
     /// at that slot with no block applied, which is the previous era file's state, so the two must be equal.
     pub first_slot_state_root: Option<[u8; 32]>,
+    /// What the era's last block leaves for the next era's first bid (Gloas).
+    pub(crate) last_link: Option<super::bid::ParentLink>,
+    /// The era's first Gloas block, whose parent is the previous era's last.
+    pub first_bid: Option<super::bid::FirstBid>,
 }
 
 /// How an era state was anchored.

@@ -106,6 +106,24 @@ fn gloas_eras_verify_across_the_fork_with_their_bid_chain() {
             assert_eq!(r.transactions, 0);
         }
     }
+    // Verified together, each file's first bid is judged against the previous file's last block: every
+    // parent's payload status is known.
+    let reports = eraflow::verify::verify_archives(
+        &paths,
+        &VerifyOptions {
+            network: Some(net.clone()),
+            ..Default::default()
+        },
+    );
+    for r in &reports {
+        assert!(r.ok, "{}: {}", r.file, errors(r));
+        let bids = r.beacon.as_ref().unwrap().bids.as_ref().unwrap();
+        assert_eq!(
+            bids.parents_revealed + bids.parents_withheld,
+            bids.bids,
+            "{bids:?}"
+        );
+    }
 }
 
 #[test]
