@@ -44,7 +44,8 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Write deterministic synthetic archives: era1 (real signatures, logs, every pre-merge transaction kind), ere
     /// (the same blocks with slim receipts, in any era: past the merge with transaction types 0-4, withdrawals,
-    /// blobs) or era (beacon blocks of any fork chained into their state, payloads with transactions of types 0-4).
+    /// blobs) or era (beacon blocks of any fork chained into their state, payloads with transactions of types 0-4,
+    /// Gloas bids).
     Synth(SynthArgs),
     /// Verify era1 and era files and export them to Parquet datasets (blocks, transactions, logs, uncles from
     /// era1; blocks, transactions, withdrawals, beacon_blocks, the block operations and, opt-in, validators from
