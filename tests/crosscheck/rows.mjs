@@ -19,6 +19,9 @@ const hex = (b) => "0x" + Buffer.from(b).toString("hex");
 const int = (v) => (v === Infinity ? FAR_FUTURE : BigInt(v).toString());
 const zero = (b) => Buffer.from(b).every((x) => x === 0);
 
+// The previous block of the case (its bid or payload): what a Gloas bid's parent payload status is judged by.
+let previous = null;
+
 function blockRows(out, fork, signed, bytes) {
   const t = ssz[fork];
   const block = signed ? t.SignedBeaconBlock.deserialize(bytes).message : t.BeaconBlock.deserialize(bytes);
@@ -142,6 +145,35 @@ function blockRows(out, fork, signed, bytes) {
       signature: hex(a.signature),
     })
   );
+  if (bid) {
+    let status = null;
+    if (previous?.bid) {
+      const p = hex(bid.parentBlockHash);
+      status = p === hex(previous.bid.blockHash) ? "revealed" : p === hex(previous.bid.parentBlockHash) ? "withheld" : "broken";
+    } else if (previous?.payload && !zero(previous.payload.blockHash)) {
+      status = hex(bid.parentBlockHash) === hex(previous.payload.blockHash) ? "revealed" : "broken";
+    }
+    const SELF_BUILD = 2n ** 64n - 1n;
+    const commitmentsType = ssz.gloas.ExecutionPayloadBid.fields.blobKzgCommitments;
+    push("beacon_blocks (Gloas bid columns)", {
+      slot,
+      block_root: root,
+      bid_builder_index: int(bid.builderIndex === Infinity ? SELF_BUILD : bid.builderIndex),
+      bid_self_built: BigInt(bid.builderIndex === Infinity ? SELF_BUILD : bid.builderIndex) === SELF_BUILD,
+      bid_value_gwei: int(bid.value),
+      bid_execution_payment_gwei: int(bid.executionPayment),
+      bid_block_hash: hex(bid.blockHash),
+      bid_parent_block_hash: hex(bid.parentBlockHash),
+      bid_gas_limit: int(bid.gasLimit),
+      bid_blob_kzg_commitments_root: hex(commitmentsType.hashTreeRoot(bid.blobKzgCommitments)),
+      bid_execution_requests_root: hex(bid.executionRequestsRoot),
+      parent_payload_status: status,
+      payload_attestation_count: int(body.payloadAttestations.length),
+      blob_kzg_commitment_count: int(bid.blobKzgCommitments.length),
+      fork,
+    });
+  }
+  previous = { bid, payload };
   // Gloas: a block processes its parent payload's requests.
   const r = body.parentExecutionRequests ?? body.executionRequests;
   if (r) {
@@ -262,6 +294,7 @@ function stateRows(out, fork, era, bytes) {
 const result = {};
 for (const c of cases) {
   const out = (result[c.id] = {});
+  previous = null;
   for (const b of c.blocks) blockRows(out, b.fork, b.signed, readFileSync(join(dir, b.file)));
   for (const s of c.states) stateRows(out, s.fork, s.era, readFileSync(join(dir, s.file)));
 }

@@ -1,8 +1,9 @@
 //! The consensus datasets against an independent decoder: every operation dataset and `validators`, row for row
 //! and value for value, against what Lodestar (`tests/crosscheck/rows.mjs`, `@lodestar/types`) reads from the
 //! same bytes:
-//! - synthetic era files of every fork, under both presets (a mainnet-preset and a gnosis-preset network), as
-//!   `eraflow export` writes them (the Parquet files read back);
+//! - synthetic era files of every fork to Gloas, under both presets (a mainnet-preset and a gnosis-preset
+//!   network), as `eraflow export` writes them (the Parquet files read back), with `beacon_blocks`' Gloas bid
+//!   columns (parent payload status included) as a table of their own;
 //! - the real beacon blocks of the shared data (Portal blocks from Bellatrix to Deneb with their payloads, the
 //!   trin block, the erigon sanity chains) and real states (mainnet and sepolia genesis, erigon's phase0 and
 //!   capella states), through the dataset builders.
@@ -43,6 +44,27 @@ fn consensus_datasets() -> Vec<&'static dyn Dataset> {
         .collect()
 }
 
+/// `beacon_blocks`' Gloas columns, compared as a table of their own (`BIDS`): the rest of `beacon_blocks` is
+/// execution-side and checked elsewhere.
+const BID_COLUMNS: [&str; 15] = [
+    "slot",
+    "block_root",
+    "bid_builder_index",
+    "bid_self_built",
+    "bid_value_gwei",
+    "bid_execution_payment_gwei",
+    "bid_block_hash",
+    "bid_parent_block_hash",
+    "bid_gas_limit",
+    "bid_blob_kzg_commitments_root",
+    "bid_execution_requests_root",
+    "parent_payload_status",
+    "payload_attestation_count",
+    "blob_kzg_commitment_count",
+    "fork",
+];
+const BIDS: &str = "beacon_blocks (Gloas bid columns)";
+
 /// One Parquet/Arrow cell as rows.mjs renders values.
 fn cell(col: &ArrayRef, i: usize) -> Value {
     if col.is_null(i) {
@@ -54,6 +76,7 @@ fn cell(col: &ArrayRef, i: usize) -> Value {
         DataType::UInt32 => json!(col.as_primitive::<UInt32Type>().value(i).to_string()),
         DataType::UInt64 => json!(col.as_primitive::<UInt64Type>().value(i).to_string()),
         DataType::Boolean => json!(col.as_boolean().value(i)),
+        DataType::Utf8 => json!(col.as_string::<i32>().value(i)),
         DataType::Binary => json!(format!(
             "0x{}",
             hex::encode(col.as_binary::<i32>().value(i))
@@ -103,13 +126,33 @@ fn synthetic_cases(preset: Preset, dir: &Path) -> Vec<Case> {
         let out = dir.join(format!("{id}-out"));
         let mut opts = export_opts(&out, false);
         opts.datasets = consensus_datasets();
+        opts.datasets.push(&datasets::beacon_blocks::BeaconBlocks);
         opts.network = Some(net.clone());
         let outcome = export(std::slice::from_ref(&path), &opts, &Progress::hidden()).unwrap();
         assert!(outcome[0].ok, "{id}: {:?}", outcome[0].errors);
         let mut rows = Rows::new();
         for rel in &outcome[0].outputs {
             let dataset = rel.split('/').next().unwrap().to_string();
-            rows.insert(dataset, batch_rows(&read_parquet(&out.join(rel))));
+            let batch_rows = batch_rows(&read_parquet(&out.join(rel)));
+            if dataset == "beacon_blocks" {
+                // Only the Gloas bid's columns, compared as their own table.
+                let bids: Vec<Value> = batch_rows
+                    .into_iter()
+                    .filter(|r| !r["bid_builder_index"].is_null())
+                    .map(|r| {
+                        let mut m = Map::new();
+                        for k in BID_COLUMNS {
+                            m.insert(k.to_string(), r[k].clone());
+                        }
+                        Value::Object(m)
+                    })
+                    .collect();
+                if !bids.is_empty() {
+                    rows.insert(BIDS.into(), bids);
+                }
+                continue;
+            }
+            rows.insert(dataset, batch_rows);
         }
         let (blocks, state) = unpack_era(&path);
         let mut block_entries = Vec::new();
@@ -317,9 +360,14 @@ fn compare(here: &Path, dir: &Path, preset: Preset, cases: &[Case]) -> BTreeMap<
     for c in cases {
         let empty = Rows::new();
         let lodestar = theirs.get(&c.id).unwrap_or(&empty);
-        for d in consensus_datasets() {
-            let ours = c.rows.get(d.name()).map_or(&[][..], |v| v.as_slice());
-            let them = lodestar.get(d.name()).map_or(&[][..], |v| v.as_slice());
+        let names = consensus_datasets()
+            .iter()
+            .map(|d| d.name())
+            .chain([BIDS])
+            .collect::<Vec<_>>();
+        for name in names {
+            let ours = c.rows.get(name).map_or(&[][..], |v| v.as_slice());
+            let them = lodestar.get(name).map_or(&[][..], |v| v.as_slice());
             assert_eq!(
                 ours.len(),
                 them.len(),
@@ -329,15 +377,9 @@ fn compare(here: &Path, dir: &Path, preset: Preset, cases: &[Case]) -> BTreeMap<
                 them.len()
             );
             for (i, (a, b)) in ours.iter().zip(them).enumerate() {
-                assert_eq!(
-                    a,
-                    b,
-                    "{} {} row {i} differs from Lodestar's",
-                    c.id,
-                    d.name()
-                );
+                assert_eq!(a, b, "{} {name} row {i} differs from Lodestar's", c.id);
             }
-            *compared.entry(d.name().to_string()).or_default() += ours.len();
+            *compared.entry(name.to_string()).or_default() += ours.len();
         }
     }
     compared
@@ -357,11 +399,10 @@ fn consensus_datasets_match_lodestar() {
         let compared = compare(&here, dir.path(), preset, &cases);
         eprintln!("{preset}: rows compared with Lodestar: {compared:?}");
         // Every dataset had rows to compare: synthetic blocks carry every operation of their fork.
-        for d in consensus_datasets() {
+        for name in consensus_datasets().iter().map(|d| d.name()).chain([BIDS]) {
             assert!(
-                compared.get(d.name()).is_some_and(|&n| n > 0),
-                "{preset}: no {} rows compared",
-                d.name()
+                compared.get(name).is_some_and(|&n| n > 0),
+                "{preset}: no {name} rows compared",
             );
         }
     }
