@@ -9,20 +9,16 @@
 //!   child's bid builds on the parent bid's `block_hash` (the parent's payload was revealed, and the child's
 //!   `parent_execution_requests` hash to the parent bid's `execution_requests_root`) or on the parent bid's own
 //!   `parent_block_hash` (withheld: no requests); anything else is a broken chain;
-//! - against the era's state ([`check_state`]): `latest_execution_payload_bid` is the last block's bid,
+//! - against the era's state (`era_state::check_bids`): `latest_execution_payload_bid` is the last block's bid,
 //!   `latest_block_hash` what that bid builds on, and `execution_payload_availability` holds one bit per slot
 //!   after the fork: set exactly for the blocks whose payload the next block revealed.
 
-use super::era_state::{SlotFacts, StateFacts};
 use super::{hex0x, mismatch};
 use crate::consensus::bid::{
     empty_requests_root, requests_root_and_empty, ExecutionPayloadBid, G2_POINT_AT_INFINITY,
 };
 use crate::consensus::{BeaconBlock, BeaconBlockBody, SszError};
-use crate::formats::era::SLOTS_PER_ERA;
 use crate::formats::{FormatError, FormatErrorKind};
-use crate::verify::report::{BidCounts, FileReport};
-use std::collections::BTreeMap;
 
 /// What a child block's bid is checked against: its parent's bid, or the parent's payload before the fork.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -83,7 +79,7 @@ pub(super) fn check_block(
     body: &BeaconBlockBody<'_>,
     bid: &ExecutionPayloadBid<'_>,
     parent: Option<&ParentLink>,
-    state: &StateFacts,
+    builders: Option<u64>,
     at: u64,
 ) -> Result<BidFacts, FormatError> {
     let slot = block.slot();
@@ -121,7 +117,7 @@ pub(super) fn check_block(
                 hex0x(&bid.signature()[..bid.signature().len().min(4)]) + "...",
             ));
         }
-    } else if let Some(n) = state.builders.filter(|&n| bid.builder_index() >= n) {
+    } else if let Some(n) = builders.filter(|&n| bid.builder_index() >= n) {
         return Err(mismatch(
             at,
             "bid builder_index (in the state's builder registry)",
@@ -168,23 +164,8 @@ pub(super) fn check_block(
     })
 }
 
-/// The link the era's last block leaves for the next era's first (its bid's, or its payload's).
-pub(super) fn last_link(blocks: &[SlotFacts]) -> Option<ParentLink> {
-    let b = blocks.last()?;
-    match (&b.bid, &b.payload) {
-        (Some(x), _) => Some(ParentLink {
-            slot: b.slot,
-            block_hash: x.block_hash,
-            parent_block_hash: Some(x.parent_block_hash),
-            requests_root: x.requests_root,
-        }),
-        (None, Some(p)) => Some(ParentLink::of_payload(b.slot, p.1)),
-        (None, None) => None,
-    }
-}
-
 /// The era's first Gloas block whose parent is not in the file (the previous era's last block), to be judged
-/// by [`judge_parent`] against that file's [`last_link`].
+/// by `judge_parent` against that file's last block (`EraLinks::last_link`).
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct FirstBid {
     /// Its slot.
@@ -195,18 +176,6 @@ pub struct FirstBid {
     pub parent_block_hash: [u8; 32],
     /// Its `parent_execution_requests`' root and whether they are empty.
     pub parent_requests: ([u8; 32], bool),
-}
-
-/// [`FirstBid`] of an era's blocks.
-pub(super) fn first_bid(blocks: &[SlotFacts]) -> Option<FirstBid> {
-    let b = blocks.first()?;
-    let x = b.bid?;
-    x.parent_revealed.is_none().then_some(FirstBid {
-        slot: b.slot,
-        record_offset: b.record_offset,
-        parent_block_hash: x.parent_block_hash,
-        parent_requests: x.parent_requests,
-    })
 }
 
 /// Whether a block whose bid builds on `parent_block_hash`, carrying `parent_requests` (root, empty), found
@@ -254,113 +223,4 @@ pub(super) fn judge_parent(
         },
         hex0x(&parent_block_hash),
     ))
-}
-
-/// The era's state against its Gloas blocks: the latest bid and block hash, the payload availability bits;
-/// and the bid counts into the report.
-pub(super) fn check_state(
-    sf: &StateFacts,
-    blocks: &[SlotFacts],
-    start_slot: u64,
-    is_empty: impl Fn(u64) -> bool,
-    at: u64,
-    report: &mut FileReport,
-) -> Option<BidCounts> {
-    let gloas = sf.gloas.as_ref()?;
-    let path = report.file.clone();
-    let mut errors = Vec::new();
-    let mut counts = BidCounts::default();
-    for b in blocks.iter().filter_map(|b| b.bid.as_ref()) {
-        counts.bids += 1;
-        counts.self_built += b.self_built as u64;
-        match b.parent_revealed {
-            Some(true) => counts.parents_revealed += 1,
-            Some(false) => counts.parents_withheld += 1,
-            None => {}
-        }
-    }
-    // The latest bid and block hash: the last block's bid, and what it builds on; a payload's hash when the
-    // era's last block predates the fork (the upgrade's bid names it).
-    if let Some(last) = blocks.last() {
-        let (want_hash, what) = match (&last.bid, &last.payload) {
-            (Some(b), _) => {
-                if gloas.latest_bid_root != b.root {
-                    errors.push(mismatch(
-                        at,
-                        "state.latest_execution_payload_bid (the era's last bid)",
-                        format!("root {} (slot {})", hex0x(&b.root), last.slot),
-                        format!("root {}", hex0x(&gloas.latest_bid_root)),
-                    ));
-                }
-                (
-                    b.parent_block_hash,
-                    "state.latest_block_hash (what the era's last bid builds on)",
-                )
-            }
-            (None, Some(p)) => (
-                p.1,
-                "state.latest_block_hash (the last payload's block hash, as the fork's upgrade records it)",
-            ),
-            (None, None) => (gloas.latest_block_hash, ""),
-        };
-        if gloas.latest_block_hash != want_hash {
-            errors.push(mismatch(
-                at,
-                what,
-                hex0x(&want_hash),
-                hex0x(&gloas.latest_block_hash),
-            ));
-        }
-    }
-    // Availability: after the fork's first slot (whose bit the upgrade set) each slot's bit is cleared as the
-    // slot begins and set when the next block reveals its payload. Index 0 is the state's own slot's (cleared).
-    let bit = |slot: u64| {
-        let i = (slot % SLOTS_PER_ERA) as usize;
-        gloas
-            .availability
-            .get(i / 8)
-            .is_some_and(|b| b & (1 << (i % 8)) != 0)
-    };
-    // Each block's payload as its child in the file tells (`None`: not told, its child failed its checks);
-    // the era's last block's is not revealed yet.
-    let mut revealed: BTreeMap<u64, Option<bool>> = blocks
-        .windows(2)
-        .map(|w| {
-            let told = (w[1].parent_root == w[0].root)
-                .then(|| w[1].bid.and_then(|b| b.parent_revealed))
-                .flatten();
-            (w[0].slot, told)
-        })
-        .collect();
-    if let Some(last) = blocks.last() {
-        revealed.insert(last.slot, Some(false));
-    }
-    let mut bits_checked = 0u64;
-    for slot in (start_slot + 1..start_slot + SLOTS_PER_ERA).filter(|&s| s > gloas.fork_slot) {
-        let want = match revealed.get(&slot) {
-            Some(Some(r)) => *r,
-            Some(None) => continue,
-            None if is_empty(slot) => false,
-            // A block that failed its own checks: reported already.
-            None => continue,
-        };
-        bits_checked += 1;
-        if bit(slot) != want {
-            errors.push(
-                mismatch(
-                    at,
-                    "state.execution_payload_availability bit (set when the next block revealed this slot's payload)",
-                    want as u8,
-                    bit(slot) as u8,
-                )
-                .in_slot(slot),
-            );
-            break;
-        }
-    }
-    counts.availability_bits_checked = bits_checked;
-    for e in errors {
-        report.error(e.in_file(std::path::Path::new(&path)));
-    }
-    Some(counts)
 }

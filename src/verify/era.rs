@@ -542,8 +542,8 @@ fn check_block<V: Visitor>(
     };
     if let Some(bid) = body.bid() {
         let bid = bid.map_err(ssz_err)?;
-        let b =
-            super::bid::check_block(&block, &body, &bid, parent, ctx.state, at).map_err(located)?;
+        let b = super::bid::check_block(&block, &body, &bid, parent, ctx.state.builders, at)
+            .map_err(located)?;
         check_state()?;
         facts.bid = Some(b);
         visitor.beacon_block(

@@ -2,6 +2,7 @@
 //! historical accumulator and the file name's hash8, and the checks that need the blocks in slot order (parent
 //! roots, empty slots, the payload chain, the latest block and execution payload headers).
 
+use super::bid::{FirstBid, ParentLink};
 use crate::consensus::merkle;
 use crate::consensus::ssz;
 use crate::consensus::state::BlockHeader;
@@ -11,8 +12,9 @@ use crate::formats::era::{EraFile, SLOTS_PER_ERA};
 use crate::formats::ArchiveName;
 use crate::formats::MappedArchive;
 use crate::formats::{FormatError, FormatErrorKind};
-use crate::verify::report::{BeaconReport, EraLinks, FileReport};
+use crate::verify::report::{BeaconReport, BidCounts, EraLinks, FileReport};
 use crate::verify::{hex0x, mismatch};
+use std::collections::BTreeMap;
 
 /// What one block contributed, for the sequential checks.
 #[derive(Debug, Clone, Copy)]
@@ -320,12 +322,12 @@ pub(super) fn sequential_checks(
         state_root: None,
         first_slot_state_root: matches!(index.offsets.first(), Some(None))
             .then(|| sf.state_root(start)),
-        last_link: super::bid::last_link(blocks),
-        first_bid: super::bid::first_bid(blocks),
+        last_link: last_link(blocks),
+        first_bid: first_bid(blocks),
     };
     let h = &sf.latest_block_header;
     let (_, state_at) = (0, index.record_offset);
-    beacon.bids = super::bid::check_state(
+    beacon.bids = check_bids(
         sf,
         blocks,
         start,
@@ -437,4 +439,140 @@ pub(super) fn payload_container(spec: Spec) -> Option<&'static ssz::Container> {
         ssz::field_container(spec.block_schema(), "body")?,
         "execution_payload",
     )
+}
+
+/// The era's state against its Gloas blocks (see [`super::bid`]): the latest bid and block hash, the payload availability bits;
+/// and the bid counts into the report.
+pub(super) fn check_bids(
+    sf: &StateFacts,
+    blocks: &[SlotFacts],
+    start_slot: u64,
+    is_empty: impl Fn(u64) -> bool,
+    at: u64,
+    report: &mut FileReport,
+) -> Option<BidCounts> {
+    let gloas = sf.gloas.as_ref()?;
+    let path = report.file.clone();
+    let mut errors = Vec::new();
+    let mut counts = BidCounts::default();
+    for b in blocks.iter().filter_map(|b| b.bid.as_ref()) {
+        counts.bids += 1;
+        counts.self_built += b.self_built as u64;
+        match b.parent_revealed {
+            Some(true) => counts.parents_revealed += 1,
+            Some(false) => counts.parents_withheld += 1,
+            None => {}
+        }
+    }
+    // The latest bid and block hash: the last block's bid, and what it builds on; a payload's hash when the
+    // era's last block predates the fork (the upgrade's bid names it).
+    if let Some(last) = blocks.last() {
+        let (want_hash, what) = match (&last.bid, &last.payload) {
+            (Some(b), _) => {
+                if gloas.latest_bid_root != b.root {
+                    errors.push(mismatch(
+                        at,
+                        "state.latest_execution_payload_bid (the era's last bid)",
+                        format!("root {} (slot {})", hex0x(&b.root), last.slot),
+                        format!("root {}", hex0x(&gloas.latest_bid_root)),
+                    ));
+                }
+                (
+                    b.parent_block_hash,
+                    "state.latest_block_hash (what the era's last bid builds on)",
+                )
+            }
+            (None, Some(p)) => (
+                p.1,
+                "state.latest_block_hash (the last payload's block hash, as the fork's upgrade records it)",
+            ),
+            (None, None) => (gloas.latest_block_hash, ""),
+        };
+        if gloas.latest_block_hash != want_hash {
+            errors.push(mismatch(
+                at,
+                what,
+                hex0x(&want_hash),
+                hex0x(&gloas.latest_block_hash),
+            ));
+        }
+    }
+    // Availability: after the fork's first slot (whose bit the upgrade set) each slot's bit is cleared as the
+    // slot begins and set when the next block reveals its payload. Index 0 is the state's own slot's (cleared).
+    let bit = |slot: u64| {
+        let i = (slot % SLOTS_PER_ERA) as usize;
+        gloas
+            .availability
+            .get(i / 8)
+            .is_some_and(|b| b & (1 << (i % 8)) != 0)
+    };
+    // Each block's payload as its child in the file tells (`None`: not told, its child failed its checks);
+    // the era's last block's is not revealed yet.
+    let mut revealed: BTreeMap<u64, Option<bool>> = blocks
+        .windows(2)
+        .map(|w| {
+            let told = (w[1].parent_root == w[0].root)
+                .then(|| w[1].bid.and_then(|b| b.parent_revealed))
+                .flatten();
+            (w[0].slot, told)
+        })
+        .collect();
+    if let Some(last) = blocks.last() {
+        revealed.insert(last.slot, Some(false));
+    }
+    let mut bits_checked = 0u64;
+    for slot in (start_slot + 1..start_slot + SLOTS_PER_ERA).filter(|&s| s > gloas.fork_slot) {
+        let want = match revealed.get(&slot) {
+            Some(Some(r)) => *r,
+            Some(None) => continue,
+            None if is_empty(slot) => false,
+            // A block that failed its own checks: reported already.
+            None => continue,
+        };
+        bits_checked += 1;
+        if bit(slot) != want {
+            errors.push(
+                mismatch(
+                    at,
+                    "state.execution_payload_availability bit (set when the next block revealed this slot's payload)",
+                    want as u8,
+                    bit(slot) as u8,
+                )
+                .in_slot(slot),
+            );
+            break;
+        }
+    }
+    counts.availability_bits_checked = bits_checked;
+    for e in errors {
+        report.error(e.in_file(std::path::Path::new(&path)));
+    }
+    Some(counts)
+}
+
+/// The link the era's last block leaves for the next era's first (its bid's, or its payload's).
+fn last_link(blocks: &[SlotFacts]) -> Option<ParentLink> {
+    let b = blocks.last()?;
+    match (&b.bid, &b.payload) {
+        (Some(x), _) => Some(ParentLink {
+            slot: b.slot,
+            block_hash: x.block_hash,
+            parent_block_hash: Some(x.parent_block_hash),
+            requests_root: x.requests_root,
+        }),
+        (None, Some(p)) => Some(ParentLink::of_payload(b.slot, p.1)),
+        (None, None) => None,
+    }
+}
+
+/// [`FirstBid`] of an era's blocks.
+fn first_bid(blocks: &[SlotFacts]) -> Option<FirstBid> {
+    let b = blocks.first()?;
+    let x = b.bid?;
+    x.parent_revealed.is_none().then_some(FirstBid {
+        slot: b.slot,
+        record_offset: b.record_offset,
+        parent_block_hash: x.parent_block_hash,
+        parent_requests: x.parent_requests,
+    })
 }

@@ -2,10 +2,9 @@
 //! to a bid, a payload attestation, a progressive list's element or the state's record of the bid chain is
 //! caught with the slot and field named.
 
-use crate::util::unpack_era;
+use crate::util::{repack_era, unpack_era};
 use eraflow::consensus::bid::ExecutionPayloadBid;
 use eraflow::consensus::{BeaconState, Fork, SignedBeaconBlock, Spec};
-use eraflow::formats::era::EraWriter;
 use eraflow::network::Network;
 use eraflow::synth::era::{write, EraSynthOptions};
 use eraflow::verify::report::FileReport;
@@ -55,17 +54,6 @@ fn assert_caught(r: &FileReport, needle: &str, slot: Option<u64>) {
         }),
         "expected '{needle}' (slot {slot:?}) in:\n{e}"
     );
-}
-
-fn repack(dir: &Path, like: &Path, era: u64, blocks: &[(u64, Vec<u8>)], state: &[u8]) -> PathBuf {
-    std::fs::create_dir_all(dir).unwrap();
-    let mut w = EraWriter::create(dir, "synthnet", era).unwrap();
-    for (slot, b) in blocks {
-        w.add_block(*slot, b).unwrap();
-    }
-    let name = like.file_name().unwrap().to_str().unwrap();
-    let hash = hex::decode(&name[name.len() - 12..name.len() - 4]).unwrap();
-    w.finish(state, &hash).unwrap()
 }
 
 /// Where `part` (a slice of `whole`) starts in it.
@@ -136,7 +124,14 @@ fn damage_to_the_bid_chain_is_caught_and_located() {
     assert_eq!(spec.fork, Fork::Gloas);
     let (blocks, state) = unpack_era(&src);
     assert_eq!(
-        std::fs::read(repack(&d.path().join("same"), &src, era, &blocks, &state)).unwrap(),
+        std::fs::read(repack_era(
+            &d.path().join("same"),
+            &src,
+            era,
+            &blocks,
+            &state
+        ))
+        .unwrap(),
         std::fs::read(&src).unwrap()
     );
     let bid_of = |signed: &[u8]| -> (usize, bool, usize) {
@@ -152,7 +147,7 @@ fn damage_to_the_bid_chain_is_caught_and_located() {
     let (k, at) = (5, bid_of(&blocks[5].1).0);
     b1[k].1[at] ^= 1;
     let r = verify(
-        &repack(&d.path().join("parent"), &src, era, &b1, &state),
+        &repack_era(&d.path().join("parent"), &src, era, &b1, &state),
         &net,
     );
     assert_caught(&r, "bid parent_block_hash", Some(blocks[k].0));
@@ -161,7 +156,7 @@ fn damage_to_the_bid_chain_is_caught_and_located() {
     let mut b2 = blocks.clone();
     b2[7].1[bid_of(&blocks[7].1).0 + 4 * 32 + 20 + 16] ^= 1;
     let r = verify(
-        &repack(&d.path().join("slot"), &src, era, &b2, &state),
+        &repack_era(&d.path().join("slot"), &src, era, &b2, &state),
         &net,
     );
     assert_caught(&r, "bid slot", Some(blocks[7].0));
@@ -171,7 +166,7 @@ fn damage_to_the_bid_chain_is_caught_and_located() {
     let mut b3 = blocks.clone();
     b3[k].1[bid_of(&blocks[k].1).0 + 4 * 32 + 20 + 24] = 1;
     let r = verify(
-        &repack(&d.path().join("value"), &src, era, &b3, &state),
+        &repack_era(&d.path().join("value"), &src, era, &b3, &state),
         &net,
     );
     assert_caught(&r, "self-built", Some(blocks[k].0));
@@ -186,7 +181,10 @@ fn damage_to_the_bid_chain_is_caught_and_located() {
     let at = offset_in(&blocks[k].1, first) + 64 + 32;
     let mut b4 = blocks.clone();
     b4[k].1[at] ^= 2;
-    let r = verify(&repack(&d.path().join("ptc"), &src, era, &b4, &state), &net);
+    let r = verify(
+        &repack_era(&d.path().join("ptc"), &src, era, &b4, &state),
+        &net,
+    );
     assert_caught(&r, "payload attestation data", Some(blocks[k].0));
 
     // A byte inside an element of a progressive list (the body's attestations): the block's root moves.
@@ -195,7 +193,7 @@ fn damage_to_the_bid_chain_is_caught_and_located() {
     let mut b5 = blocks.clone();
     b5[k].1[at] ^= 0x40;
     let r = verify(
-        &repack(&d.path().join("list"), &src, era, &b5, &state),
+        &repack_era(&d.path().join("list"), &src, era, &b5, &state),
         &net,
     );
     assert_caught(&r, "block root (state.block_roots)", Some(blocks[k].0));
@@ -212,14 +210,14 @@ fn damage_to_the_bid_chain_is_caught_and_located() {
     let mut s1 = state.clone();
     s1[bits + i / 8] ^= 1 << (i % 8);
     let r = verify(
-        &repack(&d.path().join("bits"), &src, era, &blocks, &s1),
+        &repack_era(&d.path().join("bits"), &src, era, &blocks, &s1),
         &net,
     );
     assert_caught(&r, "execution_payload_availability", Some(slot));
     let mut s2 = state.clone();
     s2[hash] ^= 1;
     let r = verify(
-        &repack(&d.path().join("hash"), &src, era, &blocks, &s2),
+        &repack_era(&d.path().join("hash"), &src, era, &blocks, &s2),
         &net,
     );
     assert_caught(&r, "state.latest_block_hash", None);

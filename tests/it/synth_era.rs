@@ -2,16 +2,16 @@
 //! `verify::era` accepts them and rejects every kind of damage with an error that names the file, offset and
 //! slot. The real genesis era files verify against their published state roots.
 
-use crate::util::unpack_era;
+use crate::util::{repack_era, unpack_era};
 use eraflow::consensus::{Fork, ALL_FORKS};
-use eraflow::formats::era::{EraFile, EraWriter};
+use eraflow::formats::era::EraFile;
 use eraflow::formats::MappedArchive;
 use eraflow::network::Network;
 use eraflow::synth::era::{write, EraSynthOptions};
 use eraflow::verify::file as verify_file;
 use eraflow::verify::report::FileReport;
 use eraflow::verify::VerifyOptions;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn opts(era: u64, files: u64, blocks: u64) -> EraSynthOptions {
     let mut o = EraSynthOptions::new(Network::by_name("synthnet").unwrap());
@@ -168,18 +168,6 @@ fn senders_recover_with_the_process_signer() {
     assert_eq!((r.senders_recovered, r.sender_errors), (Some(32), Some(0)));
 }
 
-/// Writes an era file from parts under the name of `like` in `dir`.
-fn repack(dir: &Path, like: &Path, era: u64, blocks: &[(u64, Vec<u8>)], state: &[u8]) -> PathBuf {
-    std::fs::create_dir_all(dir).unwrap();
-    let mut w = EraWriter::create(dir, "synthnet", era).unwrap();
-    for (slot, b) in blocks {
-        w.add_block(*slot, b).unwrap();
-    }
-    let name = like.file_name().unwrap().to_str().unwrap();
-    let hash = hex::decode(&name[name.len() - 12..name.len() - 4]).unwrap();
-    w.finish(state, &hash).unwrap()
-}
-
 #[test]
 fn damage_is_caught_and_located() {
     let net = Network::by_name("synthnet").unwrap();
@@ -189,7 +177,7 @@ fn damage_is_caught_and_located() {
         .unwrap()
         .remove(0);
     let (blocks, state) = unpack_era(&src);
-    let repacked = repack(&d.path().join("same"), &src, era, &blocks, &state);
+    let repacked = repack_era(&d.path().join("same"), &src, era, &blocks, &state);
     assert_eq!(
         std::fs::read(&repacked).unwrap(),
         std::fs::read(&src).unwrap()
@@ -203,7 +191,7 @@ fn damage_is_caught_and_located() {
     // (eth1_data).
     b2[3].1[100 + 84 + 96 + 72] ^= 1;
     assert_eq!(b2[3].1.len(), n);
-    let p = repack(&d.path().join("graffiti"), &src, era, &b2, &state);
+    let p = repack_era(&d.path().join("graffiti"), &src, era, &b2, &state);
     let r = verify(&p);
     assert_fails(&r, "block root (state.block_roots)");
     assert!(
@@ -218,7 +206,13 @@ fn damage_is_caught_and_located() {
     let mut b3 = blocks.clone();
     b3.remove(5);
     assert_fails(
-        &verify(&repack(&d.path().join("dropped"), &src, era, &b3, &state)),
+        &verify(&repack_era(
+            &d.path().join("dropped"),
+            &src,
+            era,
+            &b3,
+            &state,
+        )),
         "the previous slot's",
     );
 
@@ -226,7 +220,7 @@ fn damage_is_caught_and_located() {
     let mut b4 = blocks.clone();
     b4.pop();
     assert_fails(
-        &verify(&repack(&d.path().join("last"), &src, era, &b4, &state)),
+        &verify(&repack_era(&d.path().join("last"), &src, era, &b4, &state)),
         "latest_block_header",
     );
 
@@ -235,7 +229,7 @@ fn damage_is_caught_and_located() {
     let tx_at = find_tx_byte(&b5[2].1);
     b5[2].1[tx_at] ^= 0x01;
     assert_fails(
-        &verify(&repack(&d.path().join("tx"), &src, era, &b5, &state)),
+        &verify(&repack_era(&d.path().join("tx"), &src, era, &b5, &state)),
         "execution block hash",
     );
 
@@ -244,7 +238,13 @@ fn damage_is_caught_and_located() {
     let empty = (blocks[0].0 + 1) % 8192;
     let at = 8 + 32 + 8 + 16 + 112 + 32 * empty as usize;
     s2[at] ^= 0x80;
-    let r = verify(&repack(&d.path().join("roots"), &src, era, &blocks, &s2));
+    let r = verify(&repack_era(
+        &d.path().join("roots"),
+        &src,
+        era,
+        &blocks,
+        &s2,
+    ));
     assert_fails(&r, "last historical summary");
     assert_fails(&r, "empty slot");
 

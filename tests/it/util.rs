@@ -115,6 +115,25 @@ pub fn unpack_era(p: &Path) -> (Vec<(u64, Vec<u8>)>, Vec<u8>) {
     (blocks, state)
 }
 
+/// Writes a synthnet era file from parts (as [`unpack_era`] gives them) in `dir`, under the name of `like` (its
+/// hash8 kept, whatever the parts now hash to).
+pub fn repack_era(
+    dir: &Path,
+    like: &Path,
+    era: u64,
+    blocks: &[(u64, Vec<u8>)],
+    state: &[u8],
+) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let mut w = eraflow::formats::era::EraWriter::create(dir, "synthnet", era).unwrap();
+    for (slot, b) in blocks {
+        w.add_block(*slot, b).unwrap();
+    }
+    let name = like.file_name().unwrap().to_str().unwrap();
+    let hash = hex::decode(&name[name.len() - 12..name.len() - 4]).unwrap();
+    w.finish(state, &hash).unwrap()
+}
+
 /// `tests/crosscheck` when node and its npm packages are installed (`npm ci --prefix tests/crosscheck`); else
 /// `None` after a loud SKIP line naming `what` (a panic when `ERAFLOW_REQUIRE_CROSSCHECK` is set, as in CI).
 pub fn lodestar(what: &str) -> Option<PathBuf> {
