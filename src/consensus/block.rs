@@ -175,6 +175,20 @@ impl<'a> BeaconBlockBody<'a> {
     pub fn graffiti(&self) -> [u8; 32] {
         self.view.bytes32("graffiti").unwrap_or_default()
     }
+    /// `randao_reveal` (96 bytes).
+    pub fn randao_reveal(&self) -> &'a [u8] {
+        self.view.get("randao_reveal").unwrap_or_default()
+    }
+    /// `eth1_data`: `(deposit_root, deposit_count, block_hash)`, the proposer's vote on the deposit contract.
+    pub fn eth1_data(&self) -> ([u8; 32], u64, [u8; 32]) {
+        let e = self.view.get("eth1_data").unwrap_or_default();
+        let root = |at: usize| {
+            e.get(at..at + 32)
+                .and_then(|b| b.try_into().ok())
+                .unwrap_or_default()
+        };
+        (root(0), read_u64(e, 32).unwrap_or_default(), root(40))
+    }
     /// Number of attestations.
     pub fn attestations(&self) -> Result<usize, SszError> {
         self.count("attestations")

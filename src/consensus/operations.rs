@@ -102,6 +102,10 @@ impl<'a> Attestation<'a> {
     pub fn data(&self) -> AttestationData<'a> {
         AttestationData(self.view.get("data").unwrap_or_default())
     }
+    /// `signature`: the aggregate BLS signature (96 bytes).
+    pub fn signature(&self) -> &'a [u8] {
+        self.view.get("signature").unwrap_or_default()
+    }
     /// `committee_bits` (Electra on): bit `i` set when committee `i` of the slot is aggregated here.
     pub fn committee_bits(&self) -> Option<&'a [u8]> {
         self.view.get("committee_bits")
@@ -127,6 +131,13 @@ pub struct Deposit<'a>(&'a [u8]);
 const DEPOSIT_DATA: usize = 33 * 32;
 
 impl<'a> Deposit<'a> {
+    /// `proof`: the 33 roots of the deposit contract's tree that prove `data` (not checked here).
+    pub fn proof(&self) -> impl Iterator<Item = &'a [u8]> + 'a {
+        self.0
+            .get(..DEPOSIT_DATA)
+            .unwrap_or_default()
+            .chunks_exact(32)
+    }
     /// `data`.
     pub fn data(&self) -> DepositData<'a> {
         DepositData(self.0.get(DEPOSIT_DATA..).unwrap_or_default())
@@ -161,7 +172,11 @@ impl<'a> DepositData<'a> {
 #[derive(Debug, Clone, Copy)]
 pub struct VoluntaryExit<'a>(&'a [u8]);
 
-impl VoluntaryExit<'_> {
+impl<'a> VoluntaryExit<'a> {
+    /// `signature` (96 bytes).
+    pub fn signature(&self) -> &'a [u8] {
+        self.0.get(16..112).unwrap_or_default()
+    }
     /// `message.epoch`: the earliest epoch the exit may be processed in.
     pub fn epoch(&self) -> u64 {
         u64_at(self.0, 0)
@@ -177,7 +192,13 @@ impl VoluntaryExit<'_> {
 #[derive(Debug, Clone, Copy)]
 pub struct ProposerSlashing<'a>(&'a [u8]);
 
-impl ProposerSlashing<'_> {
+impl<'a> ProposerSlashing<'a> {
+    /// `signed_header_1.signature` (`which` 0) or `signed_header_2.signature` (`which` 1), 96 bytes.
+    pub fn signature(&self, which: usize) -> &'a [u8] {
+        self.0
+            .get(which * 208 + 112..which * 208 + 208)
+            .unwrap_or_default()
+    }
     /// `signed_header_1.message` (`which` 0) or `signed_header_2.message` (`which` 1).
     pub fn header(&self, which: usize) -> BlockHeader {
         let h = self
@@ -212,6 +233,10 @@ impl<'a> IndexedAttestation<'a> {
     /// `data`.
     pub fn data(&self) -> AttestationData<'a> {
         AttestationData(self.view.get("data").unwrap_or_default())
+    }
+    /// `signature` (96 bytes).
+    pub fn signature(&self) -> &'a [u8] {
+        self.view.get("signature").unwrap_or_default()
     }
 }
 
@@ -268,6 +293,10 @@ impl<'a> BlsToExecutionChange<'a> {
     pub fn to_execution_address(&self) -> &'a [u8] {
         self.0.get(56..76).unwrap_or_default()
     }
+    /// `signature` (96 bytes).
+    pub fn signature(&self) -> &'a [u8] {
+        self.0.get(76..172).unwrap_or_default()
+    }
 }
 
 /// The `SyncAggregate` (Altair on): `sync_committee_bits` then the signature.
@@ -279,6 +308,12 @@ impl<'a> SyncAggregate<'a> {
     pub fn sync_committee_bits(&self) -> &'a [u8] {
         self.0
             .get(..self.0.len().saturating_sub(96))
+            .unwrap_or_default()
+    }
+    /// `sync_committee_signature` (96 bytes).
+    pub fn signature(&self) -> &'a [u8] {
+        self.0
+            .get(self.0.len().saturating_sub(96)..)
             .unwrap_or_default()
     }
     /// How many members of the sync committee signed.

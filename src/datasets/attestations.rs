@@ -33,6 +33,7 @@ columns! {
         target_epoch: UInt64Builder,
         target_root: BinaryBuilder [repeated],
         inclusion_delay: UInt64Builder [nullable],
+        signature: BinaryBuilder,
     }
 }
 
@@ -61,6 +62,7 @@ impl DatasetBuilder for AttestationsColumns {
             // A valid block includes attestations of earlier slots only (MIN_ATTESTATION_INCLUSION_DELAY = 1).
             self.inclusion_delay
                 .append_option(b.slot.checked_sub(data.slot()));
+            self.signature.append_value(a.signature());
         }
         Ok(())
     }

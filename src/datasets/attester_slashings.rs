@@ -8,7 +8,7 @@ use super::table::{ColumnGroup, Columns, Spec};
 use super::{DatasetBuilder, DatasetError};
 use crate::consensus::operations::IndexedAttestation;
 use crate::verify::era::VerifiedBeaconBlock;
-use arrow_array::builder::{UInt32Builder, UInt64Builder};
+use arrow_array::builder::{BinaryBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field};
 
@@ -31,12 +31,20 @@ columns! {
     }
 }
 
-/// One attestation's vote: `<name>_slot`, `<name>_source_epoch`, `<name>_target_epoch`.
+/// One indexed attestation, whole: `<name>_slot`, `<name>_source_epoch`, `<name>_target_epoch`, then
+/// `<name>_attesting_indices`, `<name>_committee_index`, `<name>_beacon_block_root`, `<name>_source_root`,
+/// `<name>_target_root`, `<name>_signature`.
 #[derive(Default)]
 struct VoteColumns {
     slot: UInt64Builder,
     source_epoch: UInt64Builder,
     target_epoch: UInt64Builder,
+    attesting_indices: U64ListColumn,
+    committee_index: UInt64Builder,
+    beacon_block_root: BinaryBuilder,
+    source_root: BinaryBuilder,
+    target_root: BinaryBuilder,
+    signature: BinaryBuilder,
 }
 
 impl VoteColumns {
@@ -45,20 +53,56 @@ impl VoteColumns {
         self.slot.append_value(d.slot());
         self.source_epoch.append_value(d.source_epoch());
         self.target_epoch.append_value(d.target_epoch());
+        self.attesting_indices
+            .append(&a.attesting_indices().collect::<Vec<_>>());
+        self.committee_index.append_value(d.index());
+        self.beacon_block_root.append_value(d.beacon_block_root());
+        self.source_root.append_value(d.source_root());
+        self.target_root.append_value(d.target_root());
+        self.signature.append_value(a.signature());
     }
 }
 
 impl ColumnGroup for VoteColumns {
     fn fields(name: &'static str, spec: Spec) -> Vec<Field> {
-        ["slot", "source_epoch", "target_epoch"]
+        let mut out: Vec<Field> = ["slot", "source_epoch", "target_epoch"]
             .map(|part| Field::new(format!("{name}_{part}"), DataType::UInt64, spec.nullable))
-            .to_vec()
+            .to_vec();
+        out.push(Field::new(
+            format!("{name}_attesting_indices"),
+            DataType::List(std::sync::Arc::new(super::columns::u64_item())),
+            spec.nullable,
+        ));
+        out.push(Field::new(
+            format!("{name}_committee_index"),
+            DataType::UInt64,
+            spec.nullable,
+        ));
+        for part in [
+            "beacon_block_root",
+            "source_root",
+            "target_root",
+            "signature",
+        ] {
+            out.push(Field::new(
+                format!("{name}_{part}"),
+                DataType::Binary,
+                spec.nullable,
+            ));
+        }
+        out
     }
 
     fn finish_into(&mut self, out: &mut Vec<ArrayRef>) {
         self.slot.finish_into(out);
         self.source_epoch.finish_into(out);
         self.target_epoch.finish_into(out);
+        self.attesting_indices.finish_into(out);
+        self.committee_index.finish_into(out);
+        self.beacon_block_root.finish_into(out);
+        self.source_root.finish_into(out);
+        self.target_root.finish_into(out);
+        self.signature.finish_into(out);
     }
 }
 

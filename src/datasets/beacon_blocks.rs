@@ -42,6 +42,13 @@ columns! {
         blob_kzg_commitment_count: UInt32Builder,
         graffiti: BinaryBuilder,
         fork: StringBuilder,
+        signature: BinaryBuilder,
+        randao_reveal: BinaryBuilder,
+        eth1_deposit_root: BinaryBuilder,
+        eth1_deposit_count: UInt64Builder,
+        eth1_block_hash: BinaryBuilder,
+        compressed_size: UInt64Builder,
+        ssz_size: UInt64Builder,
         bid_builder_index: UInt64Builder [nullable],
         bid_self_built: BooleanBuilder [nullable],
         bid_value_gwei: UInt64Builder [nullable],
@@ -119,6 +126,14 @@ impl DatasetBuilder for BeaconBlocksColumns {
         }
         self.graffiti.append_value(body.graffiti());
         self.fork.append_value(b.block.fork().name());
+        self.signature.append_value(b.signature);
+        self.randao_reveal.append_value(body.randao_reveal());
+        let (deposit_root, deposit_count, block_hash) = body.eth1_data();
+        self.eth1_deposit_root.append_value(deposit_root);
+        self.eth1_deposit_count.append_value(deposit_count);
+        self.eth1_block_hash.append_value(block_hash);
+        self.compressed_size.append_value(b.sizes.0);
+        self.ssz_size.append_value(b.sizes.1);
         let bid = bid.as_ref();
         self.bid_builder_index
             .append_option(bid.map(|x| x.builder_index()));

@@ -23,6 +23,7 @@ columns! {
         validator_index: UInt64Builder,
         from_bls_pubkey: BinaryBuilder,
         to_execution_address: BinaryBuilder [dictionary],
+        signature: BinaryBuilder,
     }
 }
 
@@ -40,6 +41,7 @@ impl DatasetBuilder for BlsChangesColumns {
             self.from_bls_pubkey.append_value(c.from_bls_pubkey());
             self.to_execution_address
                 .append_value(c.to_execution_address());
+            self.signature.append_value(c.signature());
         }
         Ok(())
     }

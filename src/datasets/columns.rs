@@ -70,7 +70,7 @@ impl U64ListColumn {
     }
 }
 
-fn u64_item() -> Field {
+pub(super) fn u64_item() -> Field {
     Field::new("item", DataType::UInt64, false)
 }
 

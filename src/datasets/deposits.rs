@@ -5,6 +5,7 @@ use super::operations::{DepositDataColumns, KeyColumns};
 use super::table::Columns;
 use super::{DatasetBuilder, DatasetError};
 use crate::verify::era::VerifiedBeaconBlock;
+use arrow_array::builder::{BinaryBuilder, ListBuilder};
 use arrow_array::RecordBatch;
 
 /// The `deposits` dataset.
@@ -16,6 +17,7 @@ columns! {
     struct DepositsColumns {
         key: KeyColumns [sort],
         data: DepositDataColumns [dictionary],
+        proof: ListBuilder<BinaryBuilder>,
     }
 }
 
@@ -25,6 +27,10 @@ impl DatasetBuilder for DepositsColumns {
         for (i, d) in b.body.deposit_list().map_err(err)?.iter().enumerate() {
             self.key.append(b, i);
             self.data.append(&d.data());
+            for r in d.proof() {
+                self.proof.values().append_value(r);
+            }
+            self.proof.append(true);
         }
         Ok(())
     }

@@ -25,6 +25,14 @@ columns! {
         header_1_root: BinaryBuilder,
         header_2_slot: UInt64Builder,
         header_2_root: BinaryBuilder,
+        header_1_parent_root: BinaryBuilder,
+        header_1_state_root: BinaryBuilder,
+        header_1_body_root: BinaryBuilder,
+        header_1_signature: BinaryBuilder,
+        header_2_parent_root: BinaryBuilder,
+        header_2_state_root: BinaryBuilder,
+        header_2_body_root: BinaryBuilder,
+        header_2_signature: BinaryBuilder,
     }
 }
 
@@ -45,6 +53,14 @@ impl DatasetBuilder for ProposerSlashingsColumns {
             self.header_1_root.append_value(h1.root());
             self.header_2_slot.append_value(h2.slot);
             self.header_2_root.append_value(h2.root());
+            self.header_1_parent_root.append_value(h1.parent_root);
+            self.header_1_state_root.append_value(h1.state_root);
+            self.header_1_body_root.append_value(h1.body_root);
+            self.header_1_signature.append_value(p.signature(0));
+            self.header_2_parent_root.append_value(h2.parent_root);
+            self.header_2_state_root.append_value(h2.state_root);
+            self.header_2_body_root.append_value(h2.body_root);
+            self.header_2_signature.append_value(p.signature(1));
         }
         Ok(())
     }

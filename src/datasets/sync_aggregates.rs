@@ -19,6 +19,7 @@ columns! {
         block_root: BinaryBuilder,
         sync_committee_bits: BinaryBuilder,
         participation_count: UInt32Builder,
+        sync_committee_signature: BinaryBuilder,
     }
 }
 
@@ -30,6 +31,7 @@ impl DatasetBuilder for SyncAggregatesColumns {
             self.sync_committee_bits
                 .append_value(agg.sync_committee_bits());
             self.participation_count.append_value(agg.participation());
+            self.sync_committee_signature.append_value(agg.signature());
         }
         Ok(())
     }

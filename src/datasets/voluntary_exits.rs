@@ -4,7 +4,7 @@ use super::operations::KeyColumns;
 use super::table::Columns;
 use super::{DatasetBuilder, DatasetError};
 use crate::verify::era::VerifiedBeaconBlock;
-use arrow_array::builder::UInt64Builder;
+use arrow_array::builder::{BinaryBuilder, UInt64Builder};
 use arrow_array::RecordBatch;
 
 /// The `voluntary_exits` dataset.
@@ -17,6 +17,7 @@ columns! {
         key: KeyColumns [sort],
         epoch: UInt64Builder,
         validator_index: UInt64Builder,
+        signature: BinaryBuilder,
     }
 }
 
@@ -33,6 +34,7 @@ impl DatasetBuilder for VoluntaryExitsColumns {
             self.key.append(b, i);
             self.epoch.append_value(e.epoch());
             self.validator_index.append_value(e.validator_index());
+            self.signature.append_value(e.signature());
         }
         Ok(())
     }

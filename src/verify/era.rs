@@ -539,6 +539,8 @@ fn check_block<V: Visitor>(
         body: &body,
         execution: None,
         parent_payload_revealed: None,
+        signature: signed.signature(),
+        sizes: (rec.data.len() as u64, bytes.len() as u64),
     };
     if let Some(bid) = body.bid() {
         let bid = bid.map_err(ssz_err)?;

@@ -154,6 +154,10 @@ pub struct VerifiedBeaconBlock<'a> {
     /// The execution payload, for blocks after the merge (`None` before bellatrix, for the empty payloads
     /// of bellatrix blocks before the merge, and from Gloas on, whose blocks carry a bid instead).
     pub execution: Option<VerifiedPayload<'a>>,
+    /// The proposer's BLS signature over the block (96 bytes; not checked).
+    pub signature: &'a [u8],
+    /// The block record's size in the file (snappy-framed) and the `SignedBeaconBlock`'s serialized size.
+    pub sizes: (u64, u64),
     /// Gloas: whether this block's bid builds on its parent's revealed payload (`Some(false)`: withheld);
     /// `None` before Gloas and when the parent is not in the same file.
     pub parent_payload_revealed: Option<bool>,

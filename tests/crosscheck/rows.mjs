@@ -52,6 +52,7 @@ function blockRows(out, fork, signed, bytes) {
       target_epoch: int(a.data.target.epoch),
       target_root: hex(a.data.target.root),
       inclusion_delay: delay,
+      signature: hex(a.signature),
     });
   });
   body.deposits.forEach((d, i) =>
@@ -61,6 +62,7 @@ function blockRows(out, fork, signed, bytes) {
       withdrawal_credentials: hex(d.data.withdrawalCredentials),
       amount_gwei: int(d.data.amount),
       signature: hex(d.data.signature),
+      proof: d.proof.map(hex),
     })
   );
   body.voluntaryExits.forEach((e, i) =>
@@ -68,6 +70,7 @@ function blockRows(out, fork, signed, bytes) {
       ...key(i),
       epoch: int(e.message.epoch),
       validator_index: int(e.message.validatorIndex),
+      signature: hex(e.signature),
     })
   );
   body.proposerSlashings.forEach((p, i) => {
@@ -80,7 +83,26 @@ function blockRows(out, fork, signed, bytes) {
       header_1_root: hroot(h1),
       header_2_slot: int(h2.slot),
       header_2_root: hroot(h2),
+      header_1_parent_root: hex(h1.parentRoot),
+      header_1_state_root: hex(h1.stateRoot),
+      header_1_body_root: hex(h1.bodyRoot),
+      header_1_signature: hex(p.signedHeader1.signature),
+      header_2_parent_root: hex(h2.parentRoot),
+      header_2_state_root: hex(h2.stateRoot),
+      header_2_body_root: hex(h2.bodyRoot),
+      header_2_signature: hex(p.signedHeader2.signature),
     });
+  });
+  const vote = (name, a) => ({
+    [`${name}_slot`]: int(a.data.slot),
+    [`${name}_source_epoch`]: int(a.data.source.epoch),
+    [`${name}_target_epoch`]: int(a.data.target.epoch),
+    [`${name}_attesting_indices`]: a.attestingIndices.map(int),
+    [`${name}_committee_index`]: int(a.data.index),
+    [`${name}_beacon_block_root`]: hex(a.data.beaconBlockRoot),
+    [`${name}_source_root`]: hex(a.data.source.root),
+    [`${name}_target_root`]: hex(a.data.target.root),
+    [`${name}_signature`]: hex(a.signature),
   });
   body.attesterSlashings.forEach((s, i) => {
     const [a1, a2] = [s.attestation1, s.attestation2];
@@ -92,12 +114,8 @@ function blockRows(out, fork, signed, bytes) {
       ...key(i),
       slashed_indices: slashed.map(int),
       slashed_count: int(slashed.length),
-      attestation_1_slot: int(a1.data.slot),
-      attestation_1_source_epoch: int(a1.data.source.epoch),
-      attestation_1_target_epoch: int(a1.data.target.epoch),
-      attestation_2_slot: int(a2.data.slot),
-      attestation_2_source_epoch: int(a2.data.source.epoch),
-      attestation_2_target_epoch: int(a2.data.target.epoch),
+      ...vote("attestation_1", a1),
+      ...vote("attestation_2", a2),
     });
   });
   (body.blsToExecutionChanges ?? []).forEach((c, i) =>
@@ -106,6 +124,7 @@ function blockRows(out, fork, signed, bytes) {
       validator_index: int(c.message.validatorIndex),
       from_bls_pubkey: hex(c.message.fromBlsPubkey),
       to_execution_address: hex(c.message.toExecutionAddress),
+      signature: hex(c.signature),
     })
   );
   if (body.syncAggregate) {
@@ -115,6 +134,7 @@ function blockRows(out, fork, signed, bytes) {
       block_root: root,
       sync_committee_bits: hex(bits.uint8Array),
       participation_count: int(bits.getTrueBitIndexes().length),
+      sync_committee_signature: hex(body.syncAggregate.syncCommitteeSignature),
     });
   }
   const payload = body.executionPayload;

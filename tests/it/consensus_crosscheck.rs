@@ -225,6 +225,8 @@ fn builder_rows(blocks: &[(Spec, Vec<u8>, bool)], states: &[(Spec, Vec<u8>)]) ->
                 body: &body,
                 execution,
                 parent_payload_revealed: None,
+                signature: &[],
+                sizes: (0, bytes.len() as u64),
             };
             b.add_beacon_block(&v).unwrap();
         }
