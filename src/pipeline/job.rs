@@ -544,10 +544,16 @@ fn resolve_prune(p: PruneStage, network: Option<&Network>) -> Result<PruneJob, J
             "prune.until_block",
             "and a window (prune.keep_epochs or prune.keep_blocks) both end the range: one of them",
         )),
-        (Some(0), _, _) | (_, Some(0), _) => {
+        (Some(0), _, _) => {
             return Err(invalid(
                 "prune.keep_epochs",
-                "a window keeps at least 1 epoch or block",
+                "0: a window keeps at least 1 epoch",
+            ))
+        }
+        (_, Some(0), _) => {
+            return Err(invalid(
+                "prune.keep_blocks",
+                "0: a window keeps at least 1 block",
             ))
         }
         (Some(n), None, None) => Some(crate::prune::Window::Epochs(n)),

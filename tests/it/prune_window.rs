@@ -516,3 +516,36 @@ fn a_rolling_prune_refuses_to_be_sharded() {
     assert!(err.contains("newest of all the inputs"), "{err}");
     assert!(!d.path().join("out").exists());
 }
+
+/// A zero-length window in a pipeline is refused naming the key that says it (`prune.keep_blocks`, not
+/// `prune.keep_epochs`), before anything is read.
+#[test]
+fn a_zero_window_in_a_pipeline_names_its_key() {
+    let d = tempfile::tempdir().unwrap();
+    for (key, other) in [
+        ("keep_blocks", "keep_epochs"),
+        ("keep_epochs", "keep_blocks"),
+    ] {
+        let config = d.path().join(format!("{key}.toml"));
+        std::fs::write(
+            &config,
+            format!(
+                "name = \"zero\"\nnetwork = \"synthnet\"\ninputs = [\"{}\"]\nout = \"{}\"\n\n[prune]\nout = \"{}\"\n{key} = 0\n",
+                d.path().join("in").display(),
+                d.path().join("reports").display(),
+                d.path().join("prune").display()
+            ),
+        )
+        .unwrap();
+        let r = std::process::Command::new(env!("CARGO_BIN_EXE_eraflow"))
+            .args(["run", "-q"])
+            .arg(&config)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(2), "{err}");
+        assert!(err.contains(&format!("prune.{key}")), "{err}");
+        assert!(!err.contains(&format!("prune.{other}")), "{err}");
+        assert!(!d.path().join("prune").exists());
+    }
+}
