@@ -213,6 +213,14 @@ pub fn inspect_text(r: &FileReport) -> String {
                 b.empty_slots
             ),
             format!("withdrawals:       {}", b.withdrawals),
+        ]);
+        if let Some(x) = b.bids.as_ref().filter(|x| x.bids > 0) {
+            lines.push(format!(
+                "bids:              {} ({} self-built); parent payloads revealed {}, withheld {}",
+                x.bids, x.self_built, x.parents_revealed, x.parents_withheld
+            ));
+        }
+        lines.extend([
             format!("first block hash:  {}", opt(&r.first_block_hash)),
             format!("last block hash:   {}", opt(&r.last_block_hash)),
         ]);

@@ -19,6 +19,20 @@ fn gloas_net() -> (Network, u64) {
     (net, era)
 }
 
+/// synthnet's preset with `net`'s Gloas epoch, as a file the command line takes (`[consensus]` is its last
+/// table).
+fn net_file(dir: &Path, net: &Network) -> PathBuf {
+    let p = dir.join("gloasnet.toml");
+    let base = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/configs/networks/synthnet.toml"
+    ))
+    .unwrap();
+    let epoch = net.consensus.gloas_epoch.unwrap();
+    std::fs::write(&p, format!("{base}\ngloas_epoch = {epoch}\n")).unwrap();
+    p
+}
+
 fn synth(dir: &Path, net: &Network, era: u64, files: u64) -> Vec<PathBuf> {
     let mut o = EraSynthOptions::new(net.clone());
     (o.era, o.files, o.blocks, o.validators, o.txs_per_block) = (era, files, 48, 64, 2);
@@ -94,6 +108,20 @@ fn gloas_eras_verify_across_the_fork_with_their_bid_chain() {
             assert_eq!(r.transactions, 0);
         }
     }
+    // `eraflow inspect` says what the bids showed.
+    let out = crate::util::eraflow()
+        .args(["inspect", "--network"])
+        .arg(net_file(d.path(), &net))
+        .arg(&paths[1])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("bids:              48 ("), "{text}");
     // Verified together, each file's first bid is judged against the previous file's last block: every
     // parent's payload status is known.
     let reports = eraflow::verify::verify_archives(
