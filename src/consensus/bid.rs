@@ -217,11 +217,18 @@ pub fn requests_root_and_empty(bytes: &[u8]) -> Result<([u8; 32], bool), SszErro
     Ok((view.root()?, empty))
 }
 
-/// hash_tree_root of the empty Gloas `ExecutionRequests()` (what a Fulu→Gloas upgrade commits to).
+/// The serialized empty Gloas `ExecutionRequests()` (five empty lists: their offsets only).
+pub fn empty_requests() -> Vec<u8> {
+    ssz::encode_container(&EXECUTION_REQUESTS_GLOAS, &[&[], &[], &[], &[], &[]]).unwrap_or_default()
+}
+
+/// hash_tree_root of the empty Gloas `ExecutionRequests()` (what a Fulu→Gloas upgrade commits to), computed
+/// once: verification names it for every block with a payload (the link its child's bid is judged by).
 pub fn empty_requests_root() -> [u8; 32] {
-    let empty = ssz::encode_container(&EXECUTION_REQUESTS_GLOAS, &[&[], &[], &[], &[], &[]])
-        .unwrap_or_default();
-    requests_root_and_empty(&empty)
-        .map(|(r, _)| r)
-        .unwrap_or_default()
+    static ROOT: std::sync::OnceLock<[u8; 32]> = std::sync::OnceLock::new();
+    *ROOT.get_or_init(|| {
+        requests_root_and_empty(&empty_requests())
+            .map(|(r, _)| r)
+            .unwrap_or_default()
+    })
 }

@@ -18,6 +18,7 @@
 
 use super::blocks::{authorizations, Accounts, SENDERS};
 use super::rng::Rng;
+use crate::consensus::bid::empty_requests;
 use crate::consensus::merkle;
 use crate::consensus::ssz::{self, encode_container, encode_variable_list, field_container};
 use crate::consensus::types::{
@@ -249,11 +250,6 @@ fn upgrade_bid(slot: u64, block_hash: [u8; 32], gas_limit: u64) -> Result<SynthB
         bytes,
         requests,
     })
-}
-
-/// The serialized empty Gloas `ExecutionRequests()`.
-fn empty_requests() -> Vec<u8> {
-    encode_container(&EXECUTION_REQUESTS_GLOAS, &[&[], &[], &[], &[], &[]]).unwrap_or_default()
 }
 
 /// Writes the files and returns their paths in order.
