@@ -301,6 +301,10 @@ pub struct ExportArgs {
     /// Rows per row group (default 100000).
     #[arg(long)]
     pub row_group_size: Option<u64>,
+    /// parquet (default): a folder of Parquet files per dataset; delta: a Delta Lake table per dataset over the
+    /// same files, each source added by one commit.
+    #[arg(long, value_enum)]
+    pub table_format: Option<eraflow::store::delta::TableFormat>,
     /// Only shard K of N of the inputs (e.g. 0/4): a file's shard is its era modulo N (other names: a hash
     /// of the file name), so N processes with K = 0..N-1 take every file exactly once.
     #[arg(long, value_name = "K/N")]

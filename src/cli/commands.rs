@@ -152,6 +152,7 @@ pub fn export(
         compression,
         compression_level,
         row_group_size,
+        table_format,
         fetch,
         shard,
         json,
@@ -177,6 +178,10 @@ pub fn export(
     f.str("export.compression", compression)
         .int("export.compression_level", compression_level);
     f.int("export.row_group_size", row_group_size);
+    f.str(
+        "export.table_format",
+        table_format.map(|t| t.name().to_string()),
+    );
     let report = pipeline::export(&f.job(threads, None, &[])?)?;
     match json {
         true => stdout.line(serde_json::to_string(&report).unwrap_or_default()),

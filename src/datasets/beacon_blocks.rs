@@ -49,7 +49,7 @@ columns! {
         eth1_block_hash: BinaryBuilder,
         compressed_size: UInt64Builder,
         ssz_size: UInt64Builder,
-        bid_builder_index: UInt64Builder [nullable],
+        bid_builder_index: UInt64Builder [nullable, wide],
         bid_self_built: BooleanBuilder [nullable],
         bid_value_gwei: UInt64Builder [nullable],
         bid_execution_payment_gwei: UInt64Builder [nullable],

@@ -26,8 +26,8 @@ columns! {
         version: UInt8Builder,
         execution_address: BinaryBuilder,
         balance: UInt64Builder,
-        deposit_epoch: UInt64Builder,
-        withdrawable_epoch: UInt64Builder,
+        deposit_epoch: UInt64Builder [wide],
+        withdrawable_epoch: UInt64Builder [wide],
     }
 }
 

@@ -848,6 +848,28 @@ impl Dataset for DecodedDataset {
     fn definition(&self) -> Option<&str> {
         Some(&self.0.definition)
     }
+    /// A `uint64` parameter may hold any value (the standard columns after the first few may not): each
+    /// parameter column with a `uint64` inside.
+    fn wide_columns(&self) -> Vec<&'static str> {
+        fn has_u64(dt: &DataType) -> bool {
+            use DataType as T;
+            match dt {
+                T::UInt64 => true,
+                T::List(f) | T::LargeList(f) | T::FixedSizeList(f, _) => has_u64(f.data_type()),
+                T::Struct(fs) => fs.iter().any(|f| has_u64(f.data_type())),
+                _ => false,
+            }
+        }
+        let standard = ["block_number", "timestamp", "chain_id"];
+        self.0
+            .table
+            .schema
+            .fields()
+            .iter()
+            .filter(|f| !standard.contains(&f.name().as_str()) && has_u64(f.data_type()))
+            .map(|f| f.name().as_str())
+            .collect()
+    }
 }
 
 /// Rows of one decoded event for one chunk of blocks.

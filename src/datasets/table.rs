@@ -93,6 +93,9 @@ pub struct Spec {
     pub repeated: bool,
     /// Integers that grow steadily from row to row: delta-encoded.
     pub delta: bool,
+    /// `uint64` values past 2^63 - 1 (FAR_FUTURE_EPOCH, a sentinel index): `decimal(20, 0)` where a table format
+    /// has no unsigned type (`crate::sink::portable`), `int64` otherwise.
+    pub wide: bool,
 }
 
 impl Spec {
@@ -103,6 +106,7 @@ impl Spec {
         dictionary: false,
         repeated: false,
         delta: false,
+        wide: false,
     };
 }
 
@@ -117,6 +121,8 @@ pub struct Roles {
     pub repeated: Vec<&'static str>,
     /// Delta-encoded.
     pub delta: Vec<&'static str>,
+    /// `uint64` past 2^63 - 1.
+    pub wide: Vec<&'static str>,
 }
 
 impl Roles {
@@ -127,6 +133,7 @@ impl Roles {
             (spec.dictionary, &mut self.dictionary),
             (spec.repeated, &mut self.repeated),
             (spec.delta, &mut self.delta),
+            (spec.wide, &mut self.wide),
         ] {
             if on {
                 list.push(name);

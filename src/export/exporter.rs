@@ -10,6 +10,8 @@ use crate::network::Network;
 use crate::sink::manifest::{self, CompletionRecord, OutputEntry};
 use crate::sink::names::{era_output_path, era_slot_range, output_path};
 use crate::sink::parquet::{FileLayout, ParquetSink};
+use crate::sink::portable::portable_schema;
+use crate::store::delta::{AddedFile, DeltaTables, TableFormat};
 use crate::store::output::{Check, OutputProof, OutputStore, StoreError};
 use crate::store::url::RemoteUrl;
 use crate::verify::execution::VerifyOptions;
@@ -26,6 +28,8 @@ pub struct Exporter<'a> {
     needs_receipts: bool,
     plan: SourcePlan,
     hashes: Option<HashCache>,
+    /// The datasets' Delta tables (`table_format = "delta"`).
+    tables: Option<DeltaTables>,
 }
 
 impl<'a> Exporter<'a> {
@@ -59,6 +63,20 @@ impl<'a> Exporter<'a> {
         // Every dataset's folder, not only the selected ones: a narrower rerun cleans what a wider one left.
         let dirs: Vec<&str> = crate::datasets::ALL.iter().map(|d| d.name()).collect();
         let store = OutputStore::open(&opts.out, remote, &dirs)?;
+        let tables = match opts.table_format {
+            TableFormat::Parquet => None,
+            TableFormat::Delta => {
+                let tables = store.tables()?;
+                // Every table of the run exists, with its schema, before any source is read: a dataset no
+                // source has given rows yet is an empty table, not a missing one.
+                for d in &opts.datasets {
+                    tables
+                        .ensure(d.name(), &portable_schema(&d.schema(), &d.wide_columns()))
+                        .map_err(StoreError::from)?;
+                }
+                Some(tables)
+            }
+        };
         Ok(Exporter {
             opts,
             store,
@@ -68,6 +86,7 @@ impl<'a> Exporter<'a> {
                 true => None,
                 false => opts.input_hashes.as_deref().map(HashCache::new),
             },
+            tables,
         })
     }
 
@@ -432,8 +451,12 @@ fn open_sinks(
         };
         // Facts about where the rows came from, never where the file was read from (its path or URL), so the
         // same archive gives the same bytes wherever it is.
+        let delta = opts.table_format == TableFormat::Delta;
         let layout = FileLayout {
-            schema: d.schema(),
+            schema: match delta {
+                true => portable_schema(&d.schema(), &d.wide_columns()),
+                false => d.schema(),
+            },
             sort_columns: d.sort_columns(),
             dictionary_columns: d.dictionary_columns(),
             repeated_columns: d.repeated_columns(),
@@ -452,6 +475,7 @@ fn open_sinks(
             ],
         };
         match ParquetSink::create_dataset(&opts.out.join(&rel), &layout, &opts.parquet) {
+            Ok(s) if delta => sinks.push((rel, s.portable())),
             Ok(s) => sinks.push((rel, s)),
             Err(e) => return Err(e.into()),
         }
@@ -608,6 +632,22 @@ fn finish_source(
                                 return outcome;
                             }
                         };
+                        // Into its table before its record: a record always names a committed file,
+                        // and a commit made before a crash is found (not repeated) by the rerun.
+                        if let Some(tables) = &exporter.tables {
+                            let added = AddedFile {
+                                source: &args.source,
+                                rel: &rel,
+                                network: &args.network.name,
+                                bytes,
+                                rows,
+                                sha256: &sha256,
+                            };
+                            if let Err(e) = tables.add(d.name(), &added) {
+                                outcome.errors.push(StoreError::from(e).into());
+                                return outcome;
+                            }
+                        }
                         outcome.rows.insert(d.name().to_string(), rows);
                         Some(OutputEntry {
                             dataset: d.name().into(),

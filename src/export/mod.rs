@@ -25,6 +25,7 @@ use crate::crypto::signer::{Signer, SignerBackend, SignerError};
 use crate::datasets::Dataset;
 use crate::network::Network;
 use crate::sink::parquet::{ParquetOptions, SinkError};
+use crate::store::delta::TableFormat;
 use crate::store::output::{OutputStore, StoreError};
 use crate::store::url::RemoteUrl;
 use progress::{FileOutcome, Progress};
@@ -59,6 +60,8 @@ pub struct ExportOptions {
     pub clean_stale: bool,
     /// How the Parquet files are encoded.
     pub parquet: ParquetOptions,
+    /// Plain Parquet folders, or a Delta Lake table per dataset over the same files.
+    pub table_format: TableFormat,
 }
 
 /// Why the export could not run at all (per-file failures are in the outcomes instead).
@@ -107,6 +110,7 @@ impl ExportOptions {
             input_hashes: None,
             clean_stale: false,
             parquet: ParquetOptions::default(),
+            table_format: TableFormat::Parquet,
         }
     }
 
@@ -131,6 +135,11 @@ impl ExportOptions {
         if let Some(d) = dataset.definition() {
             f.push_str(";definition=");
             f.push_str(d);
+        }
+        // A source completed as plain files is not in any table: switching an output to Delta redoes (and
+        // commits) its sources. Plain outputs keep their fingerprints.
+        if self.table_format == TableFormat::Delta {
+            f.push_str(";table=delta");
         }
         f
     }

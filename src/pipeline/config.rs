@@ -158,6 +158,9 @@ pub struct ExportStage {
     pub compression_level: i32,
     /// Rows per row group.
     pub row_group_size: usize,
+    /// Plain Parquet folders, or Delta Lake tables over the same files.
+    #[serde(deserialize_with = "parsed")]
+    pub table_format: crate::store::delta::TableFormat,
 }
 
 /// `[prune]`.

@@ -518,6 +518,7 @@ fn resolve_export(
         input_hashes: Some(input_hashes),
         clean_stale: e.clean_stale,
         parquet,
+        table_format: e.table_format,
     })
 }
 

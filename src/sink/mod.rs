@@ -3,3 +3,4 @@
 pub mod manifest;
 pub mod names;
 pub mod parquet;
+pub mod portable;

@@ -294,6 +294,11 @@ pub struct ParquetSink<W: Write + Send = AtomicFile> {
     writer: ArrowWriter<W>,
     dest: PathBuf,
     rows: u64,
+    /// Batches come in their dataset's own types and are cast to the file's portable ones
+    /// ([`super::portable`]).
+    portable: bool,
+    /// The file's schema.
+    schema: SchemaRef,
 }
 
 impl ParquetSink {
@@ -352,20 +357,43 @@ impl<W: Write + Send> ParquetSink<W> {
         schema: SchemaRef,
         props: WriterProperties,
     ) -> Result<Self, SinkError> {
-        let writer =
-            ArrowWriter::try_new(out, schema, Some(props)).map_err(|source| SinkError::Write {
+        let writer = ArrowWriter::try_new(out, schema.clone(), Some(props)).map_err(|source| {
+            SinkError::Write {
                 path: dest.to_path_buf(),
                 source,
-            })?;
+            }
+        })?;
         Ok(ParquetSink {
             writer,
             dest: dest.to_path_buf(),
             rows: 0,
+            portable: false,
+            schema,
         })
+    }
+
+    /// A sink whose file has the portable types of its batches' ([`super::portable::portable_schema`]): each
+    /// batch is cast on its way in.
+    pub fn portable(mut self) -> Self {
+        self.portable = true;
+        self
     }
 
     /// Appends a batch; row groups are flushed as they fill.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<(), SinkError> {
+        let cast;
+        let batch = match self.portable {
+            false => batch,
+            true => {
+                cast = super::portable::portable_batch(batch, &self.schema).map_err(|e| {
+                    SinkError::Write {
+                        path: self.dest.clone(),
+                        source: e.into(),
+                    }
+                })?;
+                &cast
+            }
+        };
         self.rows += batch.num_rows() as u64;
         self.writer.write(batch).map_err(|source| SinkError::Write {
             path: self.dest.clone(),

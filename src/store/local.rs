@@ -133,6 +133,11 @@ impl Storage for LocalStorage {
         self.root.display().to_string()
     }
 
+    fn tables_root(&self) -> Option<super::delta::TablesRoot> {
+        let root = std::path::absolute(&self.root).ok()?;
+        Some(super::delta::TablesRoot::Local(root))
+    }
+
     fn location(&self, rel: &str) -> String {
         self.path(rel).display().to_string()
     }

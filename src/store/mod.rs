@@ -8,6 +8,7 @@
 
 pub mod beacon;
 pub mod cache;
+pub mod delta;
 pub mod error;
 pub mod fetch;
 pub mod http;

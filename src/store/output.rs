@@ -321,6 +321,14 @@ impl OutputStore {
         }
     }
 
+    /// The Delta tables of this output's datasets (`--table-format delta`).
+    pub fn tables(&self) -> Result<super::delta::DeltaTables, StoreError> {
+        let root = self.storage.tables_root().ok_or_else(|| {
+            StoreError::from(super::delta::DeltaError::Unsupported(self.storage.name()))
+        })?;
+        Ok(super::delta::DeltaTables::new(root, self.storage.name())?)
+    }
+
     /// The storage underneath.
     pub fn storage(&self) -> &dyn Storage {
         self.storage.as_ref()

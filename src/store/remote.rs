@@ -450,6 +450,21 @@ impl Storage for ObjectStorage {
         self.url.redacted()
     }
 
+    fn tables_root(&self) -> Option<super::delta::TablesRoot> {
+        let prefix = match self.prefix.as_str() {
+            "" => String::new(),
+            p => format!("{p}/"),
+        };
+        let base = format!(
+            "{}://{}/{prefix}",
+            self.url.scheme().name(),
+            self.url.authority()
+        );
+        let url = url::Url::parse(&base).ok()?;
+        let store: Arc<dyn ObjectStore> = self.store.clone();
+        Some(super::delta::TablesRoot::Object(store, url))
+    }
+
     fn location(&self, rel: &str) -> String {
         format!(
             "{}://{}/{}",

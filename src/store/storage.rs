@@ -142,6 +142,11 @@ pub trait Storage: Send + Sync + std::fmt::Debug {
     /// The storage as a user names it: a directory's path, or a redacted URL.
     fn name(&self) -> String;
 
+    /// Where Delta tables of this storage's datasets live; `None`: this storage cannot hold them.
+    fn tables_root(&self) -> Option<super::delta::TablesRoot> {
+        None
+    }
+
     /// Where `rel` is, for messages and reports: a path, or a redacted URL.
     fn location(&self, rel: &str) -> String;
 

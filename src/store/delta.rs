@@ -1,0 +1,409 @@
+//! Delta Lake tables (`--table-format delta`): each dataset a Delta table at `OUT/<dataset>/`, partitioned by
+//! `network`, whose data files are exactly the Parquet files a plain export writes (same names, same bytes). The
+//! table log (`OUT/<dataset>/_delta_log/`) is what readers trust: a file is part of the table once a commit
+//! adds it.
+//!
+//! - **Commits**: a source's file of a dataset is published first, then added to the table by one commit, then
+//!   its completion record is written. A crash between publishing and committing leaves a file no commit names
+//!   (rewritten identically and committed by the rerun); a crash between committing and the record makes the
+//!   rerun publish the same bytes and find its commit already there: every commit carries the application
+//!   transaction (`txn`) `eraflow:<source>:<file sha256 prefix>`, and a commit whose `txn` the table holds is
+//!   not made again. Re-adding a path the table holds replaces that file's entry (the Delta protocol's rule), so
+//!   even a repeated commit never doubles rows.
+//! - **Many writers**: commits go through delta-rs's optimistic concurrency (a commit file put only if absent;
+//!   on conflict the winner's commit is read and the append retried), on a local disk and on object stores
+//!   with conditional puts (S3, GCS, Azure) alike.
+//! - **Every dataset queryable**: the tables of a run's datasets are created, with their schemas, before any
+//!   source is read, so a table with no rows yet is an empty table, not a missing folder.
+//!
+//! Written on delta-rs (`deltalake-core`) without its DataFusion layer (a build several times eraflow's own):
+//! data files come from eraflow's own Parquet writer, and the table gets them as `add` actions.
+
+use super::error::StoreError;
+use super::runtime;
+use arrow_schema::Schema;
+use deltalake_core::kernel::engine::arrow_conversion::TryIntoKernel as _;
+use deltalake_core::kernel::transaction::{CommitBuilder, CommitProperties, TableReference};
+use deltalake_core::kernel::{Action, Add, DataType, StructField, StructType, Transaction};
+use deltalake_core::logstore::logstore_factories;
+use deltalake_core::protocol::{DeltaOperation, SaveMode};
+use deltalake_core::{DeltaTable, DeltaTableBuilder, DeltaTableError, ObjectStore};
+use std::collections::HashMap;
+use std::future::IntoFuture as _;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use url::Url;
+
+/// The partition column of every table (the `network=<name>` folders of a plain export).
+pub const PARTITION: &str = "network";
+
+/// How many commits a table's log takes between checkpoints (a reader then replays at most this many JSON
+/// commits after the last checkpoint).
+pub const CHECKPOINT_INTERVAL: u64 = 100;
+
+/// How an export's datasets are published.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum TableFormat {
+    /// A folder of Parquet files per dataset (read with a glob), eraflow's records beside them.
+    #[default]
+    Parquet,
+    /// A Delta Lake table per dataset over the same files, each source added by one commit.
+    Delta,
+}
+
+impl TableFormat {
+    /// The name used on the command line and in pipeline files.
+    pub fn name(self) -> &'static str {
+        match self {
+            TableFormat::Parquet => "parquet",
+            TableFormat::Delta => "delta",
+        }
+    }
+}
+
+impl std::str::FromStr for TableFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "parquet" => Ok(TableFormat::Parquet),
+            "delta" => Ok(TableFormat::Delta),
+            other => Err(format!(
+                "unknown table format {other:?} (expected \"parquet\" or \"delta\")"
+            )),
+        }
+    }
+}
+
+/// Where the tables of an output live: the output directory, or an object store with the URL of the output
+/// prefix (the store's root being the bucket's).
+#[derive(Clone)]
+pub enum TablesRoot {
+    /// A local output directory (absolute).
+    Local(PathBuf),
+    /// An object-store output: the bucket's store and `scheme://bucket/prefix/`.
+    Object(Arc<dyn ObjectStore>, Url),
+}
+
+impl std::fmt::Debug for TablesRoot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TablesRoot::Local(p) => write!(f, "Local({})", p.display()),
+            TablesRoot::Object(_, u) => write!(f, "Object({u})"),
+        }
+    }
+}
+
+/// Why a table could not be created, read or committed to.
+#[derive(Debug, thiserror::Error)]
+pub enum DeltaError {
+    /// delta-rs refused or failed.
+    #[error("Delta table {table}: {source}")]
+    Table {
+        /// The table's location.
+        table: String,
+        /// The cause.
+        #[source]
+        source: Box<DeltaTableError>,
+    },
+    /// The table holds another schema than this eraflow writes, not one it can evolve from.
+    #[error(
+        "Delta table {table}: its schema is not the one this eraflow writes ({why}); export into a new \
+         output, or recreate the table with `eraflow table migrate {out}`"
+    )]
+    Schema {
+        /// The table's location.
+        table: String,
+        /// The output it belongs to (for the command that migrates).
+        out: String,
+        /// What differs.
+        why: String,
+    },
+    /// The output's storage cannot hold Delta tables.
+    #[error("{0}: Delta tables need a local directory or an s3://, gs:// or az:// output")]
+    Unsupported(String),
+    /// The runtime could not start.
+    #[error("tokio runtime: {0}")]
+    Runtime(std::io::Error),
+}
+
+impl From<DeltaError> for StoreError {
+    fn from(e: DeltaError) -> StoreError {
+        StoreError::NotAnOutput(e.to_string())
+    }
+}
+
+/// A data file of one source, to be added to its dataset's table.
+#[derive(Debug, Clone)]
+pub struct AddedFile<'a> {
+    /// The source archive's file name (the idempotence key's first half).
+    pub source: &'a str,
+    /// The file relative to the output (`<dataset>/network=<name>/<file>.parquet`).
+    pub rel: &'a str,
+    /// Its network (the partition value).
+    pub network: &'a str,
+    /// Bytes.
+    pub bytes: u64,
+    /// Rows.
+    pub rows: u64,
+    /// Hex sha256 of its bytes (the idempotence key's second half).
+    pub sha256: &'a str,
+}
+
+/// The tables of one output, opened once per run; each table's state is kept and brought up to date at each
+/// commit (only the commits made since are read).
+pub struct DeltaTables {
+    root: TablesRoot,
+    out: String,
+    rt: &'static tokio::runtime::Runtime,
+    open: Mutex<HashMap<String, Arc<Mutex<DeltaTable>>>>,
+}
+
+impl std::fmt::Debug for DeltaTables {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DeltaTables({:?})", self.root)
+    }
+}
+
+/// The log stores of object-store schemes: delta-rs's default one, whose commits are conditional puts (put if
+/// absent), which S3, GCS and Azure all have; registered once per process.
+fn register_schemes() {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        // delta-rs keeps its default factory private; the one it registers for local files is it.
+        let registry = logstore_factories();
+        let default = Url::parse("file://")
+            .ok()
+            .and_then(|u| registry.get(&u).map(|f| f.value().clone()));
+        let Some(factory) = default else {
+            return;
+        };
+        for scheme in ["s3://", "gs://", "az://"] {
+            if let Ok(u) = Url::parse(scheme) {
+                registry.insert(u, factory.clone());
+            }
+        }
+    });
+}
+
+/// The idempotence key of a source's file: its `txn` application id.
+pub fn app_id(source: &str, sha256: &str) -> String {
+    format!("eraflow:{source}:{}", &sha256[..sha256.len().min(16)])
+}
+
+/// The table schema of a dataset: its columns, then the partition column.
+pub fn table_schema(schema: &Schema) -> Result<StructType, DeltaTableError> {
+    let columns: StructType = schema.try_into_kernel()?;
+    let mut fields: Vec<StructField> = columns.fields().cloned().collect();
+    fields.push(StructField::new(PARTITION, DataType::STRING, true));
+    Ok(StructType::try_new(fields)?)
+}
+
+impl DeltaTables {
+    /// The tables under `root`; `out` names the output in messages.
+    pub fn new(root: TablesRoot, out: String) -> Result<DeltaTables, DeltaError> {
+        register_schemes();
+        Ok(DeltaTables {
+            root,
+            out,
+            rt: runtime::runtime().map_err(DeltaError::Runtime)?,
+            open: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The location of `dataset`'s table, for messages.
+    pub fn location(&self, dataset: &str) -> String {
+        match &self.root {
+            TablesRoot::Local(p) => p.join(dataset).display().to_string(),
+            TablesRoot::Object(_, u) => format!("{u}{dataset}"),
+        }
+    }
+
+    fn err(&self, dataset: &str) -> impl Fn(DeltaTableError) -> DeltaError + '_ {
+        let table = self.location(dataset);
+        move |source| DeltaError::Table {
+            table: table.clone(),
+            source: Box::new(source),
+        }
+    }
+
+    /// A builder of `dataset`'s table.
+    fn builder(&self, dataset: &str) -> Result<DeltaTableBuilder, DeltaError> {
+        let e = self.err(dataset);
+        match &self.root {
+            TablesRoot::Local(p) => {
+                let dir = p.join(dataset);
+                std::fs::create_dir_all(&dir).map_err(|err| e(DeltaTableError::from(err)))?;
+                let url = Url::from_directory_path(&dir)
+                    .map_err(|()| DeltaError::Unsupported(dir.display().to_string()))?;
+                DeltaTableBuilder::from_url(url).map_err(e)
+            }
+            TablesRoot::Object(store, base) => {
+                let url = base
+                    .join(&format!("{dataset}/"))
+                    .map_err(|_| DeltaError::Unsupported(base.to_string()))?;
+                Ok(DeltaTableBuilder::from_url(url.clone())
+                    .map_err(e)?
+                    .with_storage_backend(store.clone(), url))
+            }
+        }
+    }
+
+    /// The table of `dataset` as kept by this run, loaded on first use; `None` when there is none yet.
+    fn table(&self, dataset: &str) -> Result<Option<Arc<Mutex<DeltaTable>>>, DeltaError> {
+        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(t) = open.get(dataset) {
+            return Ok(Some(t.clone()));
+        }
+        let mut table = self.builder(dataset)?.build().map_err(self.err(dataset))?;
+        // Asked first: loading a table that is not there logs an error from inside delta-rs.
+        let exists = self.rt.block_on(table.verify_deltatable_existence());
+        if !exists.map_err(self.err(dataset))? {
+            return Ok(None);
+        }
+        match self.rt.block_on(table.load()) {
+            Ok(()) => {}
+            Err(DeltaTableError::NotATable(_)) => return Ok(None),
+            Err(e) => return Err(self.err(dataset)(e)),
+        }
+        let t = Arc::new(Mutex::new(table));
+        open.insert(dataset.to_string(), t.clone());
+        Ok(Some(t))
+    }
+
+    /// Makes sure `dataset`'s table exists with the schema `schema` (and the `network` partition): created when
+    /// absent (by this writer or, concurrently, another: either's creation stands), a table of the same
+    /// columns kept, one whose columns this schema extends evolved by a metadata commit, any other refused.
+    pub fn ensure(&self, dataset: &str, schema: &Schema) -> Result<(), DeltaError> {
+        let e = self.err(dataset);
+        let wanted = table_schema(schema).map_err(&e)?;
+        if self.table(dataset)?.is_none() {
+            let log_store = self.builder(dataset)?.build_storage().map_err(&e)?;
+            let create = deltalake_core::operations::create::CreateBuilder::new()
+                .with_log_store(log_store)
+                .with_table_name(dataset)
+                .with_columns(wanted.fields().cloned())
+                .with_partition_columns([PARTITION])
+                .with_save_mode(SaveMode::Ignore)
+                .with_configuration_property(
+                    deltalake_core::TableProperty::CheckpointInterval,
+                    Some(CHECKPOINT_INTERVAL.to_string()),
+                )
+                .with_commit_properties(app_metadata(CommitProperties::default()));
+            match self.rt.block_on(create.into_future()) {
+                Ok(_) => {}
+                // Another writer created it first: theirs stands (checked below like any existing table).
+                Err(DeltaTableError::VersionAlreadyExists(_)) => {}
+                Err(err) => return Err(e(err)),
+            }
+        }
+        let Some(table) = self.table(dataset)? else {
+            return Err(e(DeltaTableError::NotATable(self.location(dataset))));
+        };
+        let table = table.lock().unwrap_or_else(PoisonError::into_inner);
+        let have = table.snapshot().map_err(&e)?.schema();
+        if *have == wanted {
+            return Ok(());
+        }
+        Err(DeltaError::Schema {
+            table: self.location(dataset),
+            out: self.out.clone(),
+            why: schema_difference(&have, &wanted),
+        })
+    }
+
+    /// Adds `file` to `dataset`'s table by one commit, unless the table already holds its commit (the same
+    /// source and bytes). Returns whether a commit was made.
+    pub fn add(&self, dataset: &str, file: &AddedFile<'_>) -> Result<bool, DeltaError> {
+        let e = self.err(dataset);
+        let Some(table) = self.table(dataset)? else {
+            return Err(e(DeltaTableError::NotATable(self.location(dataset))));
+        };
+        let mut table = table.lock().unwrap_or_else(PoisonError::into_inner);
+        let app = app_id(file.source, file.sha256);
+        let rel = file
+            .rel
+            .strip_prefix(&format!("{dataset}/"))
+            .unwrap_or(file.rel);
+        self.rt
+            .block_on(async {
+                // Commits of other writers since this run last looked: a retried commit must see its own.
+                table.update_incremental(None).await?;
+                let state = table.snapshot()?;
+                if state
+                    .transaction_version(table.log_store().as_ref(), &app)
+                    .await?
+                    .is_some()
+                {
+                    return Ok(false);
+                }
+                let add = Add {
+                    path: rel.to_string(),
+                    partition_values: HashMap::from([(
+                        PARTITION.to_string(),
+                        Some(file.network.to_string()),
+                    )]),
+                    size: file.bytes as i64,
+                    modification_time: now_ms(),
+                    data_change: true,
+                    stats: Some(format!("{{\"numRecords\":{}}}", file.rows)),
+                    ..Default::default()
+                };
+                let props = app_metadata(CommitProperties::default())
+                    .with_application_transaction(Transaction::new(&app, 0))
+                    .with_create_checkpoint(true);
+                let done = CommitBuilder::from(props)
+                    .with_actions(vec![Action::Add(add)])
+                    .build(
+                        Some(state as &dyn TableReference),
+                        table.log_store(),
+                        DeltaOperation::Write {
+                            mode: SaveMode::Append,
+                            partition_by: Some(vec![PARTITION.to_string()]),
+                            predicate: None,
+                        },
+                    )
+                    .await?;
+                let version = done.version();
+                table.update_incremental(Some(version)).await?;
+                Ok(true)
+            })
+            .map_err(e)
+    }
+}
+
+/// The commit metadata every eraflow commit carries.
+fn app_metadata(props: CommitProperties) -> CommitProperties {
+    props.with_metadata([(
+        "eraflowVersion".to_string(),
+        serde_json::Value::String(env!("CARGO_PKG_VERSION").to_string()),
+    )])
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// What differs between a table's schema and the wanted one, briefly.
+fn schema_difference(have: &StructType, wanted: &StructType) -> String {
+    let names = |s: &StructType| s.fields().map(|f| f.name().clone()).collect::<Vec<_>>();
+    let (h, w) = (names(have), names(wanted));
+    let missing: Vec<&String> = w.iter().filter(|n| !h.contains(n)).collect();
+    let extra: Vec<&String> = h.iter().filter(|n| !w.contains(n)).collect();
+    match (missing.is_empty(), extra.is_empty()) {
+        (true, true) => "a column's type or nullability differs".into(),
+        _ => format!("columns it lacks: {missing:?}; columns it has beyond: {extra:?}"),
+    }
+}
