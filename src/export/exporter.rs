@@ -11,8 +11,8 @@ use crate::sink::manifest::{self, CompletionRecord, OutputEntry};
 use crate::sink::names::{era_output_path, era_slot_range, output_path};
 use crate::sink::parquet::{FileLayout, ParquetSink};
 use crate::sink::portable::portable_schema;
-use crate::store::delta::{AddedFile, DeltaTables, TableFormat};
-use crate::store::output::{Check, OutputProof, OutputStore, StoreError};
+use crate::store::delta::{AddedFile, DeltaError, DeltaTables, TableFormat};
+use crate::store::output::{Check, OutputProof, OutputStore, Proven, StoreError};
 use crate::store::url::RemoteUrl;
 use crate::verify::execution::VerifyOptions;
 use crate::verify::report::FileReport;
@@ -153,11 +153,7 @@ impl<'a> Exporter<'a> {
                 pending.push(d);
                 continue;
             }
-            let options = self.fingerprint(source, d);
-            match self
-                .store
-                .complete(source, d.name(), sha, &options, self.check())?
-            {
+            match self.complete(source, d, Some(sha), self.check())? {
                 Some(p) => {
                     outputs = outputs.max(p.output);
                     done.push(p.record);
@@ -166,6 +162,40 @@ impl<'a> Exporter<'a> {
             }
         }
         Ok((pending, done, outputs))
+    }
+
+    /// The record of (`source`, `dataset`) when it proves the dataset complete for source bytes with sha256
+    /// `sha` (any a record names, when `None`): its output proven unchanged by the storage (plain Parquet),
+    /// or held by the dataset's Delta table with its recorded size (the log is what a table's readers trust,
+    /// and a file compacted by `eraflow table optimize` lives on as the compacted file its record names).
+    fn complete(
+        &self,
+        source: &str,
+        d: &dyn Dataset,
+        sha: Option<&str>,
+        check: Check,
+    ) -> Result<Option<Proven>, StoreError> {
+        let options = self.fingerprint(source, d);
+        let Some(tables) = &self.tables else {
+            return match sha {
+                Some(sha) => self.store.complete(source, d.name(), sha, &options, check),
+                None => self
+                    .store
+                    .complete_by_name(source, d.name(), None, &options, check),
+            };
+        };
+        let Some(record) = self
+            .store
+            .matching_record(source, d.name(), sha, &options, check)?
+        else {
+            return Ok(None);
+        };
+        let output = match &record.output {
+            None => OutputProof::None,
+            Some(o) if tables.holds(d.name(), &o.path, o.bytes)? => OutputProof::Delta,
+            Some(_) => return Ok(None),
+        };
+        Ok(Some(Proven { record, output }))
     }
 
     /// How thoroughly completion records are checked: from metadata, or (`verify_outputs`) by contents.
@@ -186,11 +216,7 @@ impl<'a> Exporter<'a> {
         let mut done = Vec::with_capacity(self.opts.datasets.len());
         let mut proof = OutputProof::None;
         for &d in &self.opts.datasets {
-            let options = self.fingerprint(source, d);
-            match self
-                .store
-                .complete_by_name(source, d.name(), sha256, &options, self.check())?
-            {
+            match self.complete(source, d, sha256, self.check())? {
                 Some(p) => {
                     proof = proof.max(p.output);
                     done.push(p.record);
@@ -529,6 +555,31 @@ fn write_chunk(
     Ok(())
 }
 
+/// Refuses to add a new file of `source` to `dataset`'s table when its rows are already in a file `eraflow
+/// table optimize` compacted (its record names that file, and the table holds it): they would be held twice.
+fn not_compacted(
+    store: &OutputStore,
+    tables: &DeltaTables,
+    source: &str,
+    dataset: &str,
+    rel: &str,
+) -> Result<(), StoreError> {
+    let Some(old) = store.read_record(source, dataset)? else {
+        return Ok(());
+    };
+    match old.output {
+        Some(o) if o.path != rel && tables.holds(dataset, &o.path, o.bytes)? => {
+            Err(DeltaError::Compacted {
+                table: tables.location(dataset),
+                source_file: source.to_string(),
+                file: o.path,
+            }
+            .into())
+        }
+        _ => Ok(()),
+    }
+}
+
 /// What a source's completion records hold besides their outputs.
 struct FinishArgs<'a> {
     source: String,
@@ -597,7 +648,7 @@ fn finish_source(
                     true => Check::Full,
                     false => Check::Fresh,
                 };
-                match store.complete(&args.source, d.name(), &args.sha, &options, check) {
+                match exporter.complete(&args.source, d, Some(&args.sha), check) {
                     Ok(Some(p)) => {
                         // Another writer finished it while this one worked: its output stands (ours is
                         // discarded).
@@ -635,6 +686,12 @@ fn finish_source(
                         // Into its table before its record: a record always names a committed file,
                         // and a commit made before a crash is found (not repeated) by the rerun.
                         if let Some(tables) = &exporter.tables {
+                            if let Err(e) =
+                                not_compacted(store, tables, &args.source, d.name(), &rel)
+                            {
+                                outcome.errors.push(e.into());
+                                return outcome;
+                            }
                             let added = AddedFile {
                                 source: &args.source,
                                 rel: &rel,

@@ -129,6 +129,20 @@ pub enum DeltaError {
         /// What differs.
         why: String,
     },
+    /// A source's rows of this dataset are in a file `eraflow table optimize` compacted: adding the source's new
+    /// file would hold them twice.
+    #[error(
+        "Delta table {table}: the rows of {source_file} are in the compacted file {file}; re-exporting it with \
+         other options would hold them twice (export into a new output to change options)"
+    )]
+    Compacted {
+        /// The table's location.
+        table: String,
+        /// The source archive.
+        source_file: String,
+        /// The compacted file holding its rows.
+        file: String,
+    },
     /// The output's storage cannot hold Delta tables.
     #[error("{0}: Delta tables need a local directory or an s3://, gs:// or az:// output")]
     Unsupported(String),
@@ -166,7 +180,31 @@ pub struct DeltaTables {
     root: TablesRoot,
     out: String,
     rt: &'static tokio::runtime::Runtime,
-    open: Mutex<HashMap<String, Arc<Mutex<DeltaTable>>>>,
+    open: Mutex<HashMap<String, Arc<Mutex<Open>>>>,
+}
+
+/// A table as this run keeps it: its state, and its files (path within the table -> size) as of that state.
+pub struct Open {
+    /// The table and its loaded state.
+    pub table: DeltaTable,
+    /// The table's files.
+    pub files: HashMap<String, i64>,
+}
+
+impl Open {
+    /// Reads the table's files from its loaded state.
+    pub async fn refresh_files(&mut self) -> Result<(), DeltaTableError> {
+        use futures_util::TryStreamExt as _;
+        let log_store = self.table.log_store();
+        let state = self.table.snapshot()?;
+        let mut files = HashMap::new();
+        let mut views = state.snapshot().file_views(log_store.as_ref(), None);
+        while let Some(f) = views.try_next().await? {
+            files.insert(f.path().into_owned(), f.size());
+        }
+        self.files = files;
+        Ok(())
+    }
 }
 
 impl std::fmt::Debug for DeltaTables {
@@ -260,7 +298,7 @@ impl DeltaTables {
     }
 
     /// The table of `dataset` as kept by this run, loaded on first use; `None` when there is none yet.
-    fn table(&self, dataset: &str) -> Result<Option<Arc<Mutex<DeltaTable>>>, DeltaError> {
+    pub fn table(&self, dataset: &str) -> Result<Option<Arc<Mutex<Open>>>, DeltaError> {
         let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(t) = open.get(dataset) {
             return Ok(Some(t.clone()));
@@ -276,7 +314,14 @@ impl DeltaTables {
             Err(DeltaTableError::NotATable(_)) => return Ok(None),
             Err(e) => return Err(self.err(dataset)(e)),
         }
-        let t = Arc::new(Mutex::new(table));
+        let mut open_table = Open {
+            table,
+            files: HashMap::new(),
+        };
+        self.rt
+            .block_on(open_table.refresh_files())
+            .map_err(self.err(dataset))?;
+        let t = Arc::new(Mutex::new(open_table));
         open.insert(dataset.to_string(), t.clone());
         Ok(Some(t))
     }
@@ -311,7 +356,7 @@ impl DeltaTables {
             return Err(e(DeltaTableError::NotATable(self.location(dataset))));
         };
         let table = table.lock().unwrap_or_else(PoisonError::into_inner);
-        let have = table.snapshot().map_err(&e)?.schema();
+        let have = table.table.snapshot().map_err(&e)?.schema();
         if *have == wanted {
             return Ok(());
         }
@@ -322,6 +367,31 @@ impl DeltaTables {
         })
     }
 
+    /// Whether `dataset`'s table, as this run knows it, holds the file `rel` (relative to the output) with size
+    /// `bytes`.
+    pub fn holds(&self, dataset: &str, rel: &str, bytes: u64) -> Result<bool, DeltaError> {
+        let Some(table) = self.table(dataset)? else {
+            return Ok(false);
+        };
+        let table = table.lock().unwrap_or_else(PoisonError::into_inner);
+        let path = rel.strip_prefix(&format!("{dataset}/")).unwrap_or(rel);
+        Ok(table.files.get(path) == Some(&(bytes as i64)))
+    }
+
+    /// Runs `f` on `dataset`'s table (loaded), on the runtime.
+    pub fn with_table<T>(
+        &self,
+        dataset: &str,
+        f: impl AsyncFnOnce(&mut Open) -> Result<T, DeltaTableError>,
+    ) -> Result<T, DeltaError> {
+        let e = self.err(dataset);
+        let Some(table) = self.table(dataset)? else {
+            return Err(e(DeltaTableError::NotATable(self.location(dataset))));
+        };
+        let mut table = table.lock().unwrap_or_else(PoisonError::into_inner);
+        self.rt.block_on(f(&mut table)).map_err(e)
+    }
+
     /// Adds `file` to `dataset`'s table by one commit, unless the table already holds its commit (the same
     /// source and bytes). Returns whether a commit was made.
     pub fn add(&self, dataset: &str, file: &AddedFile<'_>) -> Result<bool, DeltaError> {
@@ -329,7 +399,8 @@ impl DeltaTables {
         let Some(table) = self.table(dataset)? else {
             return Err(e(DeltaTableError::NotATable(self.location(dataset))));
         };
-        let mut table = table.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut open = table.lock().unwrap_or_else(PoisonError::into_inner);
+        let open = &mut *open;
         let app = app_id(file.source, file.sha256);
         let rel = file
             .rel
@@ -337,8 +408,15 @@ impl DeltaTables {
             .unwrap_or(file.rel);
         self.rt
             .block_on(async {
+                let table = &mut open.table;
                 // Commits of other writers since this run last looked: a retried commit must see its own.
+                let before = table.version();
                 table.update_incremental(None).await?;
+                if table.version() != before {
+                    // Others' commits: their files too (the table borrowed again below).
+                    open.refresh_files().await?;
+                }
+                let table = &mut open.table;
                 let state = table.snapshot()?;
                 if state
                     .transaction_version(table.log_store().as_ref(), &app)
@@ -375,7 +453,15 @@ impl DeltaTables {
                     )
                     .await?;
                 let version = done.version();
+                let seen = table.version();
                 table.update_incremental(Some(version)).await?;
+                match seen.is_some_and(|v| v + 1 == version) {
+                    // Nobody committed in between: the files are the ones known plus this one.
+                    true => {
+                        open.files.insert(rel.to_string(), file.bytes as i64);
+                    }
+                    false => open.refresh_files().await?,
+                }
                 Ok(true)
             })
             .map_err(e)
