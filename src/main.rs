@@ -92,5 +92,6 @@ fn command(cli: Cli, stdout: &mut Output) -> Result<ExitStatus, JobError> {
             ..
         } => commands::prune_check(&dir, rebuild, fetch, f, threads, stdout),
         Command::Prune { check: None, args } => commands::prune(args, f, threads, stdout),
+        Command::Table { command } => commands::table(command, stdout),
     }
 }

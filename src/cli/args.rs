@@ -78,6 +78,55 @@ pub enum Command {
     Report(ReportArgs),
     /// Summarise one archive file: range, counts by record type, transaction kinds, roots, total difficulty.
     Inspect(InspectArgs),
+    /// The upkeep of a Delta output's tables (`export --table-format delta`): check, optimize, vacuum.
+    Table {
+        #[command(subcommand)]
+        command: TableCommand,
+    },
+}
+
+/// `eraflow table check|optimize|vacuum OUT`.
+#[derive(Subcommand)]
+pub enum TableCommand {
+    /// Check that each table's log, its files and eraflow's completion records agree: every logged file is in
+    /// the storage at its logged size, every record's output is a file of its table, every file some
+    /// record's output. Exit 1 when they do not.
+    Check {
+        /// The output: a directory or an object-store URL.
+        out: String,
+        /// Print the verdicts as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Compact each partition's runs of small files (chain order kept) into files of up to --target-mb, by one
+    /// commit per compacted file; the sources' completion records then name the compacted file.
+    Optimize {
+        /// The output: a directory or an object-store URL.
+        out: String,
+        /// Files below this size (MiB) are compacted, into files of up to it (default 128).
+        #[arg(long, value_name = "MIB")]
+        target_mb: Option<u64>,
+        /// Parquet compression of the compacted files: zstd (default), snappy, lz4, gzip, none.
+        #[arg(long)]
+        compression: Option<String>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete the files commits removed (compacted away) more than --retain hours ago.
+    Vacuum {
+        /// The output: a directory or an object-store URL.
+        out: String,
+        /// Hours a removed file is kept for readers of older table versions (default 168, Delta's own).
+        #[arg(long, value_name = "HOURS")]
+        retain: Option<u64>,
+        /// Only list what would be deleted.
+        #[arg(long)]
+        dry_run: bool,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// `eraflow prune check DIR`.

@@ -3,7 +3,7 @@
 
 use super::args::{
     BenchArgs, ConvertArgs, ExportArgs, InspectArgs, PlanArgs, PruneArgs, ReportArgs, RunArgs,
-    StateRootArgs, SynthArgs, VerifyArgs,
+    StateRootArgs, SynthArgs, TableCommand, VerifyArgs,
 };
 use super::flags::Flags;
 use super::output::Output;
@@ -572,4 +572,89 @@ fn print_check(out: &mut Output, dir: &Path, s: &eraflow::prune::check::CheckSum
         s.manifest.totals.blocks,
         s.manifest.totals.transactions
     ));
+}
+
+/// `eraflow table check|optimize|vacuum OUT`: the upkeep of a Delta output's tables.
+pub fn table(command: TableCommand, stdout: &mut Output) -> Result<ExitStatus, JobError> {
+    use eraflow::pipeline::table;
+    match command {
+        TableCommand::Check { out, json } => {
+            let verdicts = table::check(&out)?;
+            for v in &verdicts {
+                match json {
+                    true => stdout.line(serde_json::to_string(v).unwrap_or_default()),
+                    false => {
+                        let word = if v.ok() { "OK  " } else { "FAIL" };
+                        stdout.line(format_args!(
+                            "{word} {}  version {}, {} files",
+                            v.dataset, v.version, v.files
+                        ));
+                        for f in &v.missing_files {
+                            stdout.line(format_args!("     in the log, not in the storage: {f}"));
+                        }
+                        for r in &v.unlisted_records {
+                            stdout.line(format_args!("     a record's file not in the table: {r}"));
+                        }
+                        for f in &v.unrecorded_files {
+                            stdout.line(format_args!(
+                                "     in the table, named by no record (the next export records it): {f}"
+                            ));
+                        }
+                    }
+                }
+            }
+            let failed = verdicts.iter().filter(|v| !v.ok()).count();
+            note!("table check: {} tables, {failed} failed", verdicts.len());
+            Ok(match failed {
+                0 => ExitStatus::Ok,
+                _ => ExitStatus::DataErrors,
+            })
+        }
+        TableCommand::Optimize {
+            out,
+            target_mb,
+            compression,
+            json,
+        } => {
+            let mut parquet = eraflow::sink::parquet::ParquetOptions::default();
+            if let Some(c) = compression {
+                parquet.compression = c.parse().map_err(JobError::Parquet)?;
+            }
+            let target = target_mb.map_or(table::DEFAULT_TARGET_BYTES, |m| m << 20);
+            for r in table::optimize(&out, target, &parquet)? {
+                match json {
+                    true => stdout.line(serde_json::to_string(&r).unwrap_or_default()),
+                    false => stdout.line(format_args!(
+                        "{}: {} files compacted into {} ({} rows, {} bytes read, {} written)",
+                        r.dataset,
+                        r.files_removed,
+                        r.files_added,
+                        r.rows,
+                        r.bytes_read,
+                        r.bytes_written
+                    )),
+                }
+            }
+            Ok(ExitStatus::Ok)
+        }
+        TableCommand::Vacuum {
+            out,
+            retain,
+            dry_run,
+            json,
+        } => {
+            for r in table::vacuum(&out, retain.unwrap_or(168), dry_run)? {
+                match json {
+                    true => stdout.line(serde_json::to_string(&r).unwrap_or_default()),
+                    false => stdout.line(format_args!(
+                        "{}: {} files {}",
+                        r.dataset,
+                        r.files.len(),
+                        if dry_run { "to delete" } else { "deleted" }
+                    )),
+                }
+            }
+            Ok(ExitStatus::Ok)
+        }
+    }
 }

@@ -83,12 +83,16 @@ impl Output {
     }
 }
 
-/// Sets up logging on stderr: text or JSON lines, at `info` (`warn` with `quiet`, which also hides progress
+/// Sets up logging on stderr: text or JSON lines, at `info` (the Delta crates at `warn`; `warn` with `quiet`, which also hides progress
 /// bars); `RUST_LOG` overrides the level. Each line is written whole between progress-bar redraws.
 pub fn init_logs(quiet: bool, format: super::args::LogFormat) {
     use tracing_subscriber::EnvFilter;
     eraflow::export::progress::show_progress_bars(!quiet);
-    let level = if quiet { "warn" } else { "info" };
+    // The Delta crates log every snapshot they build at info: theirs from warn up.
+    let level = match quiet {
+        true => "warn",
+        false => "info,buoyant_kernel=warn,buoyant_kernel_engine=warn,deltalake_core=warn",
+    };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level));
     let fmt = tracing_subscriber::fmt()
         .with_writer(|| LogLine(Vec::new()))

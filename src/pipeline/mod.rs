@@ -13,6 +13,7 @@ pub mod run;
 pub mod runlock;
 pub mod shard;
 pub mod stream;
+pub mod table;
 pub mod verify_cache;
 
 pub use crate::error::ExitStatus;
