@@ -344,12 +344,16 @@ impl DeltaTables {
                     deltalake_core::TableProperty::CheckpointInterval,
                     Some(CHECKPOINT_INTERVAL.to_string()),
                 )
-                .with_commit_properties(app_metadata(CommitProperties::default()));
-            match self.rt.block_on(create.into_future()) {
-                Ok(_) => {}
+                // Never retried as a later version: a second creation would be a second protocol and
+                // metadata, which every concurrent append then conflicts with.
+                .with_commit_properties(
+                    app_metadata(CommitProperties::default()).with_max_retries(0),
+                );
+            if let Err(err) = self.rt.block_on(create.into_future()) {
                 // Another writer created it first: theirs stands (checked below like any existing table).
-                Err(DeltaTableError::VersionAlreadyExists(_)) => {}
-                Err(err) => return Err(e(err)),
+                if self.table(dataset)?.is_none() {
+                    return Err(e(err));
+                }
             }
         }
         let Some(table) = self.table(dataset)? else {

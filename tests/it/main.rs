@@ -26,6 +26,7 @@ mod cli_output;
 mod consensus_crosscheck;
 mod cryo_queries;
 mod decode;
+mod delta;
 mod doc_commands;
 mod era1_real;
 mod era_state_link;
