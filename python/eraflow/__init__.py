@@ -329,8 +329,9 @@ def _call(f, *args):
         raise EraflowError(str(e), getattr(e, "exit_status", None)) from None
 
 
-def read(path, dataset, senders=True, network=None, stream=False):
-    """Verifies one archive file and returns one dataset of it.
+def read(path, dataset, senders=True, network=None, stream=False, table_format=None):
+    """Verifies one archive file and returns one dataset of it; or, given an export's output (a directory, or
+    any path with ``table_format``), that output's dataset.
 
     ``dataset`` is one of blocks, transactions, logs, uncles (era1), withdrawals, beacon_blocks, the block
     operations (attestations, deposits, ..., see docs/schema.md) and validators (era);
@@ -339,8 +340,27 @@ def read(path, dataset, senders=True, network=None, stream=False):
     ``stream=True`` a ``pyarrow.RecordBatchReader`` (Polars' ``pl.from_arrow`` and DuckDB consume either
     without copies: the batches cross through the Arrow C stream interface).
     """
+    if table_format is not None or os.path.isdir(path):
+        return _read_output(os.fspath(path), dataset, table_format or "parquet", stream)
     reader = _call(lambda n: n.read, os.fspath(path), dataset, senders, network)
     return reader if stream else reader.read_all()
+
+
+def _read_output(out, dataset, table_format, stream):
+    """Dataset ``dataset`` of the export at ``out``: its Delta table (``table_format="delta"``: the files of the
+    table's latest version, through the ``deltalake`` package) or its Parquet files (``"parquet"``: every
+    ``network=`` partition, read as a ``network`` column)."""
+    if table_format == "delta":
+        import deltalake
+
+        table = deltalake.DeltaTable(f"{out.rstrip('/')}/{dataset}").to_pyarrow_dataset()
+    elif table_format == "parquet":
+        import pyarrow.dataset as ds
+
+        table = ds.dataset(f"{out.rstrip('/')}/{dataset}", format="parquet", partitioning="hive")
+    else:
+        raise EraflowError(f"unknown table format {table_format!r} (expected 'parquet' or 'delta')", 2)
+    return table.scanner().to_reader() if stream else table.to_table()
 
 
 def verify(paths, network=None, senders=False, checksum=False):

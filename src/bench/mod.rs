@@ -529,6 +529,15 @@ impl<'a> Bench<'a> {
                 export_set_stage(dir, local_inputs, "out-set-local", &cache),
             )?,
         );
+        let mut delta = best(
+            one,
+            runs,
+            names::SET_DELTA,
+            export_set_delta_stage(dir, &mirror_files),
+        )?;
+        // Its commits run on the I/O runtime's threads, which this thread's CPU time leaves out: wall time only.
+        delta.cpu = None;
+        lines.add(names::SET_DELTA, &set, 1, delta);
         lines.add(
             names::SET_HTTP,
             &set,
@@ -864,6 +873,33 @@ fn export_set_stage(
     move || {
         let o = crate::pipeline::stream::export_inputs(&inputs, &opts, &cache)
             .map_err(|e| crate::error::render(&e))?;
+        match o.iter().find(|o| !o.ok) {
+            _ if o.len() != MIRROR_FILES => Err(format!("{} outcomes", o.len())),
+            Some(bad) => Err(format!("{}: {:?}", bad.file, bad.errors)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A stage exporting the local `inputs` with the set's datasets into Delta tables, each run into a new output
+/// (tables created, then every source committed): what a plain run of the same inputs is compared with.
+fn export_set_delta_stage(
+    dir: &Path,
+    inputs: &[PathBuf],
+) -> impl Fn() -> Result<(), String> + Sync + Send {
+    let runs = std::sync::atomic::AtomicU64::new(0);
+    let (dir, inputs) = (dir.to_path_buf(), inputs.to_vec());
+    move || {
+        let n = runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let out = dir.join(format!("out-set-delta-{n}"));
+        let _ = std::fs::remove_dir_all(&out);
+        let opts = ExportOptions {
+            table_format: crate::store::delta::TableFormat::Delta,
+            ..ExportOptions::new(out.clone(), datasets::all_with_senders(false))
+        };
+        let o =
+            export(&inputs, &opts, &Progress::hidden()).map_err(|e| crate::error::render(&e))?;
+        let _ = std::fs::remove_dir_all(&out);
         match o.iter().find(|o| !o.ok) {
             _ if o.len() != MIRROR_FILES => Err(format!("{} outcomes", o.len())),
             Some(bad) => Err(format!("{}: {:?}", bad.file, bad.errors)),

@@ -221,6 +221,13 @@ fn senders_ratios(r: &mut Ratios<'_>) {
 /// Remote input from the loopback mirror (fast, throttled) against local files.
 fn remote_ratios(r: &mut Ratios<'_>) {
     r.push(
+        "export into Delta tables (new tables, a commit per source and dataset) ÷ plain Parquet, same files (speed)"
+            .into(),
+        format!("[{}] / [{}]", names::SET_LOCAL, names::SET_DELTA),
+        Some(0.9),
+        &|s| Some(s(names::SET_LOCAL)? / s(names::SET_DELTA)?),
+    );
+    r.push(
         "remote input (loopback HTTP mirror, prefetched, bounded cache) ÷ local files".into(),
         format!("[{}] / [{}]", names::SET_LOCAL, names::SET_HTTP),
         Some(0.9),

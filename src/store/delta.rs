@@ -118,8 +118,8 @@ pub enum DeltaError {
     },
     /// The table holds another schema than this eraflow writes, not one it can evolve from.
     #[error(
-        "Delta table {table}: its schema is not the one this eraflow writes ({why}); export into a new \
-         output, or recreate the table with `eraflow table migrate {out}`"
+        "Delta table {table}: its schema is not the one this eraflow writes ({why}); export this schema \
+         version into a new output (not {out})"
     )]
     Schema {
         /// The table's location.
@@ -422,10 +422,14 @@ impl DeltaTables {
                 }
                 let table = &mut open.table;
                 let state = table.snapshot()?;
-                if state
-                    .transaction_version(table.log_store().as_ref(), &app)
-                    .await?
-                    .is_some()
+                // Its commit added this path: a table without it never had this commit (only `table optimize`
+                // removes files, and a compacted source is never re-added). With it, the path may hold other
+                // bytes (other options): the transaction id tells, from the log (read only then).
+                if open.files.contains_key(rel)
+                    && state
+                        .transaction_version(table.log_store().as_ref(), &app)
+                        .await?
+                        .is_some()
                 {
                     return Ok(false);
                 }
