@@ -28,6 +28,7 @@ use crate::verify::execution::VerifyOptions;
 use std::path::{Path, PathBuf};
 
 mod consensus;
+mod delta;
 mod floors;
 mod measure;
 mod mirror;
@@ -622,6 +623,7 @@ impl<'a> Bench<'a> {
     fn parquet_floor(&self, lines: &mut Lines) -> Result<(), BenchError> {
         let dir = self.dir;
         let batches = read_batches(&dir.join("out-nosend-1"))?;
+        self.table_optimize(&batches, lines)?;
         lines.add(
             names::PARQUET,
             &self.era1,
@@ -646,6 +648,39 @@ impl<'a> Bench<'a> {
                 Ok(())
             })?,
         );
+        Ok(())
+    }
+
+    /// `eraflow table optimize` of [`delta::FILES`] small files of the era1 file's transactions, beside a plain
+    /// rewrite of the same files: once each (an optimize leaves nothing to do), wall time (its commit runs on the
+    /// I/O threads).
+    fn table_optimize(
+        &self,
+        batches: &[(String, Vec<arrow_array::RecordBatch>)],
+        lines: &mut Lines,
+    ) -> Result<(), BenchError> {
+        let tx = batches
+            .iter()
+            .find(|(d, _)| d == "transactions")
+            .map(|(_, b)| b.as_slice())
+            .unwrap_or_default();
+        let stage = |detail| BenchError::Stage {
+            stage: names::TABLE_OPTIMIZE.to_string(),
+            detail,
+        };
+        let (out, files) = delta::small_files_table(self.dir, tx).map_err(stage)?;
+        let dest = self.dir.join("optimize-floor.parquet");
+        let mut floor = best(&self.one, 1, names::OPTIMIZE_FLOOR, || {
+            delta::rewrite(&files, &dest)
+        })?;
+        let mut optimize = best(&self.one, 1, names::TABLE_OPTIMIZE, || {
+            delta::optimize(&out, files.len())
+        })?;
+        floor.cpu = None;
+        optimize.cpu = None;
+        lines.add(names::OPTIMIZE_FLOOR, &self.era1, 1, floor);
+        lines.add(names::TABLE_OPTIMIZE, &self.era1, 1, optimize);
+        let _ = std::fs::remove_dir_all(&out);
         Ok(())
     }
 

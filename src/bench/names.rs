@@ -14,6 +14,10 @@ pub const ERA_FLOOR: &str = "floor: sha256 of every block era verification hashe
 pub const ERA_1: &str = "era verification (state root + blocks + payloads), 1 thread";
 pub const ERA_2: &str = "era verification (state root + blocks + payloads), 2 threads";
 pub const SET_LOCAL: &str = "export of 8 era1 files from local disk, 1 thread";
+pub const TABLE_OPTIMIZE: &str =
+    "table optimize: 1,000 small files of a Delta partition compacted into one, by one commit, 1 thread";
+pub const OPTIMIZE_FLOOR: &str =
+    "floor: the same 1,000 files read and rewritten as one Parquet file";
 pub const SET_DELTA: &str =
     "export of 8 era1 files from local disk into new Delta tables (a commit per source and dataset), 1 thread";
 pub const SET_HTTP: &str = "export of 8 era1 files from a loopback HTTP mirror, 1 thread";

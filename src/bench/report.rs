@@ -228,6 +228,13 @@ fn remote_ratios(r: &mut Ratios<'_>) {
         &|s| Some(s(names::SET_LOCAL)? / s(names::SET_DELTA)?),
     );
     r.push(
+        "table optimize of 1,000 small files ÷ a plain Parquet rewrite of the same files (speed)"
+            .into(),
+        format!("[{}] / [{}]", names::OPTIMIZE_FLOOR, names::TABLE_OPTIMIZE),
+        Some(0.8),
+        &|s| Some(s(names::OPTIMIZE_FLOOR)? / s(names::TABLE_OPTIMIZE)?),
+    );
+    r.push(
         "remote input (loopback HTTP mirror, prefetched, bounded cache) ÷ local files".into(),
         format!("[{}] / [{}]", names::SET_LOCAL, names::SET_HTTP),
         Some(0.9),

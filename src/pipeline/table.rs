@@ -11,11 +11,11 @@
 use super::job::JobError;
 use crate::sink::manifest::{self, CompletionRecord, OutputEntry};
 use crate::sink::parquet::{FileLayout, ParquetOptions, ParquetSink};
-use crate::store::delta::{DeltaTables, Open, PARTITION};
+use crate::store::delta::{add_action, now_ms, DeltaTables, Open, PARTITION};
 use crate::store::output::{staging_dir, OutputStore, StoreError};
 use crate::store::url::Location;
 use deltalake_core::kernel::transaction::{CommitBuilder, CommitProperties, TableReference};
-use deltalake_core::kernel::{Action, Add, Remove};
+use deltalake_core::kernel::{Action, Remove};
 use deltalake_core::protocol::DeltaOperation;
 use deltalake_core::DeltaTableError;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
@@ -389,15 +389,9 @@ impl Compaction<'_> {
                 })
             })
             .collect();
-        actions.push(Action::Add(Add {
-            path: in_table.clone(),
-            partition_values: HashMap::from([(PARTITION.to_string(), Some(network.clone()))]),
-            size: written as i64,
-            modification_time: now,
-            data_change: false,
-            stats: Some(format!("{{\"numRecords\":{rows}}}")),
-            ..Default::default()
-        }));
+        actions.push(Action::Add(add_action(
+            &in_table, &network, written, rows, false,
+        )));
         let target = group.iter().map(|(_, s)| *s).sum::<u64>() as i64;
         self.tables
             .with_table(dataset, async |t: &mut Open| {
@@ -466,10 +460,4 @@ impl Compaction<'_> {
         }
         ParquetSink::create_dataset(dest, &layout, self.parquet).map_err(JobError::Parquet)
     }
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
 }

@@ -433,18 +433,7 @@ impl DeltaTables {
                 {
                     return Ok(false);
                 }
-                let add = Add {
-                    path: rel.to_string(),
-                    partition_values: HashMap::from([(
-                        PARTITION.to_string(),
-                        Some(file.network.to_string()),
-                    )]),
-                    size: file.bytes as i64,
-                    modification_time: now_ms(),
-                    data_change: true,
-                    stats: Some(format!("{{\"numRecords\":{}}}", file.rows)),
-                    ..Default::default()
-                };
+                let add = add_action(rel, file.network, file.bytes, file.rows, true);
                 let props = app_metadata(CommitProperties::default())
                     .with_application_transaction(Transaction::new(&app, 0))
                     .with_create_checkpoint(true);
@@ -484,7 +473,22 @@ fn app_metadata(props: CommitProperties) -> CommitProperties {
     )])
 }
 
-fn now_ms() -> i64 {
+/// The `add` action of a data file at `path` (within its table) of the partition `network`: its size, and its
+/// row count as its statistics; `data_change` false for a rewrite of rows already in the table.
+pub fn add_action(path: &str, network: &str, bytes: u64, rows: u64, data_change: bool) -> Add {
+    Add {
+        path: path.to_string(),
+        partition_values: HashMap::from([(PARTITION.to_string(), Some(network.to_string()))]),
+        size: bytes as i64,
+        modification_time: now_ms(),
+        data_change,
+        stats: Some(format!("{{\"numRecords\":{rows}}}")),
+        ..Default::default()
+    }
+}
+
+/// Now, in milliseconds since the Unix epoch (the log's timestamps).
+pub fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64)
