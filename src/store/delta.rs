@@ -358,16 +358,42 @@ impl DeltaTables {
         let Some(table) = self.table(dataset)? else {
             return Err(e(DeltaTableError::NotATable(self.location(dataset))));
         };
-        let table = table.lock().unwrap_or_else(PoisonError::into_inner);
-        let have = table.table.snapshot().map_err(&e)?.schema();
-        if *have == wanted {
-            return Ok(());
-        }
-        Err(DeltaError::Schema {
+        let mut open = table.lock().unwrap_or_else(PoisonError::into_inner);
+        let have = open.table.snapshot().map_err(&e)?.schema();
+        let refused = |why| DeltaError::Schema {
             table: self.location(dataset),
             out: self.out.clone(),
-            why: schema_difference(&have, &wanted),
-        })
+            why,
+        };
+        let added = evolution(&have, &wanted).map_err(refused)?;
+        if added.is_empty() {
+            return Ok(());
+        }
+        // A newer schema version's added columns: one schema-change commit (rows of older files read as null).
+        let names: Vec<String> = added.iter().map(|f| f.name().clone()).collect();
+        tracing::info!(table = %self.location(dataset), columns = ?names, "adding columns to a Delta table");
+        let add = open
+            .table
+            .clone()
+            .add_columns()
+            .with_fields(added)
+            .with_commit_properties(app_metadata(CommitProperties::default()));
+        let outcome = self.rt.block_on(add.into_future());
+        // Another writer may have added them first: either way the table must now take the schema.
+        self.rt
+            .block_on(async {
+                open.table.update_incremental(None).await?;
+                open.refresh_files().await
+            })
+            .map_err(&e)?;
+        let have = open.table.snapshot().map_err(&e)?.schema();
+        match evolution(&have, &wanted) {
+            Ok(left) if left.is_empty() => Ok(()),
+            _ => match outcome {
+                Err(err) => Err(e(err)),
+                Ok(_) => Err(refused(schema_difference(&have, &wanted))),
+            },
+        }
     }
 
     /// Whether `dataset`'s table, as this run knows it, holds the file `rel` (relative to the output) with size
@@ -493,6 +519,36 @@ pub fn now_ms() -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
+/// The columns a table of schema `have` must gain to take rows of schema `wanted` (nullable: the table's older
+/// files have none), or why it cannot: a column gone, of another type, or null in `wanted` where the table
+/// says never null.
+pub fn evolution(have: &StructType, wanted: &StructType) -> Result<Vec<StructField>, String> {
+    for h in have.fields() {
+        let Some(w) = wanted.field(h.name()) else {
+            return Err(format!("column {} is no longer written", h.name()));
+        };
+        if w.data_type() != h.data_type() {
+            return Err(format!(
+                "column {} is {} in the table, {} now",
+                h.name(),
+                h.data_type(),
+                w.data_type()
+            ));
+        }
+        if w.is_nullable() && !h.is_nullable() {
+            return Err(format!(
+                "column {} may now be null; the table says never",
+                h.name()
+            ));
+        }
+    }
+    Ok(wanted
+        .fields()
+        .filter(|w| have.field(w.name()).is_none())
+        .map(|w| StructField::new(w.name().clone(), w.data_type().clone(), true))
+        .collect())
+}
+
 /// What differs between a table's schema and the wanted one, briefly.
 fn schema_difference(have: &StructType, wanted: &StructType) -> String {
     let names = |s: &StructType| s.fields().map(|f| f.name().clone()).collect::<Vec<_>>();
@@ -502,5 +558,70 @@ fn schema_difference(have: &StructType, wanted: &StructType) -> String {
     match (missing.is_empty(), extra.is_empty()) {
         (true, true) => "a column's type or nullability differs".into(),
         _ => format!("columns it lacks: {missing:?}; columns it has beyond: {extra:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_schema::{DataType as A, Field};
+
+    fn schema(fields: &[(&str, A, bool)]) -> Schema {
+        Schema::new(
+            fields
+                .iter()
+                .map(|(n, t, null)| Field::new(*n, t.clone(), *null))
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    #[test]
+    fn a_newer_schema_adds_its_columns_and_an_incompatible_one_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let tables = DeltaTables::new(
+            TablesRoot::Local(dir.path().to_path_buf()),
+            dir.path().display().to_string(),
+        )
+        .unwrap();
+        let v1 = schema(&[("block_number", A::Int64, false)]);
+        tables.ensure("blocks", &v1).unwrap();
+        // Again: nothing to do.
+        tables.ensure("blocks", &v1).unwrap();
+        let v2 = schema(&[
+            ("block_number", A::Int64, false),
+            ("signature", A::Binary, false),
+        ]);
+        tables.ensure("blocks", &v2).unwrap();
+        let have = tables
+            .with_table("blocks", async |t: &mut Open| {
+                Ok(t.table.snapshot()?.schema())
+            })
+            .unwrap();
+        let added = have.field("signature").unwrap();
+        assert!(added.is_nullable(), "older files have no such column");
+        // The evolved table takes v2's rows from now on (and v1 tables elsewhere are untouched).
+        tables.ensure("blocks", &v2).unwrap();
+        assert!(evolution(&have, &table_schema(&v2).unwrap())
+            .unwrap()
+            .is_empty());
+        // A column's type changed, or a column gone: refused, naming it.
+        let retyped = schema(&[
+            ("block_number", A::Utf8, false),
+            ("signature", A::Binary, false),
+        ]);
+        let err = tables.ensure("blocks", &retyped).unwrap_err().to_string();
+        assert!(
+            err.contains("column block_number is long in the table"),
+            "{err}"
+        );
+        let err = tables.ensure("blocks", &v1).unwrap_err().to_string();
+        assert!(
+            err.contains("column signature is no longer written"),
+            "{err}"
+        );
+        assert!(
+            err.contains("export this schema version into a new output"),
+            "{err}"
+        );
     }
 }
