@@ -155,6 +155,8 @@ fn delta_tables_read_row_for_row_as_the_parquet_export_in_every_reader() {
     // The era file's withdrawals, and an empty table read as one (no rows, its schema).
     assert!(got.contains("erc20_transfers 0 rows, version 0"), "{got}");
     assert!(got.contains("chdb validators 64"), "{got}");
+    // The analyst quickstart's questions in ClickHouse over the tables agree with Polars over the plain files.
+    assert_eq!(got.matches("chdb quickstart:").count(), 3, "{got}");
     table_check(None, d);
     // The report page and `verify --outputs` work on a Delta output as on a plain one.
     run_ok(

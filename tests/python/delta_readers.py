@@ -56,6 +56,36 @@ if chdb is not None:
         got = chdb.query(f"SELECT count() FROM deltaLakeLocal('{root}/{ds}')", "CSV")
         assert int(str(got).strip()) == n, (ds, str(got), n)
         print(f"chdb {ds} {n}")
+    # The analyst quickstart's questions (docs/analyst.md), in ClickHouse's SQL over the tables, against Polars
+    # over the plain export.
+    if "transactions" in datasets:
+        t = f"deltaLakeLocal('{root}/transactions')"
+        plain = pl.read_parquet(f"{os.path.abspath(plain_out)}/transactions/**/*.parquet", hive_partitioning=True)
+        questions = [
+            (
+                f"SELECT toDate(toDateTime(timestamp, 'UTC')) AS day, count() FROM {t} GROUP BY day ORDER BY day",
+                plain.group_by(pl.from_epoch("timestamp", time_unit="s").dt.date().alias("day"))
+                .agg(pl.len()).sort("day"),
+            ),
+            (
+                f"SELECT lower(hex(from_address)) AS sender, count() AS txs FROM {t} "
+                "GROUP BY sender ORDER BY txs DESC, sender LIMIT 10",
+                plain.group_by(pl.col("from_address").bin.encode("hex").alias("sender"))
+                .agg(pl.len().alias("txs")).sort(["txs", "sender"], descending=[True, False]).head(10),
+            ),
+            (
+                f"SELECT transaction_type, count(), sum(gas_used) FROM {t} WHERE gas_used IS NOT NULL "
+                "GROUP BY transaction_type ORDER BY transaction_type",
+                plain.filter(pl.col("gas_used").is_not_null()).group_by("transaction_type")
+                .agg(pl.len(), pl.col("gas_used").sum()).sort("transaction_type"),
+            ),
+        ]
+        for sql, expected in questions:
+            got = [line.split(",") for line in str(chdb.query(sql, "CSV")).strip().splitlines()]
+            want = [[str(v) for v in row] for row in expected.rows()]
+            got = [[c.strip('"') for c in row] for row in got]
+            assert got == want, (sql, got[:3], want[:3])
+            print(f"chdb quickstart: {len(got)} rows agree: {sql[:60]}")
 sys.stdout.flush()
 # deltalake's runtime can abort at interpreter teardown: the checks are done.
 os._exit(0)
