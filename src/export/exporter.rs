@@ -68,11 +68,15 @@ impl<'a> Exporter<'a> {
             TableFormat::Delta => {
                 let tables = store.tables()?;
                 // Every table of the run exists, with its schema, before any source is read: a dataset no
-                // source has given rows yet is an empty table, not a missing one.
+                // source has given rows yet is an empty table, not a missing one. A table the output's listing
+                // shows is checked when a source is first committed to it (a no-op rerun reads no table).
                 for d in &opts.datasets {
-                    tables
-                        .ensure(d.name(), &portable_schema(&d.schema(), &d.wide_columns()))
-                        .map_err(StoreError::from)?;
+                    let first = format!("{}/_delta_log/00000000000000000000.json", d.name());
+                    if store.listed(&first)? != Some(true) {
+                        tables
+                            .ensure(d.name(), &portable_schema(&d.schema(), &d.wide_columns()))
+                            .map_err(StoreError::from)?;
+                    }
                 }
                 Some(tables)
             }
@@ -165,9 +169,10 @@ impl<'a> Exporter<'a> {
     }
 
     /// The record of (`source`, `dataset`) when it proves the dataset complete for source bytes with sha256
-    /// `sha` (any a record names, when `None`): its output proven unchanged by the storage (plain Parquet),
-    /// or held by the dataset's Delta table with its recorded size (the log is what a table's readers trust,
-    /// and a file compacted by `eraflow table optimize` lives on as the compacted file its record names).
+    /// `sha` (any a record names, when `None`), and how its output was proven unchanged. A Delta output is proven
+    /// as a plain one: a record is written only after its file's commit (and `table optimize` rewrites the
+    /// records to the compacted file, which stays in place), so no table is read on a rerun — except a table
+    /// this run had to create (its log lost, or never made), of which no earlier record's file is part.
     fn complete(
         &self,
         source: &str,
@@ -176,50 +181,27 @@ impl<'a> Exporter<'a> {
         check: Check,
     ) -> Result<Option<Proven>, StoreError> {
         let options = self.fingerprint(source, d);
-        let Some(tables) = &self.tables else {
-            return match sha {
-                Some(sha) => self.store.complete(source, d.name(), sha, &options, check),
-                None => self
-                    .store
-                    .complete_by_name(source, d.name(), None, &options, check),
-            };
+        let proven = match sha {
+            Some(sha) => self
+                .store
+                .complete(source, d.name(), sha, &options, check)?,
+            None => self
+                .store
+                .complete_by_name(source, d.name(), None, &options, check)?,
         };
-        let held = |r: &CompletionRecord| -> Result<bool, StoreError> {
-            Ok(match &r.output {
-                None => true,
-                Some(o) => tables.holds(d.name(), &o.path, o.bytes)?,
-            })
-        };
-        if check == Check::Full {
-            // `--verify-outputs`: the file its record names read back and hashed too (after `table optimize`, the
-            // compacted file, whose hash the record holds).
-            let proven = match sha {
-                Some(sha) => self
-                    .store
-                    .complete(source, d.name(), sha, &options, check)?,
-                None => self
-                    .store
-                    .complete_by_name(source, d.name(), None, &options, check)?,
-            };
-            return Ok(match proven {
-                Some(p) if held(&p.record)? => Some(p),
-                _ => None,
-            });
+        if let (Some(tables), Some(p)) = (&self.tables, &proven) {
+            if let Some(o) = p
+                .record
+                .output
+                .as_ref()
+                .filter(|_| tables.created(d.name()))
+            {
+                if !tables.holds(d.name(), &o.path, o.bytes)? {
+                    return Ok(None);
+                }
+            }
         }
-        let Some(record) = self
-            .store
-            .matching_record(source, d.name(), sha, &options, check)?
-        else {
-            return Ok(None);
-        };
-        if !held(&record)? {
-            return Ok(None);
-        }
-        let output = match record.output {
-            None => OutputProof::None,
-            Some(_) => OutputProof::Delta,
-        };
-        Ok(Some(Proven { record, output }))
+        Ok(proven)
     }
 
     /// How thoroughly completion records are checked: from metadata, or (`verify_outputs`) by contents.
@@ -710,6 +692,11 @@ fn finish_source(
                         // Into its table before its record: a record always names a committed file,
                         // and a commit made before a crash is found (not repeated) by the rerun.
                         if let Some(tables) = &exporter.tables {
+                            let schema = portable_schema(&d.schema(), &d.wide_columns());
+                            if let Err(e) = tables.ensure_once(d.name(), &schema) {
+                                outcome.errors.push(StoreError::from(e).into());
+                                return outcome;
+                            }
                             if let Err(e) =
                                 not_compacted(store, tables, &args.source, d.name(), &rel)
                             {

@@ -182,6 +182,10 @@ pub struct DeltaTables {
     out: String,
     rt: &'static tokio::runtime::Runtime,
     open: Mutex<HashMap<String, Arc<Mutex<Open>>>>,
+    /// Tables whose schema this run has checked (or made).
+    ensured: Mutex<std::collections::HashSet<String>>,
+    /// Tables this run created: records of earlier runs name no file of theirs.
+    created: Mutex<std::collections::HashSet<String>>,
 }
 
 /// A table as this run keeps it: its state, and its files (path within the table -> size) as of that state.
@@ -255,6 +259,8 @@ impl DeltaTables {
             out,
             rt: runtime::runtime().map_err(DeltaError::Runtime)?,
             open: Mutex::new(HashMap::new()),
+            ensured: Mutex::new(Default::default()),
+            created: Mutex::new(Default::default()),
         })
     }
 
@@ -348,10 +354,18 @@ impl DeltaTables {
                 .with_commit_properties(
                     app_metadata(CommitProperties::default()).with_max_retries(0),
                 );
-            if let Err(err) = self.rt.block_on(create.into_future()) {
+            match self.rt.block_on(create.into_future()) {
+                Ok(_) => {
+                    self.created
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .insert(dataset.to_string());
+                }
                 // Another writer created it first: theirs stands (checked below like any existing table).
-                if self.table(dataset)?.is_none() {
-                    return Err(e(err));
+                Err(err) => {
+                    if self.table(dataset)?.is_none() {
+                        return Err(e(err));
+                    }
                 }
             }
         }
@@ -367,6 +381,10 @@ impl DeltaTables {
         };
         let added = evolution(&have, &wanted).map_err(refused)?;
         if added.is_empty() {
+            self.ensured
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(dataset.to_string());
             return Ok(());
         }
         // A newer schema version's added columns: one schema-change commit (rows of older files read as null).
@@ -388,12 +406,40 @@ impl DeltaTables {
             .map_err(&e)?;
         let have = open.table.snapshot().map_err(&e)?.schema();
         match evolution(&have, &wanted) {
-            Ok(left) if left.is_empty() => Ok(()),
+            Ok(left) if left.is_empty() => {
+                self.ensured
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(dataset.to_string());
+                Ok(())
+            }
             _ => match outcome {
                 Err(err) => Err(e(err)),
                 Ok(_) => Err(refused(schema_difference(&have, &wanted))),
             },
         }
+    }
+
+    /// [`DeltaTables::ensure`], once per run and table: a table whose existence the output's listing showed
+    /// is checked only when a source is first committed to it, so a no-op rerun reads no table.
+    pub fn ensure_once(&self, dataset: &str, schema: &Schema) -> Result<(), DeltaError> {
+        let done = self
+            .ensured
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(dataset);
+        match done {
+            true => Ok(()),
+            false => self.ensure(dataset, schema),
+        }
+    }
+
+    /// Whether this run created `dataset`'s table (so that no earlier record names a file of it).
+    pub fn created(&self, dataset: &str) -> bool {
+        self.created
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(dataset)
     }
 
     /// Whether `dataset`'s table, as this run knows it, holds the file `rel` (relative to the output) with size

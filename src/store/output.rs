@@ -606,19 +606,13 @@ impl OutputStore {
         self.read_record(source, dataset)
     }
 
-    /// The record of (`source`, `dataset`) when it was made from source bytes with sha256 `sha256` (any, when
-    /// `None`), with `options`, at this schema version: what a Delta output's completeness starts from (its
-    /// output is then proven by the table's log rather than by the storage).
-    pub fn matching_record(
-        &self,
-        source: &str,
-        dataset: &str,
-        sha256: Option<&str>,
-        options: &str,
-        check: Check,
-    ) -> Result<Option<CompletionRecord>, StoreError> {
-        let r = self.listed_record(source, dataset, check)?;
-        Ok(r.filter(|r| record_matches(r, sha256.unwrap_or(&r.sha256), options)))
+    /// Whether `rel` exists, as this run's listing shows it; `None` where the storage is not listed once per run
+    /// (a local directory: asking is cheap there).
+    pub fn listed(&self, rel: &str) -> Result<Option<bool>, StoreError> {
+        match self.storage.listing() {
+            true => Ok(Some(self.index()?.objects.contains_key(rel))),
+            false => Ok(None),
+        }
     }
 
     /// [`OutputStore::complete`] for a source known by name only (a remote file not fetched): against

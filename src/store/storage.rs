@@ -271,10 +271,7 @@ pub enum OutputProof {
     /// An object-store output's size and ETag (listed or HEADed), as its upload returned them.
     #[serde(rename = "etag")]
     Etag,
-    /// A Delta table's log holds the recorded file with its recorded size (the table is what its readers
-    /// trust; a file `eraflow table optimize` compacted is the compacted file its record names).
-    #[serde(rename = "delta")]
-    Delta,
+
     /// Read back whole and hashed (`--verify-outputs`, or a record from before metadata was recorded).
     #[serde(rename = "sha256")]
     Sha256,
