@@ -4,7 +4,7 @@
 use super::names;
 use crate::datasets::Dataset;
 use crate::sink::parquet::{FileLayout, ParquetOptions, ParquetSink};
-use crate::sink::portable::portable_schema;
+use crate::sink::portable;
 use crate::store::delta::{add_action, DeltaTables, Open, TablesRoot};
 use arrow_array::RecordBatch;
 use deltalake_core::kernel::transaction::{CommitBuilder, CommitProperties, TableReference};
@@ -30,12 +30,7 @@ fn dataset() -> Result<&'static dyn Dataset, String> {
 /// The layout of `DATASET`'s files in a Delta table.
 fn layout() -> Result<FileLayout, String> {
     let d = dataset()?;
-    let mut l = FileLayout::plain(portable_schema(&d.schema(), &d.wide_columns()));
-    l.sort_columns = d.sort_columns();
-    l.dictionary_columns = d.dictionary_columns();
-    l.repeated_columns = d.repeated_columns();
-    l.delta_columns = d.delta_columns();
-    Ok(l)
+    Ok(FileLayout::of(d, portable::dataset_schema(d)))
 }
 
 /// An output at `dir/optimize` whose `transactions` table holds the rows of `batches` in [`FILES`] small files

@@ -83,8 +83,9 @@ impl Output {
     }
 }
 
-/// Sets up logging on stderr: text or JSON lines, at `info` (the Delta crates at `warn`; `warn` with `quiet`, which also hides progress
-/// bars); `RUST_LOG` overrides the level. Each line is written whole between progress-bar redraws.
+/// Sets up logging on stderr: text or JSON lines, at `info` (the Delta crates at `warn`; `warn` with `quiet`, which
+/// also hides progress bars); `RUST_LOG` overrides the level. Each line is written whole between progress-bar
+/// redraws.
 pub fn init_logs(quiet: bool, format: super::args::LogFormat) {
     use tracing_subscriber::EnvFilter;
     eraflow::export::progress::show_progress_bars(!quiet);

@@ -754,6 +754,15 @@ impl DecodedEvent {
                 ..Spec::PLAIN
             },
         );
+        // A `uint64` parameter may hold any value: wide (`crate::sink::portable`). Named for the process's life,
+        // as the event's own name is.
+        for c in columns.iter().filter(|c| has_u64(&c.kind.data_type())) {
+            let wide = Spec {
+                wide: true,
+                ..Spec::PLAIN
+            };
+            roles.add(Box::leak(c.name.clone().into_boxed_str()), wide);
+        }
         let mut addresses = addresses;
         // Sorted for the fingerprint (the order given does not change the rows).
         addresses.sort_unstable();
@@ -827,6 +836,18 @@ impl DecodedEvent {
     }
 }
 
+/// Whether `dt` holds a `uint64` (inside lists and structs too).
+fn has_u64(dt: &DataType) -> bool {
+    match dt {
+        DataType::UInt64 => true,
+        DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _) => {
+            has_u64(f.data_type())
+        }
+        DataType::Struct(fs) => fs.iter().any(|f| has_u64(f.data_type())),
+        _ => false,
+    }
+}
+
 /// The [`Dataset`] of a leaked [`DecodedEvent`]: holding a `&'static` is what lets `table` and `builder`
 /// hand out `'static` borrows.
 struct DecodedDataset(&'static DecodedEvent);
@@ -847,28 +868,6 @@ impl Dataset for DecodedDataset {
     }
     fn definition(&self) -> Option<&str> {
         Some(&self.0.definition)
-    }
-    /// A `uint64` parameter may hold any value (the standard columns after the first few may not): each
-    /// parameter column with a `uint64` inside.
-    fn wide_columns(&self) -> Vec<&'static str> {
-        fn has_u64(dt: &DataType) -> bool {
-            use DataType as T;
-            match dt {
-                T::UInt64 => true,
-                T::List(f) | T::LargeList(f) | T::FixedSizeList(f, _) => has_u64(f.data_type()),
-                T::Struct(fs) => fs.iter().any(|f| has_u64(f.data_type())),
-                _ => false,
-            }
-        }
-        let standard = ["block_number", "timestamp", "chain_id"];
-        self.0
-            .table
-            .schema
-            .fields()
-            .iter()
-            .filter(|f| !standard.contains(&f.name().as_str()) && has_u64(f.data_type()))
-            .map(|f| f.name().as_str())
-            .collect()
     }
 }
 
@@ -1275,6 +1274,15 @@ pub fn decode_logs(spec: &str, logs: &[LooseLog]) -> Result<(RecordBatch, u64), 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn uint64_parameters_are_wide_and_the_standard_columns_are_not() {
+        let spec =
+            "W(uint64 indexed a, uint32 b, uint64[] c, (uint64,bool) d, uint112 e)".to_string();
+        let d = from_specs(&[spec]).unwrap()[0];
+        assert_eq!(d.wide_columns(), ["a", "c", "d"]);
+        assert!(d.schema().field_with_name("block_number").is_ok());
+    }
 
     /// A small deterministic generator (xorshift64*): the test needs no seed file and no `rand`.
     struct Gen(u64);

@@ -204,8 +204,8 @@ pub trait Dataset: Sync + Send {
     }
     /// `uint64` columns whose values may pass 2^63 - 1: `decimal(20, 0)` in a table format without unsigned
     /// integers ([`crate::sink::portable`]).
-    fn wide_columns(&self) -> Vec<&'static str> {
-        self.table().roles.wide.clone()
+    fn wide_columns(&self) -> &'static [&'static str] {
+        &self.table().roles.wide
     }
     /// What else decides the rows besides the name and schema version (a decoded event's signature and
     /// contract addresses), added to the output fingerprint so a changed definition redoes the files.

@@ -10,7 +10,7 @@ use crate::network::Network;
 use crate::sink::manifest::{self, CompletionRecord, OutputEntry};
 use crate::sink::names::{era_output_path, era_slot_range, output_path};
 use crate::sink::parquet::{FileLayout, ParquetSink};
-use crate::sink::portable::portable_schema;
+use crate::sink::portable;
 use crate::store::delta::{AddedFile, DeltaError, DeltaTables, TableFormat};
 use crate::store::output::{Check, OutputProof, OutputStore, Proven, StoreError};
 use crate::store::url::RemoteUrl;
@@ -74,7 +74,7 @@ impl<'a> Exporter<'a> {
                     let first = format!("{}/_delta_log/00000000000000000000.json", d.name());
                     if store.listed(&first)? != Some(true) {
                         tables
-                            .ensure(d.name(), &portable_schema(&d.schema(), &d.wide_columns()))
+                            .ensure(d.name(), &portable::dataset_schema(*d))
                             .map_err(StoreError::from)?;
                     }
                 }
@@ -484,15 +484,11 @@ fn open_sinks(
         // Facts about where the rows came from, never where the file was read from (its path or URL), so the
         // same archive gives the same bytes wherever it is.
         let delta = opts.table_format == TableFormat::Delta;
+        let schema = match delta {
+            true => portable::dataset_schema(*d),
+            false => d.schema(),
+        };
         let layout = FileLayout {
-            schema: match delta {
-                true => portable_schema(&d.schema(), &d.wide_columns()),
-                false => d.schema(),
-            },
-            sort_columns: d.sort_columns(),
-            dictionary_columns: d.dictionary_columns(),
-            repeated_columns: d.repeated_columns(),
-            delta_columns: d.delta_columns(),
             metadata: vec![
                 ("eraflow.version".into(), env!("CARGO_PKG_VERSION").into()),
                 (
@@ -505,6 +501,7 @@ fn open_sinks(
                 ("eraflow.source".into(), source.to_string()),
                 ("eraflow.source_sha256".into(), sha.to_string()),
             ],
+            ..FileLayout::of(*d, schema)
         };
         match ParquetSink::create_dataset(&opts.out.join(&rel), &layout, &opts.parquet) {
             Ok(s) if delta => sinks.push((rel, s.portable())),
@@ -561,29 +558,35 @@ fn write_chunk(
     Ok(())
 }
 
-/// Refuses to add a new file of `source` to `dataset`'s table when its rows are already in a file `eraflow
-/// table optimize` compacted (its record names that file, and the table holds it): they would be held twice.
-fn not_compacted(
+/// Adds a source's published file of dataset `d` to its table (the table's schema checked once per run), unless
+/// the source's rows are already in a file `eraflow table optimize` compacted: its record names that file, and
+/// the table holds it, so a new file would hold them twice. The record is read only where the table holds a
+/// compacted file at all.
+fn add_to_table(
     store: &OutputStore,
     tables: &DeltaTables,
-    source: &str,
-    dataset: &str,
-    rel: &str,
+    d: &dyn Dataset,
+    file: &AddedFile<'_>,
 ) -> Result<(), StoreError> {
-    let Some(old) = store.read_record(source, dataset)? else {
-        return Ok(());
-    };
-    match old.output {
-        Some(o) if o.path != rel && tables.holds(dataset, &o.path, o.bytes)? => {
-            Err(DeltaError::Compacted {
-                table: tables.location(dataset),
-                source_file: source.to_string(),
-                file: o.path,
+    let dataset = d.name();
+    tables.ensure_once(dataset, &portable::dataset_schema(d))?;
+    if tables.holds_compacted(dataset)? {
+        if let Some(o) = store
+            .read_record(file.source, dataset)?
+            .and_then(|r| r.output)
+        {
+            if o.path != file.rel && tables.holds(dataset, &o.path, o.bytes)? {
+                return Err(DeltaError::Compacted {
+                    table: tables.location(dataset),
+                    source_file: file.source.to_string(),
+                    file: o.path,
+                }
+                .into());
             }
-            .into())
         }
-        _ => Ok(()),
     }
+    tables.add(dataset, file)?;
+    Ok(())
 }
 
 /// What a source's completion records hold besides their outputs.
@@ -692,17 +695,6 @@ fn finish_source(
                         // Into its table before its record: a record always names a committed file,
                         // and a commit made before a crash is found (not repeated) by the rerun.
                         if let Some(tables) = &exporter.tables {
-                            let schema = portable_schema(&d.schema(), &d.wide_columns());
-                            if let Err(e) = tables.ensure_once(d.name(), &schema) {
-                                outcome.errors.push(StoreError::from(e).into());
-                                return outcome;
-                            }
-                            if let Err(e) =
-                                not_compacted(store, tables, &args.source, d.name(), &rel)
-                            {
-                                outcome.errors.push(e.into());
-                                return outcome;
-                            }
                             let added = AddedFile {
                                 source: &args.source,
                                 rel: &rel,
@@ -711,8 +703,8 @@ fn finish_source(
                                 rows,
                                 sha256: &sha256,
                             };
-                            if let Err(e) = tables.add(d.name(), &added) {
-                                outcome.errors.push(StoreError::from(e).into());
+                            if let Err(e) = add_to_table(store, tables, d, &added) {
+                                outcome.errors.push(e.into());
                                 return outcome;
                             }
                         }

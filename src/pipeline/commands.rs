@@ -481,23 +481,23 @@ impl OutputsReport {
     }
 }
 
+/// The output store of `out` (a directory or an object-store prefix), which must hold an eraflow output; a
+/// location that does not is a usage error of the flag `key`.
+pub(crate) fn existing_output(out: &str, key: &'static str) -> Result<OutputStore, JobError> {
+    let loc = Location::parse(out).map_err(|source| JobError::Location { key, source })?;
+    OutputStore::existing(&loc).map_err(|e| match e {
+        StoreError::NotAnOutput(message) => JobError::Invalid { key, message },
+        e => e.into(),
+    })
+}
+
 /// `eraflow verify --outputs OUT`: reads back every output a completion record of `out` (a local directory or
 /// an object-store prefix) names and checks its size and sha256 against the record — the full check a
 /// scheduled rerun proves from metadata instead (sizes, modification times, ETags). Outputs are hashed in
 /// parallel, streamed (never whole in memory).
 pub fn verify_outputs(out: &str) -> Result<OutputsReport, JobError> {
     use rayon::prelude::*;
-    let loc = Location::parse(out).map_err(|source| JobError::Location {
-        key: "outputs",
-        source,
-    })?;
-    let store = OutputStore::existing(&loc).map_err(|e| match e {
-        StoreError::NotAnOutput(message) => JobError::Invalid {
-            key: "outputs",
-            message,
-        },
-        e => e.into(),
-    })?;
+    let store = existing_output(out, "outputs")?;
     let shown = store.name();
     let records = store.all_records()?;
     let outputs = records

@@ -4,34 +4,29 @@
 //!
 //! Compaction keeps the records true: the compacted file is written and published, the records of the sources
 //! it holds are rewritten to name it, and only then does one commit remove the small files and add it. A crash
-//! before the commit leaves records naming a file no commit added: the next export finds those sources
-//! incomplete, and their own files (still in the table) are re-added as they were, never twice (their
-//! commits' `txn`).
+//! before the commit leaves records naming a file no commit added while the small files, still in the table,
+//! hold the rows: no row is lost or doubled, `table check` names the records, and the next `table optimize`
+//! compacts the same files under the same name and commits them.
 
 use super::job::JobError;
 use crate::sink::manifest::{self, CompletionRecord, OutputEntry};
 use crate::sink::parquet::{FileLayout, ParquetOptions, ParquetSink};
-use crate::store::delta::{add_action, now_ms, DeltaTables, Open, PARTITION};
+use crate::store::delta::{add_action, in_table, now_ms, DeltaTables, Open, COMPACTED, PARTITION};
 use crate::store::output::{staging_dir, OutputStore, StoreError};
-use crate::store::url::Location;
 use deltalake_core::kernel::transaction::{CommitBuilder, CommitProperties, TableReference};
 use deltalake_core::kernel::{Action, Remove};
 use deltalake_core::protocol::DeltaOperation;
 use deltalake_core::DeltaTableError;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 
 /// Files below this size are compacted by default; groups are filled up to it.
 pub const DEFAULT_TARGET_BYTES: u64 = 128 << 20;
 
 /// The output store and tables of `out`, which must be an existing output.
-fn open(out: &str, key: &'static str) -> Result<(OutputStore, DeltaTables), JobError> {
-    let loc = Location::parse(out).map_err(|source| JobError::Location { key, source })?;
-    let store = OutputStore::existing(&loc).map_err(|e| match e {
-        StoreError::NotAnOutput(message) => JobError::Invalid { key, message },
-        e => e.into(),
-    })?;
+fn open(out: &str) -> Result<(OutputStore, DeltaTables), JobError> {
+    let store = super::commands::existing_output(out, "table")?;
     let tables = store.tables()?;
     Ok((store, tables))
 }
@@ -86,14 +81,14 @@ impl TableVerdict {
 /// size, each completion record's output is a file of the table with the recorded size, and each file of the
 /// table is some record's output.
 pub fn check(out: &str) -> Result<Vec<TableVerdict>, JobError> {
-    let (store, tables) = open(out, "table")?;
+    let (store, tables) = open(out)?;
     let records = store.all_records()?;
     let mut verdicts = Vec::new();
     for dataset in tabled(&tables, &records)? {
         let (version, files) = tables
             .with_table(&dataset, async |t: &mut Open| {
                 t.table.update_incremental(None).await?;
-                t.refresh_files().await?;
+                t.refresh_files()?;
                 Ok((t.table.version().unwrap_or(0), t.files.clone()))
             })
             .map_err(StoreError::from)?;
@@ -103,14 +98,11 @@ pub fn check(out: &str) -> Result<Vec<TableVerdict>, JobError> {
             files: files.len(),
             ..Default::default()
         };
-        let mut named: HashMap<String, ()> = HashMap::new();
+        let mut named: HashSet<&str> = HashSet::new();
         for r in records.iter().filter(|r| r.dataset == dataset) {
             let Some(o) = &r.output else { continue };
-            let path = o
-                .path
-                .strip_prefix(&format!("{dataset}/"))
-                .unwrap_or(&o.path);
-            named.insert(path.to_string(), ());
+            let path = in_table(&dataset, &o.path);
+            named.insert(path);
             if files.get(path) != Some(&(o.bytes as i64)) {
                 v.unlisted_records.push(format!("{}: {}", r.source, o.path));
             }
@@ -123,7 +115,7 @@ pub fn check(out: &str) -> Result<Vec<TableVerdict>, JobError> {
                 Some(m) if m.size as i64 == *size => {}
                 _ => v.missing_files.push(rel.clone()),
             }
-            if !named.contains_key(path) {
+            if !named.contains(path.as_str()) {
                 v.unrecorded_files.push(rel);
             }
         }
@@ -145,7 +137,7 @@ pub struct Vacuumed {
 /// `retain_hours` ago, from every table (delta-rs's lite vacuum: a file no commit ever added, as an export
 /// under way has, is never touched).
 pub fn vacuum(out: &str, retain_hours: u64, dry_run: bool) -> Result<Vec<Vacuumed>, JobError> {
-    let (store, tables) = open(out, "table")?;
+    let (store, tables) = open(out)?;
     let records = store.all_records()?;
     let mut done = Vec::new();
     for dataset in tabled(&tables, &records)? {
@@ -194,7 +186,7 @@ pub fn optimize(
     target_bytes: u64,
     parquet: &ParquetOptions,
 ) -> Result<Vec<Optimized>, JobError> {
-    let (store, tables) = open(out, "table")?;
+    let (store, tables) = open(out)?;
     let records = store.all_records()?;
     let local = match store.storage().tables_root() {
         Some(crate::store::delta::TablesRoot::Local(root)) => Some(root),
@@ -205,7 +197,7 @@ pub fn optimize(
         let files = tables
             .with_table(&dataset, async |t: &mut Open| {
                 t.table.update_incremental(None).await?;
-                t.refresh_files().await?;
+                t.refresh_files()?;
                 Ok(t.files.clone())
             })
             .map_err(StoreError::from)?;
@@ -213,15 +205,15 @@ pub fn optimize(
             dataset: dataset.clone(),
             ..Default::default()
         };
+        let c = Compaction {
+            store: &store,
+            tables: &tables,
+            dataset: &dataset,
+            local: local.as_deref(),
+            parquet,
+            records: &records,
+        };
         for group in groups(&files, target_bytes) {
-            let c = Compaction {
-                store: &store,
-                tables: &tables,
-                dataset: &dataset,
-                local: local.as_deref(),
-                parquet,
-                records: &records,
-            };
             let (rows, read, written) = c.run(&group)?;
             done.files_removed += group.len();
             done.files_added += 1;
@@ -305,9 +297,9 @@ impl Compaction<'_> {
             h.update(b"\n");
         }
         let id = hex::encode(&h.finalize()[..8]);
-        let name = format!("{network}__{dataset}__compacted_{id}.parquet");
-        let in_table = format!("{partition}/{name}");
-        let rel = format!("{dataset}/{in_table}");
+        let name = format!("{network}__{dataset}{COMPACTED}{id}.parquet");
+        let file = format!("{partition}/{name}");
+        let rel = format!("{dataset}/{file}");
         let dest: PathBuf = match self.local {
             Some(root) => root.join(&rel),
             None => staging_dir().join(&rel),
@@ -317,11 +309,13 @@ impl Compaction<'_> {
         for (path, _) in group {
             let src = format!("{dataset}/{path}");
             let Some((bytes, _)) = self.store.storage().get(&src)? else {
-                return Err(StoreError::NotAnOutput(format!(
-                    "{}: in the table's log but not in the storage (run `eraflow table check`)",
-                    self.store.location(&src)
-                ))
-                .into());
+                return Err(JobError::Invalid {
+                    key: "table",
+                    message: format!(
+                        "{}: in the table's log but not in the storage (run `eraflow table check`)",
+                        self.store.location(&src)
+                    ),
+                });
             };
             read += bytes.len() as u64;
             let parquet_err = |e: parquet::errors::ParquetError| JobError::Invalid {
@@ -350,13 +344,10 @@ impl Compaction<'_> {
         let sha256 = manifest::file_sha256(&path).unwrap_or_default();
         let published = self.store.publish(&rel, &path)?;
         // The records of the sources it holds name it before the commit makes it the table's.
-        let compacted: HashMap<String, ()> = group
-            .iter()
-            .map(|(p, _)| (format!("{dataset}/{p}"), ()))
-            .collect();
+        let compacted: HashSet<&str> = group.iter().map(|(p, _)| p.as_str()).collect();
         for r in self.records.iter().filter(|r| r.dataset == dataset) {
             let Some(o) = &r.output else { continue };
-            if !compacted.contains_key(&o.path) {
+            if !compacted.contains(in_table(dataset, &o.path)) {
                 continue;
             }
             let mut new = r.clone();
@@ -390,7 +381,7 @@ impl Compaction<'_> {
             })
             .collect();
         actions.push(Action::Add(add_action(
-            &in_table, &network, written, rows, false,
+            &file, &network, written, rows, false,
         )));
         let target = group.iter().map(|(_, s)| *s).sum::<u64>() as i64;
         self.tables
@@ -409,7 +400,7 @@ impl Compaction<'_> {
                     )
                     .await?;
                 t.table.update_incremental(Some(done.version())).await?;
-                t.refresh_files().await?;
+                t.refresh_files()?;
                 Ok::<_, DeltaTableError>(())
             })
             .map_err(StoreError::from)?;
@@ -425,16 +416,13 @@ impl Compaction<'_> {
         network: &str,
         group: &[(String, u64)],
     ) -> Result<ParquetSink, JobError> {
-        let mut layout = FileLayout::plain(schema);
-        if let Some(d) = crate::datasets::ALL
+        let mut layout = match crate::datasets::ALL
             .iter()
             .find(|d| d.name() == self.dataset)
         {
-            layout.sort_columns = d.sort_columns();
-            layout.dictionary_columns = d.dictionary_columns();
-            layout.repeated_columns = d.repeated_columns();
-            layout.delta_columns = d.delta_columns();
-        }
+            Some(d) => FileLayout::of(*d, schema),
+            None => FileLayout::plain(schema),
+        };
         layout.metadata = vec![
             ("eraflow.version".into(), env!("CARGO_PKG_VERSION").into()),
             (
@@ -452,12 +440,6 @@ impl Compaction<'_> {
                     .join(","),
             ),
         ];
-        if let Some(dir) = dest.parent() {
-            std::fs::create_dir_all(dir).map_err(|source| JobError::Io {
-                path: dir.to_path_buf(),
-                source,
-            })?;
-        }
         ParquetSink::create_dataset(dest, &layout, self.parquet).map_err(JobError::Parquet)
     }
 }

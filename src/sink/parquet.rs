@@ -264,6 +264,19 @@ impl FileLayout {
             metadata: Vec::new(),
         }
     }
+
+    /// A file of `dataset` whose batches have `schema` (its own, or its portable one): the dataset's encoding
+    /// roles, no metadata.
+    pub fn of(dataset: &dyn crate::datasets::Dataset, schema: SchemaRef) -> FileLayout {
+        FileLayout {
+            schema,
+            sort_columns: dataset.sort_columns(),
+            dictionary_columns: dataset.dictionary_columns(),
+            repeated_columns: dataset.repeated_columns(),
+            delta_columns: dataset.delta_columns(),
+            metadata: Vec::new(),
+        }
+    }
 }
 
 /// The Parquet leaf-column index of top-level column `name` (nested columns before it count one leaf each).

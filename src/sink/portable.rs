@@ -54,6 +54,11 @@ pub fn portable_schema(schema: &Schema, wide: &[&str]) -> SchemaRef {
     Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
 }
 
+/// The portable schema of `dataset`'s batches (its `wide` columns as [`WIDE`]).
+pub fn dataset_schema(dataset: &dyn crate::datasets::Dataset) -> SchemaRef {
+    portable_schema(&dataset.schema(), dataset.wide_columns())
+}
+
 /// `batch` with its columns cast to `schema`'s types (a portable schema of the batch's own); a value that
 /// does not fit is an error naming its column.
 pub fn portable_batch(batch: &RecordBatch, schema: &SchemaRef) -> Result<RecordBatch, ArrowError> {

@@ -13,13 +13,14 @@
 //! - **Many writers**: commits go through delta-rs's optimistic concurrency (a commit file put only if absent;
 //!   on conflict the winner's commit is read and the append retried), on a local disk and on object stores
 //!   with conditional puts (S3, GCS, Azure) alike.
-//! - **Every dataset queryable**: the tables of a run's datasets are created, with their schemas, before any
-//!   source is read, so a table with no rows yet is an empty table, not a missing folder.
+//! - **Every dataset queryable**: the tables of a run's datasets that the output does not hold yet are created,
+//!   with their schemas, before any source is read, so a table with no rows yet is an empty table, not a missing
+//!   folder; an existing table's schema is checked (and evolved by added columns) when a source is first
+//!   committed to it.
 //!
 //! Written on delta-rs (`deltalake-core`) without its DataFusion layer (a build several times eraflow's own):
 //! data files come from eraflow's own Parquet writer, and the table gets them as `add` actions.
 
-use super::error::StoreError;
 use super::runtime;
 use arrow_schema::Schema;
 use deltalake_core::kernel::engine::arrow_conversion::TryIntoKernel as _;
@@ -109,7 +110,7 @@ impl std::fmt::Debug for TablesRoot {
 #[derive(Debug, thiserror::Error)]
 pub enum DeltaError {
     /// delta-rs refused or failed.
-    #[error("Delta table {table}: {source}")]
+    #[error("Delta table {table}")]
     Table {
         /// The table's location.
         table: String,
@@ -125,7 +126,7 @@ pub enum DeltaError {
     Schema {
         /// The table's location.
         table: String,
-        /// The output it belongs to (for the command that migrates).
+        /// The output it belongs to.
         out: String,
         /// What differs.
         why: String,
@@ -150,12 +151,6 @@ pub enum DeltaError {
     /// The runtime could not start.
     #[error("tokio runtime: {0}")]
     Runtime(std::io::Error),
-}
-
-impl From<DeltaError> for StoreError {
-    fn from(e: DeltaError) -> StoreError {
-        StoreError::NotAnOutput(e.to_string())
-    }
 }
 
 /// A data file of one source, to be added to its dataset's table.
@@ -198,7 +193,7 @@ pub struct Open {
 
 impl Open {
     /// Takes the table's files from its loaded state (in memory: the log is not read again).
-    pub async fn refresh_files(&mut self) -> Result<(), DeltaTableError> {
+    pub fn refresh_files(&mut self) -> Result<(), DeltaTableError> {
         let state = self.table.snapshot()?;
         self.files = state
             .snapshot()
@@ -235,6 +230,16 @@ fn register_schemes() {
             }
         }
     });
+}
+
+/// What names a file `eraflow table optimize` wrote: `<network>__<dataset>__compacted_<id>.parquet`.
+pub const COMPACTED: &str = "__compacted_";
+
+/// The path within `dataset`'s table of the output file `rel` (`<dataset>/network=.../file.parquet`).
+pub fn in_table<'a>(dataset: &str, rel: &'a str) -> &'a str {
+    rel.strip_prefix(dataset)
+        .and_then(|r| r.strip_prefix('/'))
+        .unwrap_or(rel)
 }
 
 /// The idempotence key of a source's file: its `txn` application id.
@@ -323,9 +328,7 @@ impl DeltaTables {
             table,
             files: HashMap::new(),
         };
-        self.rt
-            .block_on(open_table.refresh_files())
-            .map_err(self.err(dataset))?;
+        open_table.refresh_files().map_err(self.err(dataset))?;
         let t = Arc::new(Mutex::new(open_table));
         open.insert(dataset.to_string(), t.clone());
         Ok(Some(t))
@@ -369,6 +372,18 @@ impl DeltaTables {
                 }
             }
         }
+        self.take_schema(dataset, &wanted)?;
+        self.ensured
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(dataset.to_string());
+        Ok(())
+    }
+
+    /// Brings `dataset`'s table to take rows of `wanted`: as it is when it does, by one commit adding the
+    /// columns a newer schema version adds, refused otherwise.
+    fn take_schema(&self, dataset: &str, wanted: &StructType) -> Result<(), DeltaError> {
+        let e = self.err(dataset);
         let Some(table) = self.table(dataset)? else {
             return Err(e(DeltaTableError::NotATable(self.location(dataset))));
         };
@@ -379,12 +394,8 @@ impl DeltaTables {
             out: self.out.clone(),
             why,
         };
-        let added = evolution(&have, &wanted).map_err(refused)?;
+        let added = evolution(&have, wanted).map_err(refused)?;
         if added.is_empty() {
-            self.ensured
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(dataset.to_string());
             return Ok(());
         }
         // A newer schema version's added columns: one schema-change commit (rows of older files read as null).
@@ -399,23 +410,15 @@ impl DeltaTables {
         let outcome = self.rt.block_on(add.into_future());
         // Another writer may have added them first: either way the table must now take the schema.
         self.rt
-            .block_on(async {
-                open.table.update_incremental(None).await?;
-                open.refresh_files().await
-            })
+            .block_on(open.table.update_incremental(None))
+            .and_then(|()| open.refresh_files())
             .map_err(&e)?;
         let have = open.table.snapshot().map_err(&e)?.schema();
-        match evolution(&have, &wanted) {
-            Ok(left) if left.is_empty() => {
-                self.ensured
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .insert(dataset.to_string());
-                Ok(())
-            }
+        match evolution(&have, wanted) {
+            Ok(left) if left.is_empty() => Ok(()),
             _ => match outcome {
                 Err(err) => Err(e(err)),
-                Ok(_) => Err(refused(schema_difference(&have, &wanted))),
+                Ok(_) => Err(refused(schema_difference(&have, wanted))),
             },
         }
     }
@@ -449,8 +452,16 @@ impl DeltaTables {
             return Ok(false);
         };
         let table = table.lock().unwrap_or_else(PoisonError::into_inner);
-        let path = rel.strip_prefix(&format!("{dataset}/")).unwrap_or(rel);
-        Ok(table.files.get(path) == Some(&(bytes as i64)))
+        Ok(table.files.get(in_table(dataset, rel)) == Some(&(bytes as i64)))
+    }
+
+    /// Whether `dataset`'s table, as this run knows it, holds a file `eraflow table optimize` wrote.
+    pub fn holds_compacted(&self, dataset: &str) -> Result<bool, DeltaError> {
+        let Some(table) = self.table(dataset)? else {
+            return Ok(false);
+        };
+        let table = table.lock().unwrap_or_else(PoisonError::into_inner);
+        Ok(table.files.keys().any(|p| p.contains(COMPACTED)))
     }
 
     /// Runs `f` on `dataset`'s table (loaded), on the runtime.
@@ -470,69 +481,57 @@ impl DeltaTables {
     /// Adds `file` to `dataset`'s table by one commit, unless the table already holds its commit (the same
     /// source and bytes). Returns whether a commit was made.
     pub fn add(&self, dataset: &str, file: &AddedFile<'_>) -> Result<bool, DeltaError> {
-        let e = self.err(dataset);
-        let Some(table) = self.table(dataset)? else {
-            return Err(e(DeltaTableError::NotATable(self.location(dataset))));
-        };
-        let mut open = table.lock().unwrap_or_else(PoisonError::into_inner);
-        let open = &mut *open;
         let app = app_id(file.source, file.sha256);
-        let rel = file
-            .rel
-            .strip_prefix(&format!("{dataset}/"))
-            .unwrap_or(file.rel);
-        self.rt
-            .block_on(async {
-                let table = &mut open.table;
-                // Commits of other writers since this run last looked: a retried commit must see its own.
-                let before = table.version();
-                table.update_incremental(None).await?;
-                if table.version() != before {
-                    // Others' commits: their files too (the table borrowed again below).
-                    open.refresh_files().await?;
+        let rel = in_table(dataset, file.rel);
+        self.with_table(dataset, async |open: &mut Open| {
+            // Commits of other writers since this run last looked: a retried commit must see its own.
+            let before = open.table.version();
+            open.table.update_incremental(None).await?;
+            if open.table.version() != before {
+                // Others' commits: their files too.
+                open.refresh_files()?;
+            }
+            let table = &open.table;
+            let state = table.snapshot()?;
+            // Its commit added this path: a table without it never had this commit (only `table optimize`
+            // removes files, and a compacted source is never re-added). With it, the path may hold other
+            // bytes (other options): the transaction id tells, from the log (read only then).
+            if open.files.contains_key(rel)
+                && state
+                    .transaction_version(table.log_store().as_ref(), &app)
+                    .await?
+                    .is_some()
+            {
+                return Ok(false);
+            }
+            let add = add_action(rel, file.network, file.bytes, file.rows, true);
+            let props = app_metadata(CommitProperties::default())
+                .with_application_transaction(Transaction::new(&app, 0))
+                .with_create_checkpoint(true);
+            let done = CommitBuilder::from(props)
+                .with_actions(vec![Action::Add(add)])
+                .build(
+                    Some(state as &dyn TableReference),
+                    table.log_store(),
+                    DeltaOperation::Write {
+                        mode: SaveMode::Append,
+                        partition_by: Some(vec![PARTITION.to_string()]),
+                        predicate: None,
+                    },
+                )
+                .await?;
+            let version = done.version();
+            let seen = open.table.version();
+            open.table.update_incremental(Some(version)).await?;
+            match seen.is_some_and(|v| v + 1 == version) {
+                // Nobody committed in between: the files are the ones known plus this one.
+                true => {
+                    open.files.insert(rel.to_string(), file.bytes as i64);
                 }
-                let table = &mut open.table;
-                let state = table.snapshot()?;
-                // Its commit added this path: a table without it never had this commit (only `table optimize`
-                // removes files, and a compacted source is never re-added). With it, the path may hold other
-                // bytes (other options): the transaction id tells, from the log (read only then).
-                if open.files.contains_key(rel)
-                    && state
-                        .transaction_version(table.log_store().as_ref(), &app)
-                        .await?
-                        .is_some()
-                {
-                    return Ok(false);
-                }
-                let add = add_action(rel, file.network, file.bytes, file.rows, true);
-                let props = app_metadata(CommitProperties::default())
-                    .with_application_transaction(Transaction::new(&app, 0))
-                    .with_create_checkpoint(true);
-                let done = CommitBuilder::from(props)
-                    .with_actions(vec![Action::Add(add)])
-                    .build(
-                        Some(state as &dyn TableReference),
-                        table.log_store(),
-                        DeltaOperation::Write {
-                            mode: SaveMode::Append,
-                            partition_by: Some(vec![PARTITION.to_string()]),
-                            predicate: None,
-                        },
-                    )
-                    .await?;
-                let version = done.version();
-                let seen = table.version();
-                table.update_incremental(Some(version)).await?;
-                match seen.is_some_and(|v| v + 1 == version) {
-                    // Nobody committed in between: the files are the ones known plus this one.
-                    true => {
-                        open.files.insert(rel.to_string(), file.bytes as i64);
-                    }
-                    false => open.refresh_files().await?,
-                }
-                Ok(true)
-            })
-            .map_err(e)
+                false => open.refresh_files()?,
+            }
+            Ok(true)
+        })
     }
 }
 

@@ -34,6 +34,9 @@ pub enum StoreError {
     /// A location that holds no eraflow output (the message says why).
     #[error("{0}")]
     NotAnOutput(String),
+    /// A Delta table of the output could not be made, read or committed to.
+    #[error(transparent)]
+    Delta(#[from] super::delta::DeltaError),
 }
 
 /// Why the object store could not be used.

@@ -271,7 +271,6 @@ pub enum OutputProof {
     /// An object-store output's size and ETag (listed or HEADed), as its upload returned them.
     #[serde(rename = "etag")]
     Etag,
-
     /// Read back whole and hashed (`--verify-outputs`, or a record from before metadata was recorded).
     #[serde(rename = "sha256")]
     Sha256,

@@ -70,7 +70,7 @@ fn export_cmd(moto: Option<&Moto>, out: &str, inputs: &[PathBuf], delta: bool) -
 
 /// Each table's files as its log says (adds and removes replayed in version order), with their bytes: what a
 /// reader of the table reads. `objects` is an output's listing (path relative to the output, bytes).
-fn tables(objects: &[(PathBuf, Vec<u8>)]) -> BTreeMap<String, BTreeMap<String, Vec<u8>>> {
+fn tables(objects: &[(PathBuf, Vec<u8>)]) -> Tables {
     let by_path: BTreeMap<String, &Vec<u8>> = objects
         .iter()
         .map(|(p, b)| (p.to_string_lossy().into_owned(), b))
@@ -215,47 +215,66 @@ fn a_rerun_commits_nothing_and_a_commit_whose_record_was_lost_is_not_made_twice(
     table_check(None, o);
 }
 
+/// A table's files (path within it, bytes), by dataset.
+type Tables = BTreeMap<String, BTreeMap<String, Vec<u8>>>;
+
+/// The tables of a clean local Delta run over `inputs`, and how long it took.
+fn reference_tables(inputs: &[PathBuf]) -> (Tables, Duration) {
+    let reference = tempfile::tempdir().unwrap();
+    let started = std::time::Instant::now();
+    run_ok(
+        &mut export_cmd(None, reference.path().to_str().unwrap(), inputs, true),
+        "reference",
+    );
+    let took = started.elapsed();
+    (tables(&snapshot(reference.path())), took)
+}
+
+/// A Delta export into `out` killed (-9) after `delay`, then run again to its end.
+fn killed_then_rerun(moto: Option<&Moto>, out: &str, inputs: &[PathBuf], delay: Duration) {
+    let mut child = export_cmd(moto, out, inputs, true)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(delay);
+    let _ = child.kill();
+    let _ = child.wait();
+    run_ok(
+        &mut export_cmd(moto, out, inputs, true),
+        "rerun after kill -9",
+    );
+}
+
+/// Every table of `got` holds exactly the files, byte for byte, of `expected`'s (`what` names the run).
+fn assert_same_tables(got: &Tables, expected: &Tables, what: &str) {
+    assert_eq!(
+        got.keys().collect::<Vec<_>>(),
+        expected.keys().collect::<Vec<_>>()
+    );
+    for (ds, files) in got {
+        assert!(files == &expected[ds], "{what}: table {ds} differs");
+    }
+}
+
 #[test]
 fn killed_delta_exports_rerun_to_a_clean_runs_tables_locally() {
     let src = tempfile::tempdir().unwrap();
     let inputs = inputs(src.path(), 4);
-    let reference = tempfile::tempdir().unwrap();
-    let started = std::time::Instant::now();
-    run_ok(
-        &mut export_cmd(None, reference.path().to_str().unwrap(), &inputs, true),
-        "reference",
-    );
-    let clean = started.elapsed();
-    let expected = tables(&snapshot(reference.path()));
+    let (expected, clean) = reference_tables(&inputs);
     // 20 kill points spread over a clean run's length: before the tables exist, mid-file, between a file's
     // commits and its records, between files.
     let points = 20u32;
     for k in 0..points {
         let out = tempfile::tempdir().unwrap();
         let o = out.path().to_str().unwrap();
-        let mut child = export_cmd(None, o, &inputs, true)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(clean * k / points);
-        let _ = child.kill();
-        let _ = child.wait();
-        run_ok(
-            &mut export_cmd(None, o, &inputs, true),
-            "rerun after kill -9",
-        );
+        killed_then_rerun(None, o, &inputs, clean * k / points);
         let got = tables(&snapshot(out.path()));
-        assert_eq!(
-            got.keys().collect::<Vec<_>>(),
-            expected.keys().collect::<Vec<_>>()
+        assert_same_tables(
+            &got,
+            &expected,
+            &format!("kill point {k}, against a clean run"),
         );
-        for (ds, files) in &got {
-            assert!(
-                files == &expected[ds],
-                "kill point {k}: table {ds} differs from a clean run's"
-            );
-        }
         table_check(None, o);
     }
 }
@@ -266,12 +285,7 @@ fn killed_delta_exports_into_s3_rerun_to_a_clean_runs_tables() {
     moto.bucket("delta-kill");
     let src = tempfile::tempdir().unwrap();
     let inputs = inputs(src.path(), 3);
-    let reference = tempfile::tempdir().unwrap();
-    run_ok(
-        &mut export_cmd(None, reference.path().to_str().unwrap(), &inputs, true),
-        "reference",
-    );
-    let expected = tables(&snapshot(reference.path()));
+    let (expected, _) = reference_tables(&inputs);
     let started = std::time::Instant::now();
     run_ok(
         &mut export_cmd(Some(&moto), "s3://delta-kill/clean", &inputs, true),
@@ -281,25 +295,11 @@ fn killed_delta_exports_into_s3_rerun_to_a_clean_runs_tables() {
     let points = 20u32;
     for k in 0..points {
         let out = format!("s3://delta-kill/k{k}");
-        let mut child = export_cmd(Some(&moto), &out, &inputs, true)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(clean * k / points + Duration::from_millis(20));
-        let _ = child.kill();
-        let _ = child.wait();
-        run_ok(
-            &mut export_cmd(Some(&moto), &out, &inputs, true),
-            "rerun after kill -9",
-        );
+        let delay = clean * k / points + Duration::from_millis(20);
+        killed_then_rerun(Some(&moto), &out, &inputs, delay);
         let got = tables(&moto.objects("delta-kill", &format!("k{k}")));
-        for (ds, files) in &got {
-            assert!(
-                files == &expected[ds],
-                "kill point {k}: table {ds} differs from a clean local run's"
-            );
-        }
+        let what = format!("kill point {k}, against a clean local run");
+        assert_same_tables(&got, &expected, &what);
         table_check(Some(&moto), &out);
     }
 }
@@ -310,12 +310,7 @@ fn four_concurrent_shards_into_one_s3_prefix_give_one_runs_tables() {
     moto.bucket("delta-shards");
     let src = tempfile::tempdir().unwrap();
     let inputs = inputs(src.path(), 7);
-    let reference = tempfile::tempdir().unwrap();
-    run_ok(
-        &mut export_cmd(None, reference.path().to_str().unwrap(), &inputs, true),
-        "reference",
-    );
-    let expected = tables(&snapshot(reference.path()));
+    let (expected, _) = reference_tables(&inputs);
     let children: Vec<_> = (0..4)
         .map(|k| {
             let mut c = export_cmd(Some(&moto), "s3://delta-shards/t", &inputs, true);
@@ -331,10 +326,7 @@ fn four_concurrent_shards_into_one_s3_prefix_give_one_runs_tables() {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
     let objects = moto.objects("delta-shards", "t");
-    let got = tables(&objects);
-    for (ds, files) in &got {
-        assert!(files == &expected[ds], "table {ds} differs from one run's");
-    }
+    assert_same_tables(&tables(&objects), &expected, "4 shards, against one run");
     // Every source's file is added once: one commit per (source, dataset) with rows, plus each table's
     // creation (made by one writer; the others found it).
     let commits = objects
@@ -434,15 +426,7 @@ fn a_no_op_rerun_into_s3_reads_metadata_only_and_commits_nothing() {
     let inputs = inputs(src.path(), 3);
     let out = "s3://delta-noop/daily";
     run_ok(&mut export_cmd(Some(&moto), out, &inputs, true), "export");
-    let requests = |from: usize| -> Vec<String> {
-        std::fs::read_to_string(&log)
-            .unwrap()
-            .lines()
-            .filter(|l| l.contains(" HTTP/1.1\" "))
-            .skip(from)
-            .map(str::to_string)
-            .collect()
-    };
+    let requests = |from: usize| crate::s3_output::logged_requests(&log, from);
     let before = requests(0).len();
     let again = run_ok(&mut export_cmd(Some(&moto), out, &inputs, true), "rerun");
     assert!(again.contains("0 done, 4 skipped"), "{again}");

@@ -28,6 +28,18 @@ impl Drop for Moto {
     }
 }
 
+/// The requests in moto's request log `log` (one line each: `"GET /bucket/key HTTP/1.1" 200 -`), from the
+/// `from`-th on.
+pub fn logged_requests(log: &Path, from: usize) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains(" HTTP/1.1\" "))
+        .skip(from)
+        .map(str::to_string)
+        .collect()
+}
+
 /// A free loopback port (bound, read, released).
 pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
@@ -600,15 +612,7 @@ fn a_no_op_rerun_into_s3_costs_metadata_requests_only() {
     let inputs = inputs(src.path());
     let out = "s3://eraflow-noop/daily";
     ok(&export(Some(&moto), out, &inputs));
-    let requests = |from: usize| -> Vec<String> {
-        std::fs::read_to_string(&log)
-            .unwrap()
-            .lines()
-            .filter(|l| l.contains(" HTTP/1.1\" "))
-            .skip(from)
-            .map(str::to_string)
-            .collect()
-    };
+    let requests = |from: usize| logged_requests(&log, from);
     let before = requests(0).len();
     assert!(before > 2 * inputs.len(), "the log holds no requests");
     // The same job again: nothing new.
