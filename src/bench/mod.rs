@@ -585,7 +585,12 @@ impl<'a> Bench<'a> {
                 crate::prune::run(
                     std::slice::from_ref(&input),
                     &out,
-                    &crate::prune::PruneOptions::default(),
+                    // Every run reads the file again: a rerun would otherwise extend (find complete) the
+                    // manifest the run before wrote and measure nothing.
+                    &crate::prune::PruneOptions {
+                        from_scratch: true,
+                        ..Default::default()
+                    },
                 )
                 .map(drop)
                 .map_err(|e| crate::error::render(&e))
