@@ -317,7 +317,7 @@ pub struct ExportArgs {
     #[arg(long)]
     pub out: PathBuf,
     /// Comma-separated datasets (default: configs/default.toml's `[export] datasets`, every dataset but the
-    /// opt-in `validators`).
+    /// opt-in `contracts`, `validators`, `builders` and `raw_transactions`).
     #[arg(long, value_delimiter = ',')]
     pub datasets: Option<Vec<String>>,
     /// Decode an event into a dataset of its own (repeatable): `[NAME=]SIGNATURE|FILE.json[@0xADDRESS,...]`,

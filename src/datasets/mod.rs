@@ -77,6 +77,7 @@ pub mod logs;
 pub mod operations;
 pub mod payload_attestations;
 pub mod proposer_slashings;
+pub mod raw_transactions;
 pub mod sync_aggregates;
 pub mod transactions;
 pub mod uncles;
@@ -112,6 +113,9 @@ use table::Table;
 /// 7: Gloas (EIP-7732): `beacon_blocks` gains the bid's columns (`bid_*`, `parent_payload_status`,
 /// `payload_attestation_count`; null before Gloas); the `payload_attestations`, `builder_deposit_requests`,
 /// `builder_exit_requests` and `builders` datasets.
+///
+/// A dataset added beside the others (`raw_transactions`) changes no file already written, so it keeps the
+/// version: a rerun after the upgrade redoes nothing.
 pub const SCHEMA_VERSION: u32 = 7;
 
 /// Facts about the whole run a dataset may need per row.
@@ -258,7 +262,8 @@ pub trait DatasetBuilder: Send {
 }
 
 /// Every dataset: the default export list first (`configs/default.toml`: execution datasets, the token
-/// datasets, then the beacon-chain operations), then the opt-in `contracts` and `validators`.
+/// datasets, then the beacon-chain operations), then the opt-in `contracts`, `validators`, `builders` and
+/// `raw_transactions`.
 pub static ALL: &[&dyn Dataset] = &[
     &blocks::Blocks,
     &transactions::Transactions,
@@ -288,6 +293,7 @@ pub static ALL: &[&dyn Dataset] = &[
     &contracts::Contracts,
     &validators::Validators,
     &builders::Builders,
+    &raw_transactions::RawTransactions,
 ];
 
 /// Every dataset an export can give with senders recovered (`senders`) or not: [`ALL`], less those that

@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ssz } from "@lodestar/types";
+import { keccak_256 } from "@noble/hashes/sha3";
 
 const dir = process.argv[2];
 const cases = JSON.parse(readFileSync(join(dir, "cases.json"), "utf8"));
@@ -22,7 +23,7 @@ const zero = (b) => Buffer.from(b).every((x) => x === 0);
 // The previous block of the case (its bid or payload): what a Gloas bid's parent payload status is judged by.
 let previous = null;
 
-function blockRows(out, fork, signed, bytes) {
+function blockRows(out, fork, signed, bytes, payloadTransactions) {
   const t = ssz[fork];
   const block = signed ? t.SignedBeaconBlock.deserialize(bytes).message : t.BeaconBlock.deserialize(bytes);
   const body = block.body;
@@ -139,6 +140,19 @@ function blockRows(out, fork, signed, bytes) {
   }
   const payload = body.executionPayload;
   const merged = payload && !zero(payload.blockHash);
+  // `raw_transactions`: the payload's `transactions` list as Lodestar decodes it, each hashed here (only for
+  // blocks whose payloads carry real transactions: the sanity chains' are made up and eraflow reads none).
+  if (merged && payloadTransactions) {
+    payload.transactions.forEach((tx, i) =>
+      push("raw_transactions", {
+        block_number: int(payload.blockNumber),
+        transaction_index: int(i),
+        transaction_hash: hex(keccak_256(tx)),
+        block_hash: hex(payload.blockHash),
+        raw_transaction: hex(tx),
+      }),
+    );
+  }
   // Gloas: the bid replaces the payload; its commitments are the block's blobs, its block hash their block.
   const bid = body.signedExecutionPayloadBid?.message;
   const commitments = bid ? bid.blobKzgCommitments : body.blobKzgCommitments ?? [];
@@ -315,7 +329,8 @@ const result = {};
 for (const c of cases) {
   const out = (result[c.id] = {});
   previous = null;
-  for (const b of c.blocks) blockRows(out, b.fork, b.signed, readFileSync(join(dir, b.file)));
+  for (const b of c.blocks)
+    blockRows(out, b.fork, b.signed, readFileSync(join(dir, b.file)), b.payload_transactions === true);
   for (const s of c.states) stateRows(out, s.fork, s.era, readFileSync(join(dir, s.file)));
 }
 writeFileSync(join(dir, "lodestar-rows.json"), JSON.stringify(result));

@@ -64,6 +64,9 @@ const BID_COLUMNS: [&str; 15] = [
     "fork",
 ];
 const BIDS: &str = "beacon_blocks (Gloas bid columns)";
+/// The payloads' transaction bytes (an execution dataset, compared for the synthetic eras, whose payloads carry
+/// real transactions).
+const RAW: &str = "raw_transactions";
 
 /// One Parquet/Arrow cell as rows.mjs renders values.
 fn cell(col: &ArrayRef, i: usize) -> Value {
@@ -127,6 +130,9 @@ fn synthetic_cases(preset: Preset, dir: &Path) -> Vec<Case> {
         let mut opts = export_opts(&out, false);
         opts.datasets = consensus_datasets();
         opts.datasets.push(&datasets::beacon_blocks::BeaconBlocks);
+        // The payloads' transaction bytes too: synth's payloads carry real transactions.
+        opts.datasets
+            .push(&datasets::raw_transactions::RawTransactions);
         opts.network = Some(net.clone());
         let outcome = export(std::slice::from_ref(&path), &opts, &Progress::hidden()).unwrap();
         assert!(outcome[0].ok, "{id}: {:?}", outcome[0].errors);
@@ -160,7 +166,7 @@ fn synthetic_cases(preset: Preset, dir: &Path) -> Vec<Case> {
             let file = format!("{id}-block-{slot}.ssz");
             std::fs::write(dir.join(&file), &bytes).unwrap();
             let f = Fork::at_slot(slot, &net);
-            block_entries.push(json!({"file": file, "fork": f.name(), "signed": true}));
+            block_entries.push(json!({"file": file, "fork": f.name(), "signed": true, "payload_transactions": true}));
         }
         let file = format!("{id}-state.ssz");
         std::fs::write(dir.join(&file), &state).unwrap();
@@ -365,7 +371,7 @@ fn compare(here: &Path, dir: &Path, preset: Preset, cases: &[Case]) -> BTreeMap<
         let names = consensus_datasets()
             .iter()
             .map(|d| d.name())
-            .chain([BIDS])
+            .chain([BIDS, RAW])
             .collect::<Vec<_>>();
         for name in names {
             let ours = c.rows.get(name).map_or(&[][..], |v| v.as_slice());
@@ -401,7 +407,11 @@ fn consensus_datasets_match_lodestar() {
         let compared = compare(&here, dir.path(), preset, &cases);
         eprintln!("{preset}: rows compared with Lodestar: {compared:?}");
         // Every dataset had rows to compare: synthetic blocks carry every operation of their fork.
-        for name in consensus_datasets().iter().map(|d| d.name()).chain([BIDS]) {
+        for name in consensus_datasets()
+            .iter()
+            .map(|d| d.name())
+            .chain([BIDS, RAW])
+        {
             assert!(
                 compared.get(name).is_some_and(|&n| n > 0),
                 "{preset}: no {name} rows compared",

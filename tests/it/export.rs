@@ -129,6 +129,44 @@ fn real_files_export_with_expected_values() {
             Some((u64_col(&blocks, "block_number", i)?, fee.parse().ok()?))
         })
         .collect();
+    // The opt-in raw bytes (every dataset is exported here): each hashes to the transaction's published hash,
+    // and an independent RLP decoder (alloy-rlp) reads it as one whole transaction of its type.
+    let raw = read_parquet(&out.path().join(
+        "raw_transactions/network=sepolia/sepolia__raw_transactions__00172032_to_00180223.parquet",
+    ));
+    assert_eq!(raw.num_rows(), rows.len());
+    let raw_bytes = raw
+        .column_by_name("raw_transaction")
+        .unwrap()
+        .as_binary::<i32>();
+    for (i, r) in rows.iter().enumerate() {
+        let bytes = raw_bytes.value(i);
+        assert_eq!(
+            crate::util::hex0x(&alloy_primitives::keccak256(bytes).0),
+            r[2],
+            "raw transaction {i} does not hash to the published hash"
+        );
+        assert_eq!(hex_col(&raw, "transaction_hash", i).as_deref(), Some(r[2]));
+        assert_eq!(
+            u64_col(&raw, "block_number", i),
+            Some(r[0].parse().unwrap())
+        );
+        assert_eq!(
+            u64_col(&raw, "transaction_index", i),
+            Some(r[1].parse().unwrap())
+        );
+        // A legacy transaction is an RLP list; a typed one its type byte, then one.
+        let (ty, mut list) = match bytes[0] {
+            0xc0.. => (0, bytes),
+            t => (t, &bytes[1..]),
+        };
+        assert_eq!(ty.to_string(), r[3], "raw transaction {i}: type");
+        let h = alloy_rlp::Header::decode(&mut list).unwrap();
+        assert!(
+            h.list && h.payload_length == list.len(),
+            "raw transaction {i}: one whole RLP list"
+        );
+    }
     let ty = t
         .column_by_name("transaction_type")
         .unwrap()

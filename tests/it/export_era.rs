@@ -404,9 +404,15 @@ fn era1_and_era_share_one_output_directory() {
     assert_eq!(
         era1,
         BTreeSet::from_iter(
-            ["blocks", "logs", "transactions", "uncles"]
-                .into_iter()
-                .chain(crate::tokens::TOKENS.iter().copied())
+            [
+                "blocks",
+                "logs",
+                "transactions",
+                "uncles",
+                "raw_transactions"
+            ]
+            .into_iter()
+            .chain(crate::tokens::TOKENS.iter().copied())
         )
     );
     // One schema for both: era1 and era block files concatenate.

@@ -68,7 +68,7 @@ fn completeness_is_per_dataset() {
     assert_eq!(
         rows_written(&o[0]),
         BTreeSet::from_iter(
-            ["logs", "transactions", "uncles"]
+            ["logs", "transactions", "uncles", "raw_transactions"]
                 .into_iter()
                 .chain(crate::tokens::TOKENS.iter().copied())
         )
@@ -144,12 +144,9 @@ fn concurrent_writers_into_one_directory_lose_nothing() {
     let src = tempfile::tempdir().unwrap();
     let inputs = inputs(src.path());
     let reference = tempfile::tempdir().unwrap();
-    // The command's default list: every dataset but the opt-in `validators` and `contracts`.
-    let defaults: Vec<&str> = datasets::ALL
-        .iter()
-        .filter(|d| !d.reads_state() && !d.needs_senders())
-        .map(|d| d.name())
-        .collect();
+    // The command's default list (configs/default.toml): every dataset but the opt-in ones.
+    let names = crate::util::default_datasets();
+    let defaults: Vec<&str> = names.iter().map(String::as_str).collect();
     run(&inputs, reference.path(), Some(&defaults));
     let expected = snapshot(reference.path());
     let pick = |ix: &[usize]| ix.iter().map(|&i| inputs[i].clone()).collect::<Vec<_>>();

@@ -16,6 +16,18 @@ pub fn export_opts(out: &Path, senders: bool) -> ExportOptions {
     }
 }
 
+/// The export's default datasets, as `configs/default.toml` lists them (what the command exports without
+/// `--datasets`).
+pub fn default_datasets() -> Vec<String> {
+    let config: toml::Value = toml::from_str(eraflow::pipeline::config::DEFAULTS).unwrap();
+    config["export"]["datasets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect()
+}
+
 /// A whole Parquet file as one record batch.
 pub fn read_parquet(path: &Path) -> RecordBatch {
     let f = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
