@@ -547,6 +547,12 @@ fn print_prune(out: &mut Output, p: &pipeline::PruneReport, started: Option<std:
     if let Some(last) = s.extended {
         note!("note: extended the earlier manifest (through block {last}): only later blocks were read");
     }
+    note!(
+        "note: read {} archive(s){}{}",
+        s.read.len(),
+        if s.read.is_empty() { "" } else { ": " },
+        s.read.join(", ")
+    );
     let took = started.map_or(String::new(), |t| {
         format!(", {:.1}s", t.elapsed().as_secs_f64())
     });

@@ -31,6 +31,9 @@ pub struct PruneSummary {
     /// The last block of the earlier manifest this one extends (its lists carried over, only later blocks
     /// read); `None` when built from scratch.
     pub extended: Option<u64>,
+    /// The inputs this run verified and listed blocks of (file names, in block order): extending, only those
+    /// past the earlier manifest's range — what a scheduled run's log shows it read.
+    pub read: Vec<String>,
 }
 
 /// Builds the manifest directory `out` from era1 archives `paths` (any order). Nothing appears at `out` unless
@@ -96,12 +99,13 @@ pub fn run_from(
     fs::create_dir_all(&tmp).map_err(io_at(&tmp))?;
     // Extending an earlier manifest reads only the archives past its range.
     let next = prior.as_ref().map_or(0, Prior::next_block);
-    let selected: Vec<PathBuf> = plan
+    let to_read: Vec<_> = plan
         .selected
         .iter()
         .filter(|i| i.last >= next && next <= plan.range.last)
-        .map(|i| i.path.clone())
         .collect();
+    let selected: Vec<PathBuf> = to_read.iter().map(|i| i.path.clone()).collect();
+    let read: Vec<String> = to_read.iter().map(|i| i.name.clone()).collect();
     let result = source
         .planned(&selected)
         .and_then(|()| build(&plan, &net, &tmp, opts, window, prior.as_ref(), source));
@@ -122,6 +126,7 @@ pub fn run_from(
         skipped: plan.skipped,
         sort,
         extended: prior.map(|p| p.manifest.range.last),
+        read,
     })
 }
 

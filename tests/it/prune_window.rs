@@ -278,6 +278,57 @@ fn a_rolling_manifest_extends_reading_only_new_archives_and_equals_one_from_scra
     }
 }
 
+/// A scheduled rolling prune over six runs, a new era arriving before each: every run extends the manifest
+/// reading only the archive the window's edge left in part and the new one (what it says it read), and each
+/// result equals, file for file, a manifest built from scratch over the same archives, and checks.
+#[test]
+fn six_scheduled_runs_read_only_the_new_eras_and_equal_a_build_from_scratch() {
+    let d = tempfile::tempdir().unwrap();
+    let files = ere_files(&d.path().join("in"), POST_MERGE_ERA, 7);
+    let names: Vec<String> = files
+        .iter()
+        .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let first = POST_MERGE_ERA * 8192;
+    let out = d.path().join("prune");
+    let opts = window(Window::Blocks(5000));
+    let day0 = run(&files[..1], &out, &opts).unwrap();
+    assert_eq!(day0.read, names[..1]);
+    for day in 1..=6usize {
+        let inputs = &files[..=day];
+        let s = run(inputs, &out, &opts).unwrap();
+        // The edge (5,000 blocks before the newest) moved from the previous archive into the new one.
+        assert_eq!(
+            s.extended,
+            Some(first + day as u64 * 8192 - 1 - 5000),
+            "day {day}"
+        );
+        assert_eq!(
+            s.manifest.range.last,
+            first + (day as u64 + 1) * 8192 - 1 - 5000
+        );
+        assert_eq!(s.read, names[day - 1..=day], "day {day}: what it read");
+        let scratch = d.path().join(format!("scratch-{day}"));
+        let fresh = run(
+            inputs,
+            &scratch,
+            &PruneOptions {
+                from_scratch: true,
+                ..opts.clone()
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            fresh.read,
+            names[..=day],
+            "day {day}: from scratch reads all"
+        );
+        assert_eq!(listing(&out), listing(&scratch), "day {day}");
+        check(&out).unwrap();
+        std::fs::remove_dir_all(&scratch).unwrap();
+    }
+}
+
 #[test]
 fn an_earlier_manifest_that_does_not_fit_or_check_is_rebuilt_from_scratch() {
     let d = tempfile::tempdir().unwrap();
