@@ -156,6 +156,14 @@ impl Ratios<'_> {
             });
         }
     }
+
+    /// Adds the ratio `[over] / [under]` of two stages' seconds, its formula written from the same two names it
+    /// is computed from.
+    fn quotient(&mut self, name: impl Into<String>, over: &str, under: &str, goal: Option<f64>) {
+        self.push(name.into(), format!("[{over}] / [{under}]"), goal, &|s| {
+            Some(s(over)? / s(under)?)
+        });
+    }
 }
 
 /// The ratios the goals are stated in, from one run's measurements, in the order they are printed.
@@ -170,11 +178,11 @@ pub(super) fn ratios(report: &BenchReport) -> Vec<Ratio> {
     prune_and_era_ratios(&mut r);
     ere_ratios(&mut r);
     consensus_ratios(&mut r);
-    r.push(
-        "era verification, 2 threads speed-up over 1".into(),
-        format!("[{}] / [{}]", names::ERA_1, names::ERA_2),
+    r.quotient(
+        "era verification, 2 threads speed-up over 1",
+        names::ERA_1,
+        names::ERA_2,
         None,
-        &|s| Some(s(names::ERA_1)? / s(names::ERA_2)?),
     );
     r.out
 }
@@ -199,11 +207,11 @@ fn senders_ratios(r: &mut Ratios<'_>) {
     // The signer in a tight loop (its own overhead: decoding, signing hash, checks).
     for (backend, floor) in [(lib, names::RAW_LIBSECP), (k, names::RAW_K256)] {
         let alone = names::signer_alone(backend);
-        r.push(
+        r.quotient(
             format!("signer alone ({backend}) ÷ raw {backend}"),
-            format!("[{floor}] / [{alone}]"),
+            floor,
+            &alone,
             None,
-            &|s| Some(s(floor)? / s(&alone)?),
         );
     }
     // The same inside export, where more work (Arrow columns, Parquet) runs between recoveries.
@@ -220,37 +228,35 @@ fn senders_ratios(r: &mut Ratios<'_>) {
 
 /// Remote input from the loopback mirror (fast, throttled) against local files.
 fn remote_ratios(r: &mut Ratios<'_>) {
-    r.push(
-        "export into Delta tables (new tables, a commit per source and dataset) ÷ plain Parquet, same files (speed)"
-            .into(),
-        format!("[{}] / [{}]", names::SET_LOCAL, names::SET_DELTA),
+    r.quotient(
+        "export into Delta tables (new tables, a commit per source and dataset) ÷ plain Parquet, same files (speed)",
+        names::SET_LOCAL,
+        names::SET_DELTA,
         Some(0.9),
-        &|s| Some(s(names::SET_LOCAL)? / s(names::SET_DELTA)?),
     );
-    r.push(
-        "table optimize of 1,000 small files ÷ a plain Parquet rewrite of the same files (speed)"
-            .into(),
-        format!("[{}] / [{}]", names::OPTIMIZE_FLOOR, names::TABLE_OPTIMIZE),
+    r.quotient(
+        "table optimize of 1,000 small files ÷ a plain Parquet rewrite of the same files (speed)",
+        names::OPTIMIZE_FLOOR,
+        names::TABLE_OPTIMIZE,
         Some(0.8),
-        &|s| Some(s(names::OPTIMIZE_FLOOR)? / s(names::TABLE_OPTIMIZE)?),
     );
-    r.push(
-        "remote input (loopback HTTP mirror, prefetched, bounded cache) ÷ local files".into(),
-        format!("[{}] / [{}]", names::SET_LOCAL, names::SET_HTTP),
+    r.quotient(
+        "remote input (loopback HTTP mirror, prefetched, bounded cache) ÷ local files",
+        names::SET_LOCAL,
+        names::SET_HTTP,
         Some(0.9),
-        &|s| Some(s(names::SET_LOCAL)? / s(names::SET_HTTP)?),
     );
-    r.push(
-        "throttled mirror (20 MB/s per connection), 1 connection ÷ local files".into(),
-        format!("[{}] / [{}]", names::SET_LOCAL, names::SET_SLOW_1),
+    r.quotient(
+        "throttled mirror (20 MB/s per connection), 1 connection ÷ local files",
+        names::SET_LOCAL,
+        names::SET_SLOW_1,
         None,
-        &|s| Some(s(names::SET_LOCAL)? / s(names::SET_SLOW_1)?),
     );
-    r.push(
-        "throttled mirror (20 MB/s per connection), 4 connections ÷ local files".into(),
-        format!("[{}] / [{}]", names::SET_LOCAL, names::SET_SLOW_4),
+    r.quotient(
+        "throttled mirror (20 MB/s per connection), 4 connections ÷ local files",
+        names::SET_LOCAL,
+        names::SET_SLOW_4,
         Some(0.9),
-        &|s| Some(s(names::SET_LOCAL)? / s(names::SET_SLOW_4)?),
     );
 }
 
@@ -258,11 +264,11 @@ fn remote_ratios(r: &mut Ratios<'_>) {
 fn speed_up_ratios(r: &mut Ratios<'_>) {
     let lib = SignerBackend::Libsecp256k1.name();
     let k = SignerBackend::K256.name();
-    r.push(
-        "raw libsecp256k1 recovery speed-up over raw k256".into(),
-        format!("[{}] / [{}]", names::RAW_K256, names::RAW_LIBSECP),
+    r.quotient(
+        "raw libsecp256k1 recovery speed-up over raw k256",
+        names::RAW_K256,
+        names::RAW_LIBSECP,
         None,
-        &|s| Some(s(names::RAW_K256)? / s(names::RAW_LIBSECP)?),
     );
     for threads in [1, 2] {
         let (a, b) = (
@@ -270,11 +276,11 @@ fn speed_up_ratios(r: &mut Ratios<'_>) {
             names::export_senders(lib, threads),
         );
         let t = if threads == 1 { "thread" } else { "threads" };
-        r.push(
+        r.quotient(
             format!("export with senders, libsecp256k1 speed-up over k256, {threads} {t}"),
-            format!("[{a}] / [{b}]"),
+            &a,
+            &b,
             Some(1.7),
-            &|s| Some(s(&a)? / s(&b)?),
         );
     }
     for backend in [lib, k] {
@@ -282,76 +288,63 @@ fn speed_up_ratios(r: &mut Ratios<'_>) {
             names::export_senders(backend, 1),
             names::export_senders(backend, 2),
         );
-        r.push(
+        r.quotient(
             format!("export with senders ({backend}), 2 threads speed-up over 1"),
-            format!("[{a}] / [{b}]"),
+            &a,
+            &b,
             (backend == lib).then_some(1.85),
-            &|s| Some(s(&a)? / s(&b)?),
         );
     }
 }
 
 /// Prune and era verification against their floors, and prune's 2 threads over 1.
 fn prune_and_era_ratios(r: &mut Ratios<'_>) {
-    r.push(
-        "prune, 1 thread, ÷ its floor with the transactions root (fraction of the floor's speed)"
-            .into(),
-        format!("[{}] / [{}]", names::PRUNE_FLOOR, names::PRUNE_1),
+    r.quotient(
+        "prune, 1 thread, ÷ its floor with the transactions root (fraction of the floor's speed)",
+        names::PRUNE_FLOOR,
+        names::PRUNE_1,
         Some(0.8),
-        &|s| Some(s(names::PRUNE_FLOOR)? / s(names::PRUNE_1)?),
     );
-    r.push(
-        "prune, 2 threads speed-up over 1 (one file)".into(),
-        format!("[{}] / [{}]", names::PRUNE_1, names::PRUNE_2),
+    r.quotient(
+        "prune, 2 threads speed-up over 1 (one file)",
+        names::PRUNE_1,
+        names::PRUNE_2,
         None,
-        &|s| Some(s(names::PRUNE_1)? / s(names::PRUNE_2)?),
     );
-    r.push(
-        "era verification, 1 thread, ÷ its sha256 floor (fraction of the floor's speed)".into(),
-        format!("[{}] / [{}]", names::ERA_FLOOR, names::ERA_1),
+    r.quotient(
+        "era verification, 1 thread, ÷ its sha256 floor (fraction of the floor's speed)",
+        names::ERA_FLOOR,
+        names::ERA_1,
         None,
-        &|s| Some(s(names::ERA_FLOOR)? / s(names::ERA_1)?),
     );
 }
 
 /// Ere verification against its floor and with proofs, and export from ere against export from era1.
 fn ere_ratios(r: &mut Ratios<'_>) {
     let lib = SignerBackend::Libsecp256k1.name();
-    r.push(
-        "ere verification, 1 thread, ÷ its floor: keccak of every block it hashes + snappy (fraction of the floor's speed)"
-            .into(),
-        format!("[{}] / [{}]", names::ERE_FLOOR, names::ERE_VERIFY),
+    r.quotient(
+        "ere verification, 1 thread, ÷ its floor: keccak of every block it hashes + snappy (fraction of the floor's speed)",
+        names::ERE_FLOOR,
+        names::ERE_VERIFY,
         Some(0.8),
-        &|s| Some(s(names::ERE_FLOOR)? / s(names::ERE_VERIFY)?),
     );
-    r.push(
-        "default-profile ere verification (proofs checked) ÷ the same file's noproofs verification (speed)"
-            .into(),
-        format!("[{}] / [{}]", names::ERE_VERIFY, names::ERE_VERIFY_PROOFS),
+    r.quotient(
+        "default-profile ere verification (proofs checked) ÷ the same file's noproofs verification (speed)",
+        names::ERE_VERIFY,
+        names::ERE_VERIFY_PROOFS,
         Some(0.9),
-        &|s| Some(s(names::ERE_VERIFY)? / s(names::ERE_VERIFY_PROOFS)?),
     );
-    r.push(
-        "export from ere ÷ export from the era1 file of the same blocks, without senders (speed)"
-            .into(),
-        format!(
-            "[{}] / [{}]",
-            names::EXPORT_NO_SENDERS,
-            names::ERE_EXPORT_NO_SENDERS
-        ),
+    r.quotient(
+        "export from ere ÷ export from the era1 file of the same blocks, without senders (speed)",
+        names::EXPORT_NO_SENDERS,
+        names::ERE_EXPORT_NO_SENDERS,
         Some(0.95),
-        &|s| Some(s(names::EXPORT_NO_SENDERS)? / s(names::ERE_EXPORT_NO_SENDERS)?),
     );
     let (a, b) = (
         names::export_senders(lib, 1),
         names::ere_export_senders(lib),
     );
-    r.push(
-        format!("export from ere ÷ export from the era1 file of the same blocks, with senders ({lib}) (speed)"),
-        format!("[{a}] / [{b}]"),
-        Some(0.95),
-        &|s| Some(s(&a)? / s(&b)?),
-    );
+    r.quotient(format!("export from ere ÷ export from the era1 file of the same blocks, with senders ({lib}) (speed)"), &a, &b, Some(0.95));
 }
 
 /// The consensus datasets: what the operation datasets add to an era export, `validators` against its floor.
@@ -361,18 +354,13 @@ fn consensus_ratios(r: &mut Ratios<'_>) {
             names::era_export_operations(fork, false),
             names::era_export_operations(fork, true),
         );
-        r.push(
-            format!("era export ({fork}) without ÷ with the operation datasets (speed; >= 0.833: they add <= 20%)"),
-            format!("[{without}] / [{with}]"),
-            Some(1.0 / 1.2),
-            &|s| Some(s(&without)? / s(&with)?),
-        );
+        r.quotient(format!("era export ({fork}) without ÷ with the operation datasets (speed; >= 0.833: they add <= 20%)"), &without, &with, Some(1.0 / 1.2));
     }
-    r.push(
-        "validators dataset ÷ its floor, parquet encode of the same rows (fraction of the floor's speed)".into(),
-        format!("[{}] / [{}]", names::VALIDATORS_FLOOR, names::VALIDATORS),
+    r.quotient(
+        "validators dataset ÷ its floor, parquet encode of the same rows (fraction of the floor's speed)",
+        names::VALIDATORS_FLOOR,
+        names::VALIDATORS,
         Some(0.7),
-        &|s| Some(s(names::VALIDATORS_FLOOR)? / s(names::VALIDATORS)?),
     );
 }
 
