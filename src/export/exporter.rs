@@ -11,7 +11,7 @@ use crate::sink::manifest::{self, CompletionRecord, OutputEntry};
 use crate::sink::names::{era_output_path, era_slot_range, output_path};
 use crate::sink::parquet::{FileLayout, ParquetSink};
 use crate::sink::portable;
-use crate::store::delta::{AddedFile, DeltaError, DeltaTables, TableFormat};
+use crate::store::delta::{self, AddedFile, DeltaError, DeltaTables, TableFormat};
 use crate::store::output::{Check, OutputProof, OutputStore, Proven, StoreError};
 use crate::store::url::RemoteUrl;
 use crate::verify::execution::VerifyOptions;
@@ -71,8 +71,7 @@ impl<'a> Exporter<'a> {
                 // source has given rows yet is an empty table, not a missing one. A table the output's listing
                 // shows is checked when a source is first committed to it (a no-op rerun reads no table).
                 for d in &opts.datasets {
-                    let first = format!("{}/_delta_log/00000000000000000000.json", d.name());
-                    if store.listed(&first)? != Some(true) {
+                    if store.listed(&delta::first_commit(d.name()))? != Some(true) {
                         tables
                             .ensure(d.name(), &portable::dataset_schema(*d))
                             .map_err(StoreError::from)?;

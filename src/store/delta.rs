@@ -242,6 +242,12 @@ pub fn in_table<'a>(dataset: &str, rel: &'a str) -> &'a str {
         .unwrap_or(rel)
 }
 
+/// The path, relative to the output, of the first commit of `dataset`'s table (the one that creates it): the
+/// table exists exactly when its log holds that file.
+pub fn first_commit(dataset: &str) -> String {
+    format!("{dataset}/_delta_log/00000000000000000000.json")
+}
+
 /// The idempotence key of a source's file: its `txn` application id.
 pub fn app_id(source: &str, sha256: &str) -> String {
     format!("eraflow:{source}:{}", &sha256[..sha256.len().min(16)])
