@@ -20,11 +20,7 @@ pub(super) const FILES: usize = 1000;
 const DATASET: &str = "transactions";
 
 fn dataset() -> Result<&'static dyn Dataset, String> {
-    crate::datasets::ALL
-        .iter()
-        .copied()
-        .find(|d| d.name() == DATASET)
-        .ok_or_else(|| format!("no dataset {DATASET}"))
+    Ok(crate::datasets::by_names(&[DATASET])?[0])
 }
 
 /// The layout of `DATASET`'s files in a Delta table.
