@@ -409,6 +409,18 @@ fn prune_check_rebuild_proves_an_extended_manifest_equals_a_fresh_one() {
         "{}",
         String::from_utf8_lossy(&r.stderr)
     );
+    // The command says what it read: the archive the edge fell inside, and the new one.
+    let name = |f: &PathBuf| f.file_name().unwrap().to_string_lossy().into_owned();
+    let said = format!(
+        "note: read 2 archive(s): {}, {}",
+        name(&files[1]),
+        name(&files[2])
+    );
+    assert!(
+        String::from_utf8_lossy(&r.stderr).contains(&said),
+        "{said}\n{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
     let check_args = |inputs: &[PathBuf]| {
         let mut v = vec![
             os("prune"),
