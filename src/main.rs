@@ -21,6 +21,8 @@ use std::process::ExitCode;
 
 #[allow(dead_code)] // unused where the Python package compiles this file, which calls `run`
 fn main() -> ExitCode {
+    // Before any thread starts: the allocator's parameters are process-wide (not where Python hosts `run`).
+    eraflow::util::memory::tune_allocator();
     ExitCode::from(run(std::env::args_os()))
 }
 
