@@ -296,7 +296,10 @@ impl DeltaTables {
         let e = self.err(dataset);
         match &self.root {
             TablesRoot::Local(p) => {
-                let dir = p.join(dataset);
+                // A table's URL needs an absolute path; a root given relative (a library caller's, the
+                // bench's `--dir`) is taken from the working directory.
+                let dir = std::path::absolute(p.join(dataset))
+                    .map_err(|err| e(DeltaTableError::from(err)))?;
                 std::fs::create_dir_all(&dir).map_err(|err| e(DeltaTableError::from(err)))?;
                 let url = Url::from_directory_path(&dir)
                     .map_err(|()| DeltaError::Unsupported(dir.display().to_string()))?;
@@ -624,6 +627,22 @@ mod tests {
                 .map(|(n, t, null)| Field::new(*n, t.clone(), *null))
                 .collect::<Vec<_>>(),
         )
+    }
+
+    #[test]
+    fn a_relative_local_root_holds_tables() {
+        // `cargo test` runs in the package's directory: a root relative to it.
+        std::fs::create_dir_all("target").unwrap();
+        let dir = tempfile::tempdir_in("target").unwrap();
+        let cwd = std::env::current_dir().unwrap();
+        let rel = dir.path().strip_prefix(&cwd).unwrap().to_path_buf();
+        assert!(rel.is_relative());
+        let tables =
+            DeltaTables::new(TablesRoot::Local(rel.clone()), rel.display().to_string()).unwrap();
+        let v1 = schema(&[("block_number", A::Int64, false)]);
+        tables.ensure("blocks", &v1).unwrap();
+        assert!(tables.table("blocks").unwrap().is_some());
+        assert!(dir.path().join("blocks/_delta_log").is_dir());
     }
 
     #[test]
