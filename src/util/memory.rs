@@ -17,9 +17,10 @@ pub const MMAP_THRESHOLD: i32 = 128 << 10;
 /// Why: glibc starts at 128 KiB but raises the threshold to the size of each mapped block freed (up to 32
 /// MiB), after which the big buffers of an export (Arrow arrays, Parquet pages, decompressed records) come
 /// from the per-thread heaps, which keep their freed space resident. Measured on mainnet-sized files
-/// (docs/performance.md, "At mainnet's per-file sizes"): the export of a Fulu era of 1.1M validators peaked
-/// at 947 MiB resident (2 threads) with the moving threshold, 887 MiB with it fixed, and a dense ere's at
-/// 1049 MiB against 959 MiB, for the same CPU time. Setting `MALLOC_MMAP_THRESHOLD_` in the environment keeps
+/// (docs/performance.md, "The allocator's moving threshold"): the 2-thread export of a Fulu era of 1.1M
+/// validators peaked at 995-998 MiB resident with the moving threshold, 880-889 MiB with it fixed, and a dense
+/// ere's at 1060 MiB against 938 MiB, for 0-3% more CPU (the mappings' system time). Setting
+/// `MALLOC_MMAP_THRESHOLD_` in the environment keeps
 /// the operator's value instead. Called once, first thing in `main`; elsewhere (other allocators, other
 /// systems) it does nothing.
 pub fn tune_allocator() {
