@@ -125,3 +125,33 @@ fn an_export_survives_an_input_truncated_under_it() {
         "no run report"
     );
 }
+
+/// The file shrinks between its mapping and the read of its layout (index, trailer: the export's first reads):
+/// the layout reads zeros and fails, and the failure is the file's change (exit 2), not a malformed archive.
+/// This was a race in the command-line test above, which truncates once the map exists.
+#[test]
+fn a_file_truncated_before_its_layout_is_read_fails_as_changed() {
+    use eraflow::formats::e2store::{mapped::MappedFile, MappedArchive};
+    let d = tempfile::tempdir().unwrap();
+    let input = synth_era1(d.path(), 4000, 2);
+    let map = MappedFile::open(&input).unwrap();
+    let len = std::fs::metadata(&input).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&input)
+        .unwrap()
+        .set_len(len / 3)
+        .unwrap();
+    let Err(e) = eraflow::formats::era1::Era1File::read_mapped(&input, map) else {
+        panic!("the layout of a shrunk file must not read");
+    };
+    let msg = e.to_string();
+    assert!(msg.contains("changed while it was being read"), "{msg}");
+    assert!(msg.contains(&input.display().to_string()), "{msg}");
+    // Without the map's handle (the file read from memory), the same bytes are only malformed.
+    let bytes = std::fs::read(&input).unwrap();
+    let e = eraflow::formats::era1::Era1File::from_bytes(&input, &bytes)
+        .err()
+        .unwrap();
+    assert!(!e.to_string().contains("changed"), "{e}");
+}

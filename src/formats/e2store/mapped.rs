@@ -32,7 +32,40 @@ pub struct MappedFile {
     guard: MapGuard,
     map: Mmap,
     /// The open file and its size and modification time when mapped (`None` for bytes from memory).
-    file: Option<(File, u64, Option<SystemTime>)>,
+    file: Option<Opened>,
+}
+
+/// An open file with its size and modification time when it was mapped: what [`MappedFile::check_unchanged`]
+/// compares against. Kept by handle, not by path: a file replaced by rename is not a change (the mapped inode
+/// stays), a file truncated or rewritten in place is.
+#[derive(Debug)]
+pub struct Opened {
+    file: File,
+    len: u64,
+    modified: Option<SystemTime>,
+}
+
+impl Opened {
+    /// Fails with [`FormatErrorKind::Changed`] when the file's size or modification time is not what it was
+    /// when mapped.
+    pub fn check(&self) -> Result<(), FormatError> {
+        let meta = self
+            .file
+            .metadata()
+            .map_err(|e| FormatError::at(0, FormatErrorKind::Io(e.into())))?;
+        let changed = |what: String| Err(FormatError::at(0, FormatErrorKind::Changed(what)));
+        if meta.len() != self.len {
+            return changed(format!(
+                "{} bytes when opened, {} now",
+                self.len,
+                meta.len()
+            ));
+        }
+        if meta.modified().ok() != self.modified {
+            return changed("its modification time changed".into());
+        }
+        Ok(())
+    }
 }
 
 impl MappedFile {
@@ -49,7 +82,11 @@ impl MappedFile {
         Ok(MappedFile {
             guard: MapGuard::register(&map),
             map,
-            file: Some((file, meta.len(), meta.modified().ok())),
+            file: Some(Opened {
+                file,
+                len: meta.len(),
+                modified: meta.modified().ok(),
+            }),
         })
     }
 
@@ -74,27 +111,32 @@ impl MappedFile {
     /// shrank, or the device failed) and read as zeros, or the file's size or modification time changed.
     /// Call it after the file was processed: a file that fails it must not count as verified.
     pub fn check_unchanged(&self) -> Result<(), FormatError> {
-        let Some((file, len, modified)) = &self.file else {
+        let Some(opened) = &self.file else {
             return Ok(());
         };
-        let changed = |what: String| Err(FormatError::at(0, FormatErrorKind::Changed(what)));
         if let Some(at) = self.guard.fault() {
-            return changed(format!(
-                "the page at byte offset {at} could not be read while mapped (SIGBUS: the file shrank or \
-                 the device failed) and read as zeros"
+            return Err(FormatError::at(
+                0,
+                FormatErrorKind::Changed(format!(
+                    "the page at byte offset {at} could not be read while mapped (SIGBUS: the file shrank or \
+                     the device failed) and read as zeros"
+                )),
             ));
         }
-        let meta = match file.metadata() {
-            Ok(m) => m,
-            Err(e) => return Err(FormatError::at(0, FormatErrorKind::Io(e.into()))),
-        };
-        if meta.len() != *len {
-            return changed(format!("{len} bytes when opened, {} now", meta.len()));
-        }
-        if meta.modified().ok() != *modified {
-            return changed("its modification time changed".into());
-        }
-        Ok(())
+        opened.check()
+    }
+
+    /// A second handle on the mapped file with its size and modification time, to check it after the map is
+    /// gone: reading a file's layout consumes its map, and a layout that fails to read because the file
+    /// shrank underneath must fail as changed (an I/O error), not as a malformed archive. `None` for bytes
+    /// from memory, or when the handle cannot be duplicated.
+    pub fn opened(&self) -> Option<Opened> {
+        let o = self.file.as_ref()?;
+        Some(Opened {
+            file: o.file.try_clone().ok()?,
+            len: o.len,
+            modified: o.modified,
+        })
     }
 }
 

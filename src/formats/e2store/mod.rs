@@ -38,7 +38,22 @@ pub trait MappedArchive {
     where
         Self: Sized,
     {
-        Self::from_map(path, MappedFile::open(path)?)
+        Self::read_mapped(path, MappedFile::open(path)?)
+    }
+
+    /// [`from_map`](Self::from_map) on the map of the file at `path`, where a layout that fails to read
+    /// because the file changed underneath fails as [`FormatErrorKind::Changed`].
+    fn read_mapped(path: &Path, map: MappedFile) -> Result<Self, FormatError>
+    where
+        Self: Sized,
+    {
+        let opened = map.opened();
+        // A layout that fails to read because the file shrank or was rewritten under the map is the file's
+        // change (exit 2: rerun once it is complete), not a malformed archive (exit 1).
+        Self::from_map(path, map).map_err(|e| match opened.map(|o| o.check()) {
+            Some(Err(changed)) => changed.in_file(path),
+            _ => e,
+        })
     }
 
     /// Reads `bytes` (copied into memory) as the file `path` names, without touching the file system
