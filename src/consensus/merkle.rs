@@ -313,27 +313,36 @@ fn subtree(chunks: &[u8], level: u32, layers: &mut Vec<u8>) -> [u8; 32] {
     root
 }
 
-/// A value in a [`Forest`]: a chunk known now, or the output of a node hashed when the forest is evaluated.
+/// A value in a [`Forest`]: a chunk known now (height 0: recorded with [`Forest::known`], or a zero subtree's
+/// root), or the output of a node hashed when the forest is evaluated.
+///
+/// Eight bytes, so the walk moves values in registers: as an enum carrying the 32-byte chunk (36 bytes) its
+/// copies through the recording stack stalled on store forwarding (a tenth of an era file's verification).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Val {
-    /// A chunk already known (a leaf, a zero subtree, a root computed on the immediate path).
-    Known([u8; 32]),
-    /// The output of the node `index` of height `height` (1 + the height of its highest child).
-    Node {
-        /// Its height: known chunks are height 0.
-        height: u32,
-        /// Its position among the nodes of that height.
-        index: u32,
-    },
+pub struct Val {
+    /// Its height: known chunks are height 0; a node is 1 + the height of its highest child.
+    height: u32,
+    /// Its position among the nodes of that height; at height 0, among the forest's known chunks, or
+    /// `ZERO + level` for the root of a zero subtree of that level.
+    index: u32,
 }
 
+/// Height-0 indices from here on name [`zero_hash`]`(index - ZERO)`: zero subtrees are constants, never stored.
+const ZERO: u32 = u32::MAX - MAX_DEPTH as u32 - 1;
+
 impl Val {
+    /// The root of a zero subtree of `level` (a constant: recorded nowhere).
+    #[inline]
+    pub fn zero(level: u32) -> Val {
+        Val {
+            height: 0,
+            index: ZERO + level.min(MAX_DEPTH as u32),
+        }
+    }
+
     #[inline]
     fn height(&self) -> u32 {
-        match self {
-            Val::Known(_) => 0,
-            Val::Node { height, .. } => *height,
-        }
+        self.height
     }
 }
 
@@ -373,7 +382,9 @@ pub struct Forest {
     /// Values pushed for [`Forest::merkleize_pushed`], reused across calls and nesting (each call works above
     /// its own start).
     stack: Vec<Val>,
-    /// Lengths saved by [`Forest::begin`]: the stack, then each level's inputs and links.
+    /// The chunks of the height-0 values recorded with [`Forest::known`].
+    known: Vec<[u8; 32]>,
+    /// Lengths saved by [`Forest::begin`]: the stack, the known chunks, then each level's inputs and links.
     saved: Vec<usize>,
 }
 
@@ -392,6 +403,7 @@ impl Forest {
             l.links_done = 0;
         }
         self.stack.clear();
+        self.known.clear();
         self.saved.clear();
     }
 
@@ -408,6 +420,7 @@ impl Forest {
     pub fn begin(&mut self) {
         self.saved.clear();
         self.saved.push(self.stack.len());
+        self.saved.push(self.known.len());
         for l in &self.levels {
             self.saved.push(l.inputs.len());
             self.saved.push(l.links.len());
@@ -418,12 +431,30 @@ impl Forest {
     pub fn rollback(&mut self) {
         let mut saved = self.saved.iter().copied();
         self.stack.truncate(saved.next().unwrap_or(0));
+        self.known.truncate(saved.next().unwrap_or(0));
         for l in &mut self.levels {
             // Levels created after `begin` had nothing then.
             let inputs = saved.next().unwrap_or(0).max(l.outputs.len());
             let links = saved.next().unwrap_or(0).max(l.links_done);
             l.inputs.truncate(inputs);
             l.links.truncate(links);
+        }
+    }
+
+    /// `chunk` as a value (kept until [`Forest::clear`]).
+    #[inline]
+    pub fn known(&mut self, chunk: [u8; 32]) -> Val {
+        let index = self.known.len() as u32;
+        self.known.push(chunk);
+        Val { height: 0, index }
+    }
+
+    /// The chunk of a height-0 value.
+    #[inline(always)]
+    fn chunk(known: &[[u8; 32]], index: u32) -> &[u8; 32] {
+        match index.checked_sub(ZERO) {
+            Some(level) => zero_hash(level),
+            None => &known[index as usize],
         }
     }
 
@@ -435,51 +466,35 @@ impl Forest {
             self.levels.resize_with(h + 1, Level::default);
         }
         let index = self.levels[h].inputs.len() as u32;
-        let mut input = [0u8; 64];
-        self.feed(&mut input, 0, left, height, index);
-        self.feed(&mut input, 1, right, height, index);
-        self.levels[h].inputs.push(input);
-        Val::Node { height, index }
+        self.levels[h].inputs.push([0u8; 64]);
+        self.feed(h, index, 0, left);
+        self.feed(h, index, 1, right);
+        Val { height, index }
     }
 
-    /// Puts `v` in half `side` of the input of node `(height, index)`: a known chunk now, a pending node's
-    /// output by a link. A node already hashed (recorded before an earlier [`Forest::evaluate`]) is copied
-    /// now, so a new parent never waits on a level that will not be visited again.
+    /// Puts `v` in half `side` of the input of node `(h, index)`: a known chunk now, a pending node's output
+    /// by a link. A node already hashed (recorded before an earlier [`Forest::evaluate`]) is copied now, so a
+    /// new parent never waits on a level that will not be visited again.
     #[inline(always)]
-    fn feed(&mut self, input: &mut [u8; 64], side: usize, v: Val, height: u32, index: u32) {
+    fn feed(&mut self, h: usize, index: u32, side: usize, v: Val) {
+        let (below, at) = self.levels.split_at_mut(h);
+        let Some(input) = at
+            .first_mut()
+            .and_then(|l| l.inputs.get_mut(index as usize))
+        else {
+            return;
+        };
         let half = &mut input[32 * side..32 * side + 32];
-        match v {
-            Val::Known(c) => half.copy_from_slice(&c),
-            Val::Node {
-                height: ch,
-                index: ci,
-            } => {
-                let Some(l) = self.levels.get_mut(ch as usize) else {
-                    return;
-                };
-                match l.outputs.get(ci as usize) {
-                    Some(out) => half.copy_from_slice(out),
-                    None => l.links.push((ci, height, 2 * index + side as u32)),
-                }
-            }
+        if v.height == 0 {
+            half.copy_from_slice(Self::chunk(&self.known, v.index));
+            return;
         }
-    }
-
-    /// `v` as its known output once hashed.
-    #[inline]
-    fn settle(&self, v: Val) -> Val {
-        match v {
-            Val::Node { height, index } => {
-                match self
-                    .levels
-                    .get(height as usize)
-                    .and_then(|l| l.outputs.get(index as usize))
-                {
-                    Some(out) => Val::Known(*out),
-                    None => v,
-                }
-            }
-            k => k,
+        let Some(l) = below.get_mut(v.height as usize) else {
+            return;
+        };
+        match l.outputs.get(v.index as usize) {
+            Some(out) => half.copy_from_slice(out),
+            None => l.links.push((v.index, h as u32, 2 * index + side as u32)),
         }
     }
 
@@ -487,7 +502,8 @@ impl Forest {
     pub fn mix_in_length(&mut self, root: Val, length: u64) -> Val {
         let mut len = [0u8; 32];
         len[..8].copy_from_slice(&length.to_le_bytes());
-        self.pair(root, Val::Known(len))
+        let len = self.known(len);
+        self.pair(root, len)
     }
 
     /// [`merkleize`] of `head` followed by the byte `tail` (if any) as nodes. The tail lets a bitlist be
@@ -507,7 +523,8 @@ impl Forest {
                     merkleize(&data, n as u64)
                 }
             };
-            return self.pad_to(Val::Known(root), depth_for(n as u64), depth);
+            let root = self.known(root);
+            return self.pad_to(root, depth_for(n as u64), depth);
         }
         // The 64 bytes of `head ++ tail` from `start`, zero-padded (the spec's `pack`).
         let block_at = |start: usize| -> [u8; 64] {
@@ -528,8 +545,11 @@ impl Forest {
             let mut c = [0u8; 32];
             c.copy_from_slice(&b[..32]);
             return match n {
-                0 => Val::Known(*zero_hash(depth)),
-                _ => self.pad_to(Val::Known(c), 0, depth),
+                0 => Val::zero(depth),
+                _ => {
+                    let c = self.known(c);
+                    self.pad_to(c, 0, depth)
+                }
             };
         }
         // Layer 1 straight from the bytes: every pair of chunks (an odd last chunk's sibling is the zero
@@ -543,7 +563,7 @@ impl Forest {
             let level = &mut self.levels[h1];
             let index = level.inputs.len() as u32;
             level.inputs.push(block_at(64 * k));
-            self.stack.push(Val::Node { height: 1, index });
+            self.stack.push(Val { height: 1, index });
         }
         self.reduce(start, 1, depth)
     }
@@ -573,7 +593,7 @@ impl Forest {
     fn reduce(&mut self, start: usize, mut level: u32, depth: u32) -> Val {
         let start = start.min(self.stack.len());
         if self.stack.len() == start {
-            return Val::Known(*zero_hash(depth));
+            return Val::zero(depth);
         }
         while self.stack.len() - start > 1 {
             let m = self.stack.len() - start;
@@ -581,7 +601,7 @@ impl Forest {
                 let l = self.stack[start + 2 * j];
                 let r = match self.stack.get(start + 2 * j + 1) {
                     Some(&r) if 2 * j + 1 < m => r,
-                    _ => Val::Known(*zero_hash(level)),
+                    _ => Val::zero(level),
                 };
                 let v = self.pair(l, r);
                 self.stack[start + j] = v;
@@ -589,14 +609,14 @@ impl Forest {
             self.stack.truncate(start + m.div_ceil(2));
             level += 1;
         }
-        let root = self.stack.pop().unwrap_or(Val::Known(*zero_hash(level)));
+        let root = self.stack.pop().unwrap_or(Val::zero(level));
         self.pad_to(root, level, depth)
     }
 
     /// `root` of a subtree of height `from`, hashed with zero subtrees up to height `to`.
     fn pad_to(&mut self, mut root: Val, from: u32, to: u32) -> Val {
         for l in from..to {
-            root = self.pair(root, Val::Known(*zero_hash(l)));
+            root = self.pair(root, Val::zero(l));
         }
         root
     }
@@ -635,10 +655,14 @@ impl Forest {
 
     /// The value of `v` once evaluated (`None` for a node not recorded or not yet hashed).
     pub fn get(&self, v: Val) -> Option<[u8; 32]> {
-        match self.settle(v) {
-            Val::Known(c) => Some(c),
-            Val::Node { .. } => None,
+        if v.height == 0 {
+            return (v.index >= ZERO || (v.index as usize) < self.known.len())
+                .then(|| *Self::chunk(&self.known, v.index));
         }
+        self.levels
+            .get(v.height as usize)
+            .and_then(|l| l.outputs.get(v.index as usize))
+            .copied()
     }
 }
 

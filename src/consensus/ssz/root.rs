@@ -417,7 +417,7 @@ impl<'f, 'a, 'c> Deferred<'f, 'a, 'c> {
         match ty {
             Ty::Uint(n) | Ty::Bytes(n) => {
                 if let Some(r) = basic_root(ty, *n, bytes)? {
-                    Ok(Val::Known(r))
+                    Ok(self.forest.known(r))
                 } else {
                     Ok(self.forest.merkleize_packed(
                         bytes,
@@ -430,7 +430,7 @@ impl<'f, 'a, 'c> Deferred<'f, 'a, 'c> {
                 check_bools(bytes, 1, ty)?;
                 let mut r = [0u8; 32];
                 r[0] = bytes[0];
-                Ok(Val::Known(r))
+                Ok(self.forest.known(r))
             }
             Ty::Bitvector(n) => {
                 check_bitvector(ty, *n, bytes)?;
@@ -473,10 +473,10 @@ impl<'f, 'a, 'c> Deferred<'f, 'a, 'c> {
             // Progressive trees are hashed now (not yet recorded node by node): their roots enter the forest
             // as known values.
             Ty::ProgressiveList(..) | Ty::ProgressiveBitlist(_) => {
-                Ok(Val::Known(hash_tree_root(ty, bytes)?))
+                Ok(self.forest.known(hash_tree_root(ty, bytes)?))
             }
             Ty::Container(c) if c.active_fields.is_some() => {
-                Ok(Val::Known(container_root(c, bytes)?))
+                Ok(self.forest.known(container_root(c, bytes)?))
             }
             Ty::Container(c) => {
                 let start = self.parts.len();
@@ -541,7 +541,7 @@ impl<'f, 'a, 'c> Deferred<'f, 'a, 'c> {
             })
         );
         if special || count >= DEFER_MAX_ELEMENTS {
-            return Ok(Val::Known(elements_root(elem, bytes, size, limit)?));
+            return Ok(self.forest.known(elements_root(elem, bytes, size, limit)?));
         }
         let pushed = self.forest.stack_len();
         for (i, b) in bytes.chunks_exact(size).enumerate() {
