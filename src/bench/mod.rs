@@ -828,10 +828,14 @@ impl<'a> Bench<'a> {
         let (one, runs, era) = (&self.one, self.runs, &self.era);
         let verify_era = || verify_stage(&era.path, crate::verify::file);
         sha256::set_hash_counting(true);
+        keccak::set_recording(true);
         let _ = sha256::take_hash_count();
+        let _ = keccak::take_recorded();
         let counted = one.install(verify_era());
         let era_sha256_blocks = sha256::take_hash_count();
         sha256::set_hash_counting(false);
+        keccak::set_recording(false);
+        let keccak_lengths = keccak::take_recorded();
         counted.map_err(|detail| BenchError::Stage {
             stage: names::ERA_1.into(),
             detail,
@@ -861,6 +865,49 @@ impl<'a> Bench<'a> {
                 rss: batch_seconds.rss,
             },
         );
+        // The floor of every primitive verification runs, as the ere and prune floors count theirs: the same
+        // sha256 blocks, then the keccak messages it hashed (payloads' block hashes, transactions and withdrawals
+        // tries), by length from one buffer, then the snappy decompression of every block and state record.
+        let era_bytes = std::fs::read(&era.path).map_err(|source| BenchError::Io {
+            path: era.path.clone(),
+            source,
+        })?;
+        let era_compressed = records(
+            &era_bytes,
+            &[
+                RecordType::COMPRESSED_SIGNED_BEACON_BLOCK,
+                RecordType::COMPRESSED_BEACON_STATE,
+            ],
+        );
+        let longest = keccak_lengths.iter().copied().max().unwrap_or(0) as usize;
+        let source: Vec<u8> = (0..longest + 64).map(|i| (i * 131 % 251) as u8).collect();
+        // Exactly the file's count of sha256 blocks: whole batches, then the rest.
+        let (whole, rest) = (
+            era_sha256_blocks as usize / BATCH,
+            era_sha256_blocks as usize % BATCH,
+        );
+        let all = best(one, runs, names::ERA_FLOOR_ALL, || {
+            let mut hashed = vec![0u8; 32 * BATCH];
+            for _ in 0..whole {
+                sha256::hash_blocks(std::hint::black_box(&blocks), &mut hashed);
+            }
+            sha256::hash_blocks(
+                std::hint::black_box(&blocks[..64 * rest]),
+                &mut hashed[..32 * rest],
+            );
+            std::hint::black_box(&hashed);
+            let mut x = 0u8;
+            for (i, &l) in keccak_lengths.iter().enumerate() {
+                let from = i % 64;
+                x ^= keccak256(std::hint::black_box(&source[from..from + l as usize]))[0];
+            }
+            std::hint::black_box(x);
+            std::hint::black_box(decompress_all(&era_compressed)?);
+            Ok(())
+        })?;
+        drop(era_compressed);
+        drop(era_bytes);
+        lines.add(names::ERA_FLOOR_ALL, era, 1, all);
         lines.add(
             names::ERA_1,
             era,

@@ -11,6 +11,8 @@ pub const PRUNE_2: &str = "prune manifest, 2 threads";
 pub const PRUNE_FLOOR: &str = "floor: prune's hashing with the transactions root";
 pub const PARQUET: &str = "floor: parquet encode of the same rows";
 pub const ERA_FLOOR: &str = "floor: sha256 of every block era verification hashes";
+pub const ERA_FLOOR_ALL: &str =
+    "floor: sha256 + keccak of every message era verification hashes + snappy";
 pub const ERA_1: &str = "era verification (state root + blocks + payloads), 1 thread";
 pub const ERA_2: &str = "era verification (state root + blocks + payloads), 2 threads";
 pub const SET_LOCAL: &str = "export of 8 era1 files from local disk, 1 thread";

@@ -315,6 +315,12 @@ fn prune_and_era_ratios(r: &mut Ratios<'_>) {
         "era verification, 1 thread, ÷ its sha256 floor (fraction of the floor's speed)",
         names::ERA_FLOOR,
         names::ERA_1,
+        Some(0.8),
+    );
+    r.quotient(
+        "era verification, 1 thread, ÷ its floor of every primitive it runs: sha256 + keccak + snappy (fraction of the floor's speed)",
+        names::ERA_FLOOR_ALL,
+        names::ERA_1,
         None,
     );
 }
