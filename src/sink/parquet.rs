@@ -360,6 +360,9 @@ impl ParquetSink {
     }
 }
 
+/// The encoded bytes an open row group may reach before it is written (see [`ParquetSink::write`]).
+pub const ROW_GROUP_MAX_BYTES: usize = 16 << 20;
+
 impl<W: Write + Send> ParquetSink<W> {
     /// Starts a Parquet file on `out` with explicit writer properties, for a file whose encoding is fixed by a
     /// format of its own rather than chosen through [`ParquetOptions`] (prune's `tx_locations.parquet`).
@@ -408,10 +411,19 @@ impl<W: Write + Send> ParquetSink<W> {
             }
         };
         self.rows += batch.num_rows() as u64;
-        self.writer.write(batch).map_err(|source| SinkError::Write {
+        let err = |source| SinkError::Write {
             path: self.dest.clone(),
             source,
-        })
+        };
+        self.writer.write(batch).map_err(err)?;
+        // A row group also ends at a size: a dataset whose rows are few but wide (an era's deposits, 8192
+        // blocks' worth under the row count) would otherwise hold its whole file in memory until the end.
+        // Batches end where the file's chunks do, never where the thread count puts them, so the groups'
+        // bounds stay the same whatever the parallelism.
+        if self.writer.in_progress_size() >= ROW_GROUP_MAX_BYTES {
+            self.writer.flush().map_err(err)?;
+        }
+        Ok(())
     }
 
     /// Rows written so far.
@@ -430,5 +442,69 @@ impl<W: Write + Send> ParquetSink<W> {
                 source,
             })?;
         Ok((out, self.rows))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::BinaryArray;
+    use arrow_schema::{Field, Schema};
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use std::sync::Arc;
+
+    /// Few rows, each wide: under a row count no file reaches, the open row group still ends at
+    /// [`ROW_GROUP_MAX_BYTES`] instead of holding the whole file in memory.
+    #[test]
+    fn a_row_group_ends_at_its_byte_size() {
+        let d = tempfile::tempdir().unwrap();
+        let dest = d.path().join("wide.parquet");
+        let schema: SchemaRef = Arc::new(Schema::new(vec![Field::new(
+            "blob",
+            DataType::Binary,
+            false,
+        )]));
+        let props = WriterProperties::builder()
+            .set_max_row_group_row_count(Some(1 << 30))
+            .set_dictionary_enabled(false)
+            .build();
+        let mut sink = ParquetSink::create_with(&dest, schema.clone(), props).unwrap();
+        // 40 batches of 256 rows of 4 KiB that do not compress: 40 MiB.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let batch_bytes = 256 * 4096;
+        for _ in 0..40 {
+            let rows: Vec<Vec<u8>> = (0..256)
+                .map(|_| {
+                    (0..4096)
+                        .map(|_| {
+                            x ^= x << 13;
+                            x ^= x >> 7;
+                            x ^= x << 17;
+                            x as u8
+                        })
+                        .collect()
+                })
+                .collect();
+            let col = BinaryArray::from_iter_values(rows.iter());
+            let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(col)]).unwrap();
+            sink.write(&batch).unwrap();
+        }
+        sink.commit().unwrap();
+        let reader = SerializedFileReader::new(std::fs::File::open(&dest).unwrap()).unwrap();
+        let meta = reader.metadata();
+        assert!(
+            meta.num_row_groups() >= 2,
+            "{} row groups",
+            meta.num_row_groups()
+        );
+        let rows: i64 = meta.row_groups().iter().map(|g| g.num_rows()).sum();
+        assert_eq!(rows, 40 * 256);
+        for g in meta.row_groups() {
+            assert!(
+                (g.total_byte_size() as usize) < ROW_GROUP_MAX_BYTES + 2 * batch_bytes,
+                "a row group of {} bytes",
+                g.total_byte_size()
+            );
+        }
     }
 }
