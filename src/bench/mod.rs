@@ -759,15 +759,9 @@ impl<'a> Bench<'a> {
         );
         // The floor: every message verification hashed, by length, from one buffer (no copies), then the snappy
         // decompression of every header, body and receipts record.
-        let longest = lengths.iter().copied().max().unwrap_or(0) as usize;
-        let source: Vec<u8> = (0..longest + 64).map(|i| (i * 131 % 251) as u8).collect();
+        let source = KeccakFloor::new(&lengths);
         let floor = best(one, runs, names::ERE_FLOOR, || {
-            let mut x = 0u8;
-            for (i, &l) in lengths.iter().enumerate() {
-                let from = i % 64;
-                x ^= keccak256(std::hint::black_box(&source[from..from + l as usize]))[0];
-            }
-            std::hint::black_box(x);
+            source.hash();
             std::hint::black_box(decompress_all(&ere_compressed)?);
             Ok(())
         })?;
@@ -879,8 +873,7 @@ impl<'a> Bench<'a> {
                 RecordType::COMPRESSED_BEACON_STATE,
             ],
         );
-        let longest = keccak_lengths.iter().copied().max().unwrap_or(0) as usize;
-        let source: Vec<u8> = (0..longest + 64).map(|i| (i * 131 % 251) as u8).collect();
+        let source = KeccakFloor::new(&keccak_lengths);
         // Exactly the file's count of sha256 blocks: whole batches, then the rest.
         let (whole, rest) = (
             era_sha256_blocks as usize / BATCH,
@@ -896,12 +889,7 @@ impl<'a> Bench<'a> {
                 &mut hashed[..32 * rest],
             );
             std::hint::black_box(&hashed);
-            let mut x = 0u8;
-            for (i, &l) in keccak_lengths.iter().enumerate() {
-                let from = i % 64;
-                x ^= keccak256(std::hint::black_box(&source[from..from + l as usize]))[0];
-            }
-            std::hint::black_box(x);
+            source.hash();
             std::hint::black_box(decompress_all(&era_compressed)?);
             Ok(())
         })?;
@@ -957,6 +945,33 @@ fn records<'b>(bytes: &'b [u8], kinds: &[RecordType]) -> Vec<&'b [u8]> {
         .filter(|r| kinds.contains(&r.kind))
         .map(|r| r.data)
         .collect()
+}
+
+/// A keccak floor: messages of the lengths a stage hashed (recorded in order), hashed from one buffer (no
+/// copies) at shifting offsets.
+struct KeccakFloor<'l> {
+    lengths: &'l [u32],
+    source: Vec<u8>,
+}
+
+impl<'l> KeccakFloor<'l> {
+    fn new(lengths: &'l [u32]) -> Self {
+        let longest = lengths.iter().copied().max().unwrap_or(0) as usize;
+        KeccakFloor {
+            lengths,
+            source: (0..longest + 64).map(|i| (i * 131 % 251) as u8).collect(),
+        }
+    }
+
+    /// Hashes every message once.
+    fn hash(&self) {
+        let mut x = 0u8;
+        for (i, &l) in self.lengths.iter().enumerate() {
+            let from = i % 64;
+            x ^= keccak256(std::hint::black_box(&self.source[from..from + l as usize]))[0];
+        }
+        std::hint::black_box(x);
+    }
 }
 
 /// Snappy-decompresses every record with one reused decoder: the bytes they held.
