@@ -123,6 +123,32 @@ impl<'a> ReceiptView<'a> {
         })
     }
 
+    /// The view of the full receipt that [`SlimReceipt::write_canonical`] wrote from `slim` as `canonical`,
+    /// without decoding it again: its fields are the slim receipt's (the same bytes, already checked), its bloom
+    /// the 256 bytes written before the logs. Fails only if `canonical` is too short to be what was written.
+    pub fn of_rebuilt(slim: &SlimReceipt<'a>, canonical: &'a [u8]) -> Result<Self, RlpError> {
+        let logs = slim.logs_rlp().len();
+        let bloom = canonical
+            .len()
+            .checked_sub(logs + 256)
+            .and_then(|at| canonical.get(at..at + 256))
+            .and_then(|b| <&[u8; 256]>::try_from(b).ok())
+            .ok_or_else(|| {
+                RlpError::new(
+                    "receipt",
+                    format!(
+                        "a rebuilt receipt of {} bytes cannot hold a bloom and {logs} bytes of logs",
+                        canonical.len()
+                    ),
+                )
+            })?;
+        Ok(ReceiptView {
+            canonical,
+            bloom,
+            fields: slim.fields,
+        })
+    }
+
     /// Canonical encoding: the receipts-trie value.
     pub fn canonical(&self) -> &'a [u8] {
         self.canonical
@@ -453,6 +479,21 @@ mod tests {
             r.write_canonical(&bloom, &mut out);
             assert_eq!(out, canonical[i], "receipt {i}");
             assert_eq!(r.tx_type(), views[i].tx_type());
+            // The view made without decoding again is the decoded one.
+            let made = ReceiptView::of_rebuilt(&r, &out).unwrap();
+            let decoded = ReceiptView::decode_canonical(&out).unwrap();
+            assert_eq!(made.canonical(), decoded.canonical(), "receipt {i}");
+            assert_eq!(made.logs_bloom(), decoded.logs_bloom(), "receipt {i}");
+            assert_eq!(made.tx_type(), decoded.tx_type(), "receipt {i}");
+            assert_eq!(made.outcome(), decoded.outcome(), "receipt {i}");
+            assert_eq!(
+                made.cumulative_gas_used(),
+                decoded.cumulative_gas_used(),
+                "receipt {i}"
+            );
+            assert_eq!(made.logs_rlp(), decoded.logs_rlp(), "receipt {i}");
+            let short = &out[..r.logs_rlp().len() + 255];
+            assert!(ReceiptView::of_rebuilt(&r, short).is_err(), "receipt {i}");
         }
         // Slim receipts are smaller by the blooms (and the typed envelopes' string headers).
         assert!(

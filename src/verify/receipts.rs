@@ -45,7 +45,8 @@ pub(super) fn check_receipts<'d>(
         // Rebuild each full receipt from its slim fields and the bloom of its logs; views come after, once the
         // buffer is complete.
         rebuilt.clear();
-        let mut spans: Vec<(usize, usize)> = Vec::with_capacity(kinds.len());
+        let mut spans: Vec<(receipt::SlimReceipt<'d>, usize, usize)> =
+            Vec::with_capacity(kinds.len());
         for (idx, r) in receipt::decode_slim_list(raw).map_err(rlp_err)?.enumerate() {
             let r = r.map_err(rlp_err)?;
             let rb = check_one(idx, kinds, &r, byzantium, &mut tally, counts)
@@ -53,12 +54,12 @@ pub(super) fn check_receipts<'d>(
             bloom::union(&mut block_bloom, &rb);
             let start = rebuilt.len();
             r.write_canonical(&rb, rebuilt);
-            spans.push((start, rebuilt.len()));
+            spans.push((r, start, rebuilt.len()));
             n += 1;
         }
         let rebuilt: &'d [u8] = rebuilt;
-        for (start, end) in spans {
-            views.push(ReceiptView::decode_canonical(&rebuilt[start..end]).map_err(rlp_err)?);
+        for (slim, start, end) in spans {
+            views.push(ReceiptView::of_rebuilt(&slim, &rebuilt[start..end]).map_err(rlp_err)?);
         }
     } else {
         for (idx, r) in receipt::decode_list(raw).map_err(rlp_err)?.enumerate() {
