@@ -53,19 +53,23 @@ impl Opened {
             .file
             .metadata()
             .map_err(|e| FormatError::at(0, FormatErrorKind::Io(e.into())))?;
-        let changed = |what: String| Err(FormatError::at(0, FormatErrorKind::Changed(what)));
         if meta.len() != self.len {
-            return changed(format!(
+            return Err(changed(format!(
                 "{} bytes when opened, {} now",
                 self.len,
                 meta.len()
-            ));
+            )));
         }
         if meta.modified().ok() != self.modified {
-            return changed("its modification time changed".into());
+            return Err(changed("its modification time changed".into()));
         }
         Ok(())
     }
+}
+
+/// The error of a file that is not what was mapped any more: `what` says how.
+fn changed(what: String) -> FormatError {
+    FormatError::at(0, FormatErrorKind::Changed(what))
 }
 
 impl MappedFile {
@@ -115,13 +119,10 @@ impl MappedFile {
             return Ok(());
         };
         if let Some(at) = self.guard.fault() {
-            return Err(FormatError::at(
-                0,
-                FormatErrorKind::Changed(format!(
-                    "the page at byte offset {at} could not be read while mapped (SIGBUS: the file shrank or \
-                     the device failed) and read as zeros"
-                )),
-            ));
+            return Err(changed(format!(
+                "the page at byte offset {at} could not be read while mapped (SIGBUS: the file shrank or \
+                 the device failed) and read as zeros"
+            )));
         }
         opened.check()
     }
