@@ -753,12 +753,8 @@ impl<'a> Bench<'a> {
         );
         // The floor: every message verification hashed, by length, from one buffer (no copies), then the snappy
         // decompression of every header, body and receipts record.
-        let source = KeccakFloor::new(&lengths);
-        let floor = best(one, runs, names::ERE_FLOOR, || {
-            source.hash();
-            std::hint::black_box(decompress_all(&ere_compressed)?);
-            Ok(())
-        })?;
+        let floor =
+            KeccakFloor::new(&lengths).with_snappy(one, runs, names::ERE_FLOOR, &ere_compressed)?;
         lines.add(names::ERE_FLOOR, ere, 1, floor);
         lines.add(
             names::ERE_VERIFY,
@@ -860,12 +856,12 @@ impl<'a> Bench<'a> {
                 RecordType::COMPRESSED_BEACON_STATE,
             ],
         );
-        let source = KeccakFloor::new(&keccak_lengths);
-        let rest = best(one, runs, names::ERA_FLOOR_ALL, || {
-            source.hash();
-            std::hint::black_box(decompress_all(&era_compressed)?);
-            Ok(())
-        })?;
+        let rest = KeccakFloor::new(&keccak_lengths).with_snappy(
+            one,
+            runs,
+            names::ERA_FLOOR_ALL,
+            &era_compressed,
+        )?;
         // Plus the sha256 floor just measured (the same blocks' cost, scaled to the file's count).
         let all = Timing {
             wall: sha256_floor.wall + rest.wall,
@@ -958,6 +954,22 @@ impl<'l> KeccakFloor<'l> {
             x ^= keccak256(std::hint::black_box(&self.source[from..from + l as usize]))[0];
         }
         std::hint::black_box(x);
+    }
+
+    /// The best of `runs` timed runs on `pool` of hashing every message, then snappy-decompressing every
+    /// record of `compressed`: the floor of a verification's keccak and decompression.
+    fn with_snappy(
+        &self,
+        pool: &rayon::ThreadPool,
+        runs: usize,
+        stage: &str,
+        compressed: &[&[u8]],
+    ) -> Result<Timing, BenchError> {
+        best(pool, runs, stage, || {
+            self.hash();
+            std::hint::black_box(decompress_all(compressed)?);
+            Ok(())
+        })
     }
 }
 
