@@ -5,10 +5,9 @@ use crate::util::fs::AtomicFile;
 use arrow_array::RecordBatch;
 use arrow_schema::{DataType, SchemaRef};
 use parquet::arrow::ArrowWriter;
-use parquet::basic::{Encoding, ZstdLevel};
+use parquet::basic::ZstdLevel;
 use parquet::file::metadata::{KeyValue, SortingColumn};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
-use parquet::schema::types::ColumnPath;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -188,35 +187,20 @@ impl ParquetOptions {
         // binary columns 0.75-0.20x under snappy, but zstd's window already catches the repeats (0.98-1.08x), so
         // zstd and gzip files keep every binary column plain.
         let dictionary = !matches!(self.compression, Compression::Zstd | Compression::Gzip);
-        // Binary leaves without a dictionary are written DELTA_LENGTH_BYTE_ARRAY: the values back to back after
-        // their lengths (delta-packed), not each behind a 4-byte length as PLAIN writes them. That length is a
-        // short match every few dozen bytes which keeps zstd on its slow path through high-entropy values
-        // (signatures, hashes, proofs), where back to back they pass as incompressible (docs/performance.md,
-        // "Binary columns without their lengths in between"). Lists of binary values (a deposit's proof, a
-        // transaction's blob hashes) too: their dictionary only fell back to PLAIN on such values.
         for f in layout.schema.fields() {
             let name = f.name().as_str();
-            if (dictionary && layout.dictionary_columns.contains(&name))
-                || layout.repeated_columns.contains(&name)
+            if matches!(f.data_type(), DataType::Binary)
+                && !(dictionary && layout.dictionary_columns.contains(&name))
+                && !layout.repeated_columns.contains(&name)
             {
-                continue;
+                b = b.set_column_dictionary_enabled(f.name().as_str().into(), false);
             }
-            let leaf = match f.data_type() {
-                DataType::Binary => ColumnPath::from(name),
-                DataType::List(item) if matches!(item.data_type(), DataType::Binary) => {
-                    ColumnPath::new(vec![name.into(), "list".into(), item.name().clone()])
-                }
-                _ => continue,
-            };
-            b = b
-                .set_column_dictionary_enabled(leaf.clone(), false)
-                .set_column_encoding(leaf, Encoding::DELTA_LENGTH_BYTE_ARRAY);
         }
         for name in layout.delta_columns {
-            let col = ColumnPath::from(*name);
+            let col: parquet::schema::types::ColumnPath = (*name).into();
             b = b
                 .set_column_dictionary_enabled(col.clone(), false)
-                .set_column_encoding(col, Encoding::DELTA_BINARY_PACKED);
+                .set_column_encoding(col, parquet::basic::Encoding::DELTA_BINARY_PACKED);
         }
         if !layout.sort_columns.is_empty() {
             let sorting = layout
@@ -468,82 +452,6 @@ mod tests {
     use arrow_schema::{Field, Schema};
     use parquet::file::reader::{FileReader, SerializedFileReader};
     use std::sync::Arc;
-
-    /// Binary leaves without a dictionary, top-level or items of a list, are written DELTA_LENGTH_BYTE_ARRAY
-    /// (no length between values for zstd to trip on) and read back as written; a repeated column keeps its
-    /// dictionary.
-    #[test]
-    fn binary_columns_without_a_dictionary_are_written_delta_length() {
-        use arrow_array::builder::{BinaryBuilder, ListBuilder};
-        use arrow_array::Array;
-        let d = tempfile::tempdir().unwrap();
-        let dest = d.path().join("sigs.parquet");
-        let mut sig = BinaryBuilder::new();
-        let mut root = BinaryBuilder::new();
-        let mut proof = ListBuilder::new(BinaryBuilder::new());
-        for i in 0..1000u32 {
-            let v: Vec<u8> = (0..96u32).map(|j| (i * 7 + j * 13) as u8).collect();
-            sig.append_value(&v);
-            root.append_value([(i / 100) as u8; 32]);
-            for k in 0..3u8 {
-                proof.values().append_value([k ^ i as u8; 32]);
-            }
-            proof.append(true);
-        }
-        let (sig, root, proof) = (sig.finish(), root.finish(), proof.finish());
-        let schema: SchemaRef = Arc::new(Schema::new(vec![
-            Field::new("signature", DataType::Binary, false),
-            Field::new("block_root", DataType::Binary, false),
-            Field::new("proof", proof.data_type().clone(), false),
-        ]));
-        let layout = FileLayout {
-            repeated_columns: &["block_root"],
-            ..FileLayout::plain(schema.clone())
-        };
-        let props = ParquetOptions::default()
-            .layout_properties(&layout)
-            .unwrap();
-        let mut sink = ParquetSink::create_with(&dest, schema.clone(), props).unwrap();
-        let columns: Vec<arrow_array::ArrayRef> =
-            vec![Arc::new(sig), Arc::new(root), Arc::new(proof)];
-        let batch = RecordBatch::try_new(schema, columns).unwrap();
-        sink.write(&batch).unwrap();
-        sink.commit().unwrap();
-
-        let reader = SerializedFileReader::new(std::fs::File::open(&dest).unwrap()).unwrap();
-        let group = reader.metadata().row_group(0).clone();
-        let encodings = |path: &str| {
-            let c = group
-                .columns()
-                .iter()
-                .find(|c| c.column_path().string() == path)
-                .unwrap_or_else(|| panic!("no column {path}"));
-            c.encodings().collect::<Vec<_>>()
-        };
-        for path in ["signature", "proof.list.item"] {
-            let e = encodings(path);
-            assert!(
-                e.contains(&Encoding::DELTA_LENGTH_BYTE_ARRAY),
-                "{path}: {e:?}"
-            );
-            assert!(!e.contains(&Encoding::PLAIN), "{path}: {e:?}");
-            assert!(!e.contains(&Encoding::RLE_DICTIONARY), "{path}: {e:?}");
-        }
-        let e = encodings("block_root");
-        assert!(e.contains(&Encoding::RLE_DICTIONARY), "block_root: {e:?}");
-
-        let back: Vec<RecordBatch> =
-            parquet::arrow::arrow_reader::ParquetRecordBatchReader::try_new(
-                std::fs::File::open(&dest).unwrap(),
-                4096,
-            )
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
-        assert_eq!(back.len(), 1);
-        assert_eq!(back[0], batch);
-        assert_eq!(back[0].column(2).len(), 1000);
-    }
 
     /// Few rows, each wide: under a row count no file reaches, the open row group still ends at
     /// [`ROW_GROUP_MAX_BYTES`] instead of holding the whole file in memory.
