@@ -465,11 +465,7 @@ impl<'a> Bench<'a> {
         let mut sums = String::new();
         for f in &mirror_files {
             mirror_bytes.push(size_of(f)?);
-            let io = |source| BenchError::Io {
-                path: f.clone(),
-                source,
-            };
-            let sha = hex::encode(sha256::sha256(&std::fs::read(f).map_err(io)?));
+            let sha = hex::encode(sha256::sha256(&read_archive(f)?));
             let name = f.file_name().map(|n| n.to_string_lossy().into_owned());
             sums.push_str(&format!("{sha}  {}\n", name.unwrap_or_default()));
         }
@@ -825,7 +821,7 @@ impl<'a> Bench<'a> {
             detail,
         })?;
         const BATCH: usize = 4096;
-        let blocks: Vec<u8> = (0..64 * BATCH).map(|i| (i * 131 % 251) as u8).collect();
+        let blocks = filler(64 * BATCH);
         let reps = (era_sha256_blocks as usize).div_ceil(BATCH).max(1);
         let batch_seconds = best(one, runs, names::ERA_FLOOR, || {
             let mut hashed = vec![0u8; 32 * BATCH];
@@ -922,12 +918,18 @@ fn records<'b>(bytes: &'b [u8], kinds: &[RecordType]) -> Vec<&'b [u8]> {
         .collect()
 }
 
-/// The bytes of the archive at `path`, for a floor that decompresses or hashes its records.
+/// The bytes of the archive at `path`, read whole (the bench's archives are small): for a floor that
+/// decompresses or hashes its records, or a mirror's checksum.
 fn read_archive(path: &Path) -> Result<Vec<u8>, BenchError> {
     std::fs::read(path).map_err(|source| BenchError::Io {
         path: path.to_path_buf(),
         source,
     })
+}
+
+/// `len` bytes of a fixed pattern, the input of the hashing floors.
+fn filler(len: usize) -> Vec<u8> {
+    (0..len).map(|i| (i * 131 % 251) as u8).collect()
 }
 
 /// A keccak floor: messages of the lengths a stage hashed (recorded in order), hashed from one buffer (no
@@ -942,7 +944,7 @@ impl<'l> KeccakFloor<'l> {
         let longest = lengths.iter().copied().max().unwrap_or(0) as usize;
         KeccakFloor {
             lengths,
-            source: (0..longest + 64).map(|i| (i * 131 % 251) as u8).collect(),
+            source: filler(longest + 64),
         }
     }
 
