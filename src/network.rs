@@ -37,6 +37,15 @@ pub struct ForkBlocks {
     /// ([EIP-7685](https://eips.ethereum.org/EIPS/eip-7685)). Absent: not scheduled.
     #[serde(default)]
     pub prague_time: Option<u64>,
+    /// Amsterdam, by block timestamp (geth's `amsterdamTime`; the execution half of Glamsterdam, beside the
+    /// consensus layer's Gloas): the header's `block_access_list_hash`
+    /// ([EIP-7928](https://eips.ethereum.org/EIPS/eip-7928)) and `slot_number`
+    /// ([EIP-7843](https://eips.ethereum.org/EIPS/eip-7843)), ETH transfers that emit logs
+    /// ([EIP-7708](https://eips.ethereum.org/EIPS/eip-7708)), and a header `gas_used` counted before refunds
+    /// ([EIP-7778](https://eips.ethereum.org/EIPS/eip-7778), [EIP-8037](https://eips.ethereum.org/EIPS/eip-8037)).
+    /// Absent: not scheduled.
+    #[serde(default)]
+    pub amsterdam_time: Option<u64>,
 }
 
 /// Consensus-layer facts needed to read era files.
@@ -341,11 +350,37 @@ impl Network {
         self.forks.prague_time.is_some_and(|t| timestamp >= t)
     }
 
+    /// A block with this timestamp is in Amsterdam (block access list hash, slot number, ETH transfer logs,
+    /// gas counted before refunds).
+    pub fn is_amsterdam(&self, timestamp: u64) -> bool {
+        self.forks.amsterdam_time.is_some_and(|t| timestamp >= t)
+    }
+
+    /// The last execution fork that changed the header of block `block` with timestamp `timestamp`, by name
+    /// (`pre-London` for the 15-field header every fork before London shares).
+    pub fn header_fork(&self, block: u64, timestamp: u64) -> &'static str {
+        if self.is_amsterdam(timestamp) {
+            "Amsterdam"
+        } else if self.is_prague(timestamp) {
+            "Prague"
+        } else if self.is_cancun(timestamp) {
+            "Cancun"
+        } else if self.is_shanghai(timestamp) {
+            "Shanghai"
+        } else if self.is_london(block) {
+            "London"
+        } else {
+            "pre-London"
+        }
+    }
+
     /// How many fields the header of block `block` with timestamp `timestamp` has: 15 before London, 16 with
     /// `base_fee_per_gas`, 17 with `withdrawals_root` (Shanghai), 20 with the blob and beacon-root fields (Cancun),
-    /// 21 with `requests_hash` (Prague).
+    /// 21 with `requests_hash` (Prague), 23 with `block_access_list_hash` and `slot_number` (Amsterdam).
     pub fn header_fields(&self, block: u64, timestamp: u64) -> usize {
-        if self.is_prague(timestamp) {
+        if self.is_amsterdam(timestamp) {
+            23
+        } else if self.is_prague(timestamp) {
             21
         } else if self.is_cancun(timestamp) {
             20
@@ -428,6 +463,16 @@ mod tests {
         let e = preset(|t| t.replace("cancun_time = 1710338135", "cancun_time = \"soon\""))
             .unwrap_err();
         assert!(e.to_string().contains("cancun_time"), "{e}");
+        // Amsterdam: Sepolia's at Gloas' instant (slot 11,296,768); mainnet's not scheduled.
+        let s = Network::by_name("sepolia").unwrap();
+        let gloas_time = 1655733600 + s.gloas_slot().unwrap() * 12;
+        assert_eq!(s.forks.amsterdam_time, Some(gloas_time));
+        assert_eq!(s.header_fields(10_000_000, gloas_time - 1), 21);
+        assert_eq!(s.header_fields(10_000_000, gloas_time), 23);
+        assert_eq!(s.header_fork(10_000_000, gloas_time), "Amsterdam");
+        assert_eq!(m.forks.amsterdam_time, None);
+        assert_eq!(m.header_fields(30_000_000, u64::MAX), 21);
+        assert_eq!(m.header_fork(1, 1), "pre-London");
     }
 
     #[test]

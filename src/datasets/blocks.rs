@@ -65,6 +65,10 @@ columns! {
         excess_blob_gas: UInt64Builder [nullable],
         parent_beacon_block_root: BinaryBuilder [nullable],
         requests_hash: BinaryBuilder [nullable],
+        /// EIP-7928, Amsterdam on: the hash of a block access list no archive carries.
+        block_access_list_hash: BinaryBuilder [nullable],
+        /// EIP-7843, Amsterdam on: the beacon slot the block was built for.
+        slot_number: UInt64Builder [nullable],
         aura_step: UInt64Builder [nullable],
         aura_seal: BinaryBuilder [nullable],
     }
@@ -122,6 +126,9 @@ impl DatasetBuilder for BlocksBuilder {
         c.parent_beacon_block_root
             .append_option(h.parent_beacon_block_root());
         c.requests_hash.append_option(h.requests_hash());
+        c.block_access_list_hash
+            .append_option(h.block_access_list_hash());
+        c.slot_number.append_option(h.slot_number());
     }
 
     fn add_beacon_block(&mut self, b: &VerifiedBeaconBlock<'_>) -> Result<(), DatasetError> {
@@ -167,6 +174,10 @@ impl DatasetBuilder for BlocksBuilder {
         c.parent_beacon_block_root
             .append_option(h.cancun.map(|v| v.2));
         c.requests_hash.append_option(h.requests_hash);
+        // Payloads stop at Gloas, whose bids carry no header: no payload has the Amsterdam fields.
+        c.block_access_list_hash
+            .append_option(h.amsterdam.map(|a| a.0));
+        c.slot_number.append_option(h.amsterdam.map(|a| a.1));
         Ok(())
     }
 

@@ -32,6 +32,7 @@ use super::columns::{append_decimal, to_f64};
 use super::events::Decoded;
 use super::table::{Roles, Spec, Table};
 use super::{Dataset, DatasetBuilder, ExportContext};
+use crate::execution::eth_transfer;
 use crate::formats::Need;
 use crate::verify::execution::VerifiedBlock;
 use alloy_dyn_abi::{DynSolEvent, DynSolType, DynSolValue, Specifier};
@@ -887,6 +888,8 @@ struct DecodedBuilder {
     params: Vec<ParamColumns>,
     /// Logs with the selector (and a wanted contract) that were not the event.
     lookalikes: u64,
+    /// Logs of `SYSTEM_ADDRESS` with the selector, left out of a spec that names no contract.
+    eth_transfer_logs: u64,
 }
 
 impl DecodedBuilder {
@@ -909,18 +912,24 @@ impl DecodedBuilder {
             address: BinaryBuilder::new(),
             params,
             lookalikes: 0,
+            eth_transfer_logs: 0,
         }
     }
 
     /// Whether a log of `address` whose first topic is `topic0` is a candidate: the selector, then the
-    /// contract, before anything is decoded or hashed.
+    /// contract, before anything is decoded or hashed. A spec without contracts takes no log of
+    /// `SYSTEM_ADDRESS` (EIP-7708's ETH transfers, Amsterdam on, are shaped like ERC-20 `Transfer`s): only a
+    /// spec that names that address gets them.
     fn wants(&self, address: &[u8], topic0: Option<&[u8; 32]>) -> bool {
         if let Some(s) = &self.ds.selector {
             if topic0 != Some(s) {
                 return false;
             }
         }
-        self.ds.addresses.is_empty() || self.ds.addresses.iter().any(|a| a[..] == *address)
+        if self.ds.addresses.is_empty() {
+            return *address != eth_transfer::SYSTEM_ADDRESS;
+        }
+        self.ds.addresses.iter().any(|a| a[..] == *address)
     }
 
     /// The indexed and body values of one log, or `None` when it is not the event (module doc: the values
@@ -1063,6 +1072,12 @@ impl DatasetBuilder for DecodedBuilder {
         for l in b.logs() {
             let log = &l.log;
             if !self.wants(log.address, log.topics().next()) {
+                if self.ds.addresses.is_empty()
+                    && eth_transfer::is_system_log(log)
+                    && self.ds.selector.as_ref() == log.topics().next()
+                {
+                    self.eth_transfer_logs += 1;
+                }
                 continue;
             }
             let n = log.topic_count();
@@ -1091,6 +1106,10 @@ impl DatasetBuilder for DecodedBuilder {
 
     fn lookalikes(&self) -> u64 {
         self.lookalikes
+    }
+
+    fn eth_transfer_logs(&self) -> u64 {
+        self.eth_transfer_logs
     }
 
     fn finish(mut self: Box<Self>) -> RecordBatch {

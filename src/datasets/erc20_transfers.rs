@@ -1,9 +1,13 @@
 //! `erc20_transfers`: one row per ERC-20 `Transfer(address indexed from, address indexed to, uint256 value)`:
 //! three topics and 32 data bytes (cryo's shape and column names). A `Transfer` with four topics and no data is
-//! an ERC-721 transfer (`erc721_transfers`); any other `Transfer` is counted here as a look-alike.
+//! an ERC-721 transfer (`erc721_transfers`); any other `Transfer` is counted here as a look-alike. From Amsterdam
+//! on, [EIP-7708](https://eips.ethereum.org/EIPS/eip-7708) makes every ETH transfer emit a log of exactly this
+//! shape from `SYSTEM_ADDRESS`: those are ETH, not a token, so they give no row here (`native_transfers` has
+//! them) and are counted in the run report (`skipped_eth_transfer_logs`).
 
 use super::columns::U256Columns;
 use super::events::{self, Decoded, EventColumns, LogKey, LogKeyColumns};
+use crate::execution::eth_transfer;
 use crate::execution::receipt::LogView;
 use arrow_array::builder::{BinaryBuilder, UInt64Builder};
 
@@ -45,5 +49,9 @@ impl EventColumns for Erc20TransferColumns {
         self.value.append(Some(events::uint(value)));
         self.chain_id.append_value(key.chain_id);
         Decoded::Rows
+    }
+
+    fn counts_system_log(log: &LogView<'_>) -> bool {
+        eth_transfer::eth_transfer(log).is_some()
     }
 }

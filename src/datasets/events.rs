@@ -11,6 +11,7 @@
 
 use super::table::{ColumnGroup, Columns, Roles, Spec};
 use super::{DatasetBuilder, ExportContext};
+use crate::execution::eth_transfer;
 use crate::execution::receipt::LogView;
 use crate::verify::execution::VerifiedBlock;
 use alloy_primitives::{b256, U256};
@@ -19,8 +20,7 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field};
 
 /// `keccak256("Transfer(address,address,uint256)")`: ERC-20 (value in data) and ERC-721 (token id indexed).
-pub const TRANSFER: [u8; 32] =
-    b256!("ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef").0;
+pub const TRANSFER: [u8; 32] = eth_transfer::TRANSFER_TOPIC;
 /// `keccak256("Approval(address,address,uint256)")`.
 pub const APPROVAL: [u8; 32] =
     b256!("8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925").0;
@@ -122,6 +122,12 @@ pub trait EventColumns: Columns {
     const TOPICS: &'static [[u8; 32]];
     /// Appends the rows of `log` (whose topic0 is one of [`Self::TOPICS`]), all columns or none.
     fn add_log(&mut self, key: &LogKey, log: &LogView<'_>) -> Decoded;
+    /// Whether a log of `SYSTEM_ADDRESS` with one of [`Self::TOPICS`], which is never a row, is counted here as
+    /// one the dataset would otherwise have mistaken for its event (EIP-7708's ETH transfers in
+    /// `erc20_transfers`).
+    fn counts_system_log(_log: &LogView<'_>) -> bool {
+        false
+    }
 }
 
 /// The builder of an event dataset: walks each block's logs, hands its events' to the columns, and counts
@@ -130,6 +136,7 @@ pub struct EventBuilder<C> {
     chain_id: u64,
     c: C,
     lookalikes: u64,
+    eth_transfer_logs: u64,
 }
 
 impl<C: EventColumns> EventBuilder<C> {
@@ -139,6 +146,7 @@ impl<C: EventColumns> EventBuilder<C> {
             chain_id: ctx.chain_id,
             c: C::default(),
             lookalikes: 0,
+            eth_transfer_logs: 0,
         }
     }
 }
@@ -150,6 +158,14 @@ impl<C: EventColumns> DatasetBuilder for EventBuilder<C> {
                 continue;
             };
             if !C::TOPICS.contains(topic0) {
+                continue;
+            }
+            // The protocol's own logs (EIP-7708's ETH transfers, Amsterdam on) are never a token's: no contract
+            // can emit from SYSTEM_ADDRESS.
+            if eth_transfer::is_system_log(&l.log) {
+                if C::counts_system_log(&l.log) {
+                    self.eth_transfer_logs += 1;
+                }
                 continue;
             }
             let key = LogKey {
@@ -169,6 +185,10 @@ impl<C: EventColumns> DatasetBuilder for EventBuilder<C> {
 
     fn lookalikes(&self) -> u64 {
         self.lookalikes
+    }
+
+    fn eth_transfer_logs(&self) -> u64 {
+        self.eth_transfer_logs
     }
 
     fn finish(mut self: Box<Self>) -> RecordBatch {

@@ -74,6 +74,7 @@ pub mod erc20_approvals;
 pub mod erc20_transfers;
 pub mod erc721_transfers;
 pub mod logs;
+pub mod native_transfers;
 pub mod operations;
 pub mod payload_attestations;
 pub mod proposer_slashings;
@@ -113,10 +114,12 @@ use table::Table;
 /// 7: Gloas (EIP-7732): `beacon_blocks` gains the bid's columns (`bid_*`, `parent_payload_status`,
 /// `payload_attestation_count`; null before Gloas); the `payload_attestations`, `builder_deposit_requests`,
 /// `builder_exit_requests` and `builders` datasets.
+/// 8: Amsterdam: `blocks` gains `block_access_list_hash` and `slot_number` (null before the fork);
+/// `erc20_transfers` no longer holds EIP-7708 ETH-transfer logs; the `native_transfers` dataset.
 ///
 /// A dataset added beside the others (`raw_transactions`) changes no file already written, so it keeps the
 /// version: a rerun after the upgrade redoes nothing.
-pub const SCHEMA_VERSION: u32 = 7;
+pub const SCHEMA_VERSION: u32 = 8;
 
 /// Facts about the whole run a dataset may need per row.
 #[derive(Debug, Clone, Copy)]
@@ -257,13 +260,19 @@ pub trait DatasetBuilder: Send {
     fn lookalikes(&self) -> u64 {
         0
     }
+    /// [EIP-7708](https://eips.ethereum.org/EIPS/eip-7708) ETH-transfer logs (Amsterdam on) set aside because
+    /// they have the dataset's event shape but are ETH, not a token (`erc20_transfers`); read before
+    /// [`Self::finish`].
+    fn eth_transfer_logs(&self) -> u64 {
+        0
+    }
     /// The rows as one batch (in block order, then transaction/log/uncle index).
     fn finish(self: Box<Self>) -> RecordBatch;
 }
 
 /// Every dataset: the default export list first (`configs/default.toml`: execution datasets, the token
-/// datasets, then the beacon-chain operations), then the opt-in `contracts`, `validators`, `builders` and
-/// `raw_transactions`.
+/// datasets, then the beacon-chain operations), then the opt-in `contracts`, `native_transfers`, `validators`,
+/// `builders` and `raw_transactions`.
 pub static ALL: &[&dyn Dataset] = &[
     &blocks::Blocks,
     &transactions::Transactions,
@@ -291,6 +300,7 @@ pub static ALL: &[&dyn Dataset] = &[
     &builder_deposit_requests::BuilderDepositRequests,
     &builder_exit_requests::BuilderExitRequests,
     &contracts::Contracts,
+    &native_transfers::NativeTransfers,
     &validators::Validators,
     &builders::Builders,
     &raw_transactions::RawTransactions,

@@ -1,7 +1,7 @@
 //! Block headers as zero-copy views over their RLP, for every fork: 15 fields before London, 16 with
 //! `base_fee_per_gas` ([EIP-1559]), 17 with `withdrawals_root` ([EIP-4895]), 20 with the [EIP-4844]/[EIP-4788]
-//! fields, 21 with `requests_hash` ([EIP-7685]). The same view serves era1 and headers rebuilt from era
-//! execution payloads.
+//! fields, 21 with `requests_hash` ([EIP-7685]), 23 with Amsterdam's `block_access_list_hash` ([EIP-7928]) and
+//! `slot_number` ([EIP-7843]). The same view serves era1, ere and headers rebuilt from era execution payloads.
 //!
 //! Pre-merge headers of authority-round chains (gnosis, chiado: OpenEthereum's AuRa engine) hold the same
 //! number of fields, but the two seal fields in place of `mixHash` and `nonce` are `step` (an integer, the
@@ -14,6 +14,8 @@
 //! [EIP-4844]: https://eips.ethereum.org/EIPS/eip-4844
 //! [EIP-4788]: https://eips.ethereum.org/EIPS/eip-4788
 //! [EIP-7685]: https://eips.ethereum.org/EIPS/eip-7685
+//! [EIP-7928]: https://eips.ethereum.org/EIPS/eip-7928
+//! [EIP-7843]: https://eips.ethereum.org/EIPS/eip-7843
 
 use super::rlp::{self, Item, ListIter, RlpError};
 use crate::crypto::keccak::{keccak256, B256};
@@ -64,10 +66,20 @@ pub mod field {
     pub const PARENT_BEACON_BLOCK_ROOT: usize = 19;
     /// `requestsHash`, from Prague on ([EIP-7685](https://eips.ethereum.org/EIPS/eip-7685)).
     pub const REQUESTS_HASH: usize = 20;
+    /// `blockAccessListHash`, from Amsterdam on ([EIP-7928](https://eips.ethereum.org/EIPS/eip-7928)): keccak256
+    /// of the RLP block access list, which no archive carries.
+    pub const BLOCK_ACCESS_LIST_HASH: usize = 21;
+    /// `slotNumber`, from Amsterdam on ([EIP-7843](https://eips.ethereum.org/EIPS/eip-7843)): the beacon slot
+    /// the block was built for.
+    pub const SLOT_NUMBER: usize = 22;
 }
 
-/// Most fields a header has had (Prague).
-pub const MAX_FIELDS: usize = 21;
+/// Most fields a header has had (Amsterdam).
+pub const MAX_FIELDS: usize = 23;
+
+/// The field counts a header may have, one per fork that changed it (execution-specs' `Header` of each fork):
+/// 22 is none of them (Amsterdam appends its two fields together).
+pub const FIELD_COUNTS: [usize; 6] = [15, 16, 17, 20, 21, 23];
 
 /// What seals a header: ethash's proof of work (also the shape of every post-merge header, with `prev_randao`
 /// and a zero nonce), or AuRa's step and signature.
@@ -120,10 +132,10 @@ impl<'a> HeaderView<'a> {
             fields[count] = item;
             count += 1;
         }
-        if !matches!(count, 15 | 16 | 17 | 20 | 21) {
+        if !FIELD_COUNTS.contains(&count) {
             return Err(RlpError::new(
                 "header",
-                format!("expected 15, 16, 17, 20 or 21 fields, found {count}"),
+                format!("expected 15, 16, 17, 20, 21 or 23 fields, found {count}"),
             ));
         }
         // An AuRa signature (65 bytes) where ethash has its 8-byte nonce.
@@ -172,6 +184,10 @@ impl<'a> HeaderView<'a> {
         if count > field::REQUESTS_HASH {
             h.check_len(field::REQUESTS_HASH, 32, "requests_hash")?;
         }
+        if count > field::SLOT_NUMBER {
+            h.check_len(field::BLOCK_ACCESS_LIST_HASH, 32, "block_access_list_hash")?;
+            rlp::as_u64(&fields[field::SLOT_NUMBER], "slot_number")?;
+        }
         Ok(h)
     }
 
@@ -213,7 +229,7 @@ impl<'a> HeaderView<'a> {
     pub fn hash(&self) -> B256 {
         keccak256(self.raw)
     }
-    /// Number of fields (15 before London, 16 London, 17 Shanghai, 20 Cancun, 21 Prague).
+    /// Number of fields (15 before London, 16 London, 17 Shanghai, 20 Cancun, 21 Prague, 23 Amsterdam).
     pub fn field_count(&self) -> usize {
         self.count
     }
@@ -258,7 +274,10 @@ impl<'a> HeaderView<'a> {
     pub fn gas_limit(&self) -> u64 {
         self.int(field::GAS_LIMIT)
     }
-    /// Gas used by all the block's transactions: the last receipt's cumulative gas.
+    /// Gas used by all the block's transactions: the last receipt's cumulative gas, until Amsterdam; from
+    /// Amsterdam on the larger of the block's execution-gas and state-gas totals before refunds
+    /// ([EIP-7778](https://eips.ethereum.org/EIPS/eip-7778), [EIP-8037](https://eips.ethereum.org/EIPS/eip-8037)),
+    /// which the receipts (charged gas, after refunds) no longer add up to.
     pub fn gas_used(&self) -> u64 {
         self.int(field::GAS_USED)
     }
@@ -328,6 +347,16 @@ impl<'a> HeaderView<'a> {
     pub fn requests_hash(&self) -> Option<&'a [u8; 32]> {
         (self.count > field::REQUESTS_HASH).then(|| self.fixed(field::REQUESTS_HASH))
     }
+    /// [EIP-7928](https://eips.ethereum.org/EIPS/eip-7928) keccak256 of the RLP block access list (the list
+    /// itself is in no archive); `None` before Amsterdam.
+    pub fn block_access_list_hash(&self) -> Option<&'a [u8; 32]> {
+        (self.count > field::SLOT_NUMBER).then(|| self.fixed(field::BLOCK_ACCESS_LIST_HASH))
+    }
+    /// [EIP-7843](https://eips.ethereum.org/EIPS/eip-7843) the beacon slot of the block; `None` before
+    /// Amsterdam.
+    pub fn slot_number(&self) -> Option<u64> {
+        (self.count > field::SLOT_NUMBER).then(|| self.int(field::SLOT_NUMBER))
+    }
 }
 
 /// An owned header, for the writer and the synthetic generator (never on the read path).
@@ -375,6 +404,8 @@ pub struct HeaderFields {
     pub cancun: Option<(u64, u64, B256)>,
     /// Execution requests commitment, from Prague on; encoded only when `cancun` is `Some`.
     pub requests_hash: Option<B256>,
+    /// (block_access_list_hash, slot_number), from Amsterdam on; encoded only when `requests_hash` is `Some`.
+    pub amsterdam: Option<(B256, u64)>,
 }
 
 impl HeaderFields {
@@ -415,6 +446,10 @@ impl HeaderFields {
                     root.encode(&mut payload);
                     if let Some(r) = self.requests_hash {
                         r.encode(&mut payload);
+                        if let Some((bal, slot)) = self.amsterdam {
+                            bal.encode(&mut payload);
+                            slot.encode(&mut payload);
+                        }
                     }
                 }
             }
@@ -446,7 +481,7 @@ mod tests {
             difficulty: U256::from(131072u64),
             ..Default::default()
         };
-        for (count, step) in [(15, 0), (16, 1), (17, 2), (20, 3), (21, 4)] {
+        for (count, step) in [(15, 0), (16, 1), (17, 2), (20, 3), (21, 4), (23, 5)] {
             if step >= 1 {
                 h.base_fee_per_gas = Some(U256::from(7u64));
             }
@@ -459,6 +494,9 @@ mod tests {
             if step >= 4 {
                 h.requests_hash = Some(B256::repeat_byte(5));
             }
+            if step >= 5 {
+                h.amsterdam = Some((B256::repeat_byte(6), 11_296_768));
+            }
             let raw = h.encode();
             let v = HeaderView::decode(&raw).unwrap();
             assert_eq!(v.field_count(), count);
@@ -466,6 +504,11 @@ mod tests {
             assert_eq!(v.difficulty(), U256::from(131072u64));
             assert_eq!(v.base_fee_per_gas().is_some(), step >= 1);
             assert_eq!(v.blob_gas_used(), (step >= 3).then_some(131072));
+            assert_eq!(v.slot_number(), (step >= 5).then_some(11_296_768));
+            assert_eq!(
+                v.block_access_list_hash(),
+                (step >= 5).then_some(&[6u8; 32])
+            );
             assert_eq!(v.hash(), keccak256(&raw));
         }
     }

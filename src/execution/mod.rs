@@ -4,6 +4,7 @@
 pub mod accumulator;
 pub mod bloom;
 pub mod body;
+pub mod eth_transfer;
 pub mod header;
 pub mod receipt;
 pub mod rlp;

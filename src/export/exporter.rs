@@ -396,19 +396,26 @@ fn export_one(
     };
     let (visitor, vopts) =
         ExportVisitor::with_options(&datasets, &network, signer, exporter.needs_receipts);
-    let mut lookalikes = vec![0u64; sinks.len()];
+    let mut skipped = vec![Skipped::default(); sinks.len()];
     let (report, sink_error) = verify_into(
         &file,
         &vopts,
         &visitor,
-        (&mut sinks, &mut lookalikes),
+        (&mut sinks, &mut skipped),
         progress,
     );
-    // Only datasets that met look-alikes are named, in dataset-name order (a BTreeMap): the same figures
-    // whatever the chunking or thread count, as they are counted per log.
-    for (d, n) in datasets.iter().zip(&lookalikes) {
-        if *n > 0 {
-            outcome.skipped_lookalikes.insert(d.name().to_string(), *n);
+    // Only datasets that met look-alikes (or ETH-transfer logs) are named, in dataset-name order (a BTreeMap):
+    // the same figures whatever the chunking or thread count, as they are counted per log.
+    for (d, n) in datasets.iter().zip(&skipped) {
+        if n.lookalikes > 0 {
+            outcome
+                .skipped_lookalikes
+                .insert(d.name().to_string(), n.lookalikes);
+        }
+        if n.eth_transfer_logs > 0 {
+            outcome
+                .skipped_eth_transfer_logs
+                .insert(d.name().to_string(), n.eth_transfer_logs);
         }
     }
     let (first, last, slots) = match &file {
@@ -517,7 +524,7 @@ fn verify_into(
     file: &Archive,
     vopts: &VerifyOptions,
     visitor: &ExportVisitor<'_>,
-    (sinks, lookalikes): (&mut [(String, ParquetSink)], &mut [u64]),
+    (sinks, skipped): (&mut [(String, ParquetSink)], &mut [Skipped]),
     progress: &Progress,
 ) -> (FileReport, Option<OutcomeError>) {
     let mut sink_error: Option<OutcomeError> = None;
@@ -532,22 +539,32 @@ fn verify_into(
             sink_error.get_or_insert(e.into());
         }
         if sink_error.is_none() {
-            sink_error = write_chunk(sinks, lookalikes, c.builders, skip_empty).err();
+            sink_error = write_chunk(sinks, skipped, c.builders, skip_empty).err();
         }
     });
     (report, sink_error)
 }
 
-/// Writes one chunk's batch of every dataset to its sink, in dataset order, adding each builder's look-alikes to
-/// its dataset's count.
+/// Logs a dataset's builders read and gave no row, per kind (the run report's `skipped_*` counts).
+#[derive(Debug, Clone, Copy, Default)]
+struct Skipped {
+    /// [`DatasetBuilder::lookalikes`].
+    lookalikes: u64,
+    /// [`DatasetBuilder::eth_transfer_logs`].
+    eth_transfer_logs: u64,
+}
+
+/// Writes one chunk's batch of every dataset to its sink, in dataset order, adding each builder's look-alikes and
+/// ETH-transfer logs to its dataset's counts.
 fn write_chunk(
     sinks: &mut [(String, ParquetSink)],
-    lookalikes: &mut [u64],
+    skipped: &mut [Skipped],
     builders: Vec<Box<dyn DatasetBuilder>>,
     skip_empty: bool,
 ) -> Result<(), OutcomeError> {
-    for (((_, sink), b), n) in sinks.iter_mut().zip(builders).zip(lookalikes.iter_mut()) {
-        *n += b.lookalikes();
+    for (((_, sink), b), n) in sinks.iter_mut().zip(builders).zip(skipped.iter_mut()) {
+        n.lookalikes += b.lookalikes();
+        n.eth_transfer_logs += b.eth_transfer_logs();
         let batch = b.finish();
         if skip_empty && batch.num_rows() == 0 {
             continue;

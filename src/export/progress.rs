@@ -126,6 +126,11 @@ pub struct FileOutcome {
     /// not listed. Empty for a file skipped as complete.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub skipped_lookalikes: BTreeMap<String, u64>,
+    /// Per token dataset, the [EIP-7708](https://eips.ethereum.org/EIPS/eip-7708) ETH-transfer logs (Amsterdam
+    /// on: emitted by `SYSTEM_ADDRESS` in an ERC-20 `Transfer`'s shape) it set aside as ETH, not a token;
+    /// `native_transfers` holds them. Datasets that met none are not listed.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub skipped_eth_transfer_logs: BTreeMap<String, u64>,
     /// Outputs written, relative to the output directory.
     pub outputs: Vec<String>,
     /// Why the file failed: file, offset, block and expected against found where known.

@@ -27,6 +27,10 @@ pub struct StageReport {
     /// Look-alikes per decoded-event dataset over the files done (see [`FileOutcome::skipped_lookalikes`]).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub skipped_lookalikes: std::collections::BTreeMap<String, u64>,
+    /// EIP-7708 ETH-transfer logs per token dataset over the files done (see
+    /// [`FileOutcome::skipped_eth_transfer_logs`]).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub skipped_eth_transfer_logs: std::collections::BTreeMap<String, u64>,
     /// Export into a local directory: Parquet files under the dataset folders that no completion record lists
     /// once the stage is done (relative paths); removed when the export's `clean_stale` is set.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -46,6 +50,10 @@ impl StageReport {
         for (d, n) in done.iter().flat_map(|f| &f.skipped_lookalikes) {
             *skipped_lookalikes.entry(d.clone()).or_insert(0) += n;
         }
+        let mut skipped_eth_transfer_logs = std::collections::BTreeMap::new();
+        for (d, n) in done.iter().flat_map(|f| &f.skipped_eth_transfer_logs) {
+            *skipped_eth_transfer_logs.entry(d.clone()).or_insert(0) += n;
+        }
         StageReport {
             stage: stage.into(),
             seconds,
@@ -55,6 +63,7 @@ impl StageReport {
             megabytes_per_second: bytes as f64 / 1e6 / seconds.max(1e-9),
             failed_files: files.iter().filter(|f| !f.ok).count(),
             skipped_lookalikes,
+            skipped_eth_transfer_logs,
             files,
             stale_outputs: Vec::new(),
             stale_removed: false,

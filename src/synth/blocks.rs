@@ -38,6 +38,8 @@ const VALIDATORS: u64 = 1024;
 /// Era files' payloads use them too (`synth::era`).
 pub(super) struct Accounts {
     pub(super) keys: Vec<SecretKeyBytes>,
+    /// The address of each key (the senders EIP-7708's logs name, Amsterdam on).
+    pub(super) addresses: Vec<[u8; 20]>,
     pub(super) algorithm: SignatureAlgorithm,
 }
 
@@ -51,10 +53,17 @@ impl Accounts {
     pub(super) fn of(seed: u64, network: &Network) -> Result<Accounts, SynthError> {
         let algorithm = SignatureAlgorithm::from_name(&network.signature_algorithm)
             .map_err(|e| SynthError::Sign(e.to_string()))?;
+        let keys: Vec<SecretKeyBytes> = (0..SENDERS as u32)
+            .map(|i| signer::test_key(seed, i))
+            .collect();
+        let addresses = keys
+            .iter()
+            .map(|k| signer::address_of(k, algorithm))
+            .collect::<Result<_, _>>()
+            .map_err(|e| SynthError::Sign(e.to_string()))?;
         Ok(Accounts {
-            keys: (0..SENDERS as u32)
-                .map(|i| signer::test_key(seed, i))
-                .collect(),
+            keys,
+            addresses,
             algorithm,
         })
     }
@@ -160,6 +169,7 @@ pub(super) fn block_parts(
     let ts = timestamp(number);
     let merged = net.is_merged(number);
     let (shanghai, cancun, prague) = (net.is_shanghai(ts), net.is_cancun(ts), net.is_prague(ts));
+    let amsterdam = net.is_amsterdam(ts);
     let london = net.is_london(number);
     let base_fee = london.then(|| U256::from(1_000_000_000u64 + rng.below(50_000_000_000)));
     let block = BlockContext {
@@ -168,6 +178,7 @@ pub(super) fn block_parts(
         accounts,
         base_fee,
         kinds: tx_kinds(opts, number),
+        amsterdam,
     };
     let txs = transactions(&block, &mut rng)?;
 
@@ -217,6 +228,26 @@ pub(super) fn block_parts(
         )
     });
     let requests_hash = prague.then(|| B256::from(rng.bytes::<32>()));
+    // Amsterdam: a block access list hash (the list is in no archive), the beacon slot of the block's time, and
+    // gas counted before refunds as the larger of two dimensions (EIP-7778, EIP-8037): above the receipts' sum
+    // (refunds) or below it (execution and state gas overlapping), never 0 with transactions.
+    let (amsterdam_fields, gas_used) = if amsterdam {
+        let fields = (
+            B256::from(rng.bytes::<32>()),
+            (ts - 1_600_000_000) / net.consensus.seconds_per_slot.max(1),
+        );
+        let sum = txs.gas_used;
+        let used = if sum == 0 {
+            0
+        } else if rng.chance(1, 2) {
+            (sum + 1 + rng.below(sum / 5 + 1)).min(30_000_000)
+        } else {
+            (sum - rng.below(sum / 3 + 1)).max(1)
+        };
+        (Some(fields), used)
+    } else {
+        (None, txs.gas_used)
+    };
     let header = HeaderFields {
         parent_hash: B256::ZERO,
         ommers_hash: keccak256(&ommers_rlp),
@@ -228,7 +259,7 @@ pub(super) fn block_parts(
         difficulty,
         number,
         gas_limit: 30_000_000,
-        gas_used: txs.gas_used,
+        gas_used,
         timestamp: ts,
         extra_data,
         mix_hash,
@@ -238,6 +269,7 @@ pub(super) fn block_parts(
         withdrawals_root,
         cancun: cancun_fields,
         requests_hash,
+        amsterdam: amsterdam_fields,
     };
     Ok(BlockParts {
         header,
@@ -255,6 +287,8 @@ struct BlockContext<'a> {
     base_fee: Option<U256>,
     /// Transaction kinds the block's forks allow, as `(type, pre-EIP-155)`.
     kinds: Vec<(u8, bool)>,
+    /// Amsterdam: receipts carry EIP-7708 ETH-transfer logs.
+    amsterdam: bool,
 }
 
 /// Transaction kinds the forks of block `number` allow, rotated so each appears in every block with enough
@@ -323,7 +357,15 @@ fn transactions(block: &BlockContext<'_>, rng: &mut Rng) -> Result<Transactions,
         txs.canonical.push(canonical);
 
         txs.gas_used += gas_used;
-        let (enc, rb) = tx_receipt(block.opts, block.number, rng, tx_type, txs.gas_used);
+        // Amsterdam: the ETH the transaction moves, for its EIP-7708 log (a creation's to the new contract).
+        let moved = block.amsterdam.then(|| {
+            let from = block.accounts.addresses[(g % SENDERS) as usize];
+            let to = req
+                .to
+                .unwrap_or_else(|| Address::from(from).create(req.nonce).0 .0);
+            (from, to, req.value)
+        });
+        let (enc, rb) = tx_receipt(block.opts, block.number, rng, tx_type, txs.gas_used, moved);
         crate::execution::bloom::union(&mut txs.bloom, &rb);
         txs.receipts.push(enc);
     }
@@ -396,10 +438,11 @@ fn tx_receipt(
     rng: &mut Rng,
     tx_type: u8,
     cumulative: u64,
+    moved: Option<([u8; 20], [u8; 20], U256)>,
 ) -> (Vec<u8>, [u8; 256]) {
     let net = &opts.network;
     let success = rng.chance(7, 8);
-    let logs: Vec<LogFields> = if success && opts.tokens {
+    let mut logs: Vec<LogFields> = if success && opts.tokens {
         super::tokens::logs(rng)
     } else if success {
         (0..rng.below(4))
@@ -412,6 +455,9 @@ fn tx_receipt(
     } else {
         Vec::new()
     };
+    if let (true, Some(moved)) = (success, moved) {
+        eth_transfer_logs(rng, moved, &mut logs);
+    }
     let root: [u8; 32] = rng.bytes();
     let outcome = if net.is_byzantium(number) {
         Outcome::Status(success)
@@ -419,6 +465,34 @@ fn tx_receipt(
         Outcome::PostState(&root)
     };
     receipt::encode_receipt(tx_type, outcome, cumulative, &logs)
+}
+
+/// A successful Amsterdam transaction's EIP-7708 logs: its own value's first (when it moves ETH to another
+/// account), then some internal transfers among its other logs, as `CALL`s with value would emit them.
+fn eth_transfer_logs(
+    rng: &mut Rng,
+    (from, to, value): ([u8; 20], [u8; 20], U256),
+    logs: &mut Vec<LogFields>,
+) {
+    use crate::execution::eth_transfer::{SYSTEM_ADDRESS, TRANSFER_TOPIC};
+    let word = |a: [u8; 20]| {
+        let mut w = [0u8; 32];
+        w[12..].copy_from_slice(&a);
+        w
+    };
+    let log = |from, to, value: U256| LogFields {
+        address: SYSTEM_ADDRESS,
+        topics: vec![TRANSFER_TOPIC, word(from), word(to)],
+        data: value.to_be_bytes::<32>().to_vec(),
+    };
+    if !value.is_zero() && from != to {
+        logs.insert(0, log(from, to, value));
+    }
+    for _ in 0..rng.below(3) {
+        let at = 1 + rng.below(logs.len() as u64) as usize;
+        let value = U256::from(1 + rng.below(1 << 50));
+        logs.insert(at.min(logs.len()), log(address(rng), address(rng), value));
+    }
 }
 
 /// The ommers of pre-merge block `number` (one or two, every fifth block).

@@ -643,7 +643,28 @@ fn gloas_fields(
             rng.below(10_000_000),
         )
     };
-    let block_hash = hash_of(b"eraflow-synth-gloas-payload", d.ops_seed, d.slot);
+    let (prev_randao, fee_recipient, gas_limit) = (
+        rng.bytes::<32>(),
+        rng.bytes::<20>(),
+        30_000_000 + rng.below(6_000_000),
+    );
+    // The bid commits to a real (empty) Amsterdam block, so ere files of the same blocks can be checked
+    // against it.
+    let block_hash = crate::crypto::keccak::keccak256(
+        &bid_payload_header(&BidPayload {
+            parent_hash: carry.payload_hash,
+            parent_root: carry.parent_root,
+            number: carry.payload_number + 1,
+            slot: d.slot,
+            timestamp: GENESIS_TIME + d.slot * d.seconds_per_slot,
+            gas_limit,
+            prev_randao,
+            fee_recipient,
+            requests: &own_requests,
+        })
+        .encode(),
+    )
+    .0;
     let requests_root =
         ssz::container_root(&EXECUTION_REQUESTS_GLOAS, &own_requests).map_err(err)?;
     let bid = encode_container(
@@ -652,9 +673,9 @@ fn gloas_fields(
             &carry.payload_hash,
             &carry.parent_root,
             &block_hash,
-            &rng.bytes::<32>(),
-            &rng.bytes::<20>(),
-            &(30_000_000 + rng.below(6_000_000)).to_le_bytes(),
+            &prev_randao,
+            &fee_recipient,
+            &gas_limit.to_le_bytes(),
             &builder.to_le_bytes(),
             &d.slot.to_le_bytes(),
             &value.to_le_bytes(),
@@ -697,6 +718,80 @@ fn gloas_fields(
         ("payload_attestations", attestations),
         ("parent_execution_requests", parent_requests),
     ])
+}
+
+/// What a synthetic Gloas bid's execution block is made of: the bid's own fields, its block number, and the
+/// requests its payload carries (the child's `parent_execution_requests`).
+#[derive(Debug, Clone, Copy)]
+pub struct BidPayload<'a> {
+    /// The bid's `parent_block_hash`.
+    pub parent_hash: [u8; 32],
+    /// The bid's `parent_block_root` (the header's `parent_beacon_block_root`).
+    pub parent_root: [u8; 32],
+    /// The execution block number (one past the block the bid builds on).
+    pub number: u64,
+    /// The bid's slot (the header's `slot_number`).
+    pub slot: u64,
+    /// `genesis_time + slot * SECONDS_PER_SLOT`.
+    pub timestamp: u64,
+    /// The bid's `gas_limit`.
+    pub gas_limit: u64,
+    /// The bid's `prev_randao`.
+    pub prev_randao: [u8; 32],
+    /// The bid's `fee_recipient`.
+    pub fee_recipient: [u8; 20],
+    /// The serialized Gloas `ExecutionRequests`.
+    pub requests: &'a [u8],
+}
+
+/// The Amsterdam header of the (empty: no transactions, withdrawals or receipts) execution block a synthetic
+/// Gloas bid commits to; its keccak is the bid's `block_hash`. Tests rebuild ere files of those blocks from era
+/// files with it. `requests_hash` is EIP-7685's over the requests' lists, typed by their position (Electra's
+/// 0-2; the builder requests' 3 and 4 are the synthesiser's own choice: nothing eraflow checks depends on them).
+pub fn bid_payload_header(p: &BidPayload<'_>) -> crate::execution::header::HeaderFields {
+    use crate::execution::trie::EMPTY_ROOT;
+    use alloy_primitives::{Address, B256};
+    let empty_list = crate::crypto::keccak::keccak256(&[0xc0]);
+    crate::execution::header::HeaderFields {
+        parent_hash: B256::from(p.parent_hash),
+        ommers_hash: empty_list,
+        beneficiary: Address::from(p.fee_recipient),
+        state_root: B256::from(hash_of(b"eraflow-synth-gloas-state", p.number, p.slot)),
+        transactions_root: EMPTY_ROOT,
+        receipts_root: EMPTY_ROOT,
+        number: p.number,
+        gas_limit: p.gas_limit,
+        timestamp: p.timestamp,
+        mix_hash: B256::from(p.prev_randao),
+        base_fee_per_gas: Some(U256::from(1_000_000_000u64)),
+        withdrawals_root: Some(EMPTY_ROOT),
+        cancun: Some((0, 0, B256::from(p.parent_root))),
+        requests_hash: Some(typed_requests_hash(p.requests)),
+        amsterdam: Some((empty_list, p.slot)),
+        ..Default::default()
+    }
+}
+
+/// EIP-7685's `requests_hash` of a serialized `ExecutionRequests` container of any number of variable lists,
+/// each list's request type its position.
+fn typed_requests_hash(requests: &[u8]) -> alloy_primitives::B256 {
+    use crate::crypto::sha256::sha256;
+    let first = requests
+        .get(..4)
+        .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize);
+    let mut bounds: Vec<usize> = (0..first / 4)
+        .filter_map(|i| requests.get(4 * i..4 * i + 4))
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+        .collect();
+    bounds.push(requests.len());
+    let mut outer = Vec::new();
+    for (ty, w) in bounds.windows(2).enumerate() {
+        let data = requests.get(w[0]..w[1]).unwrap_or_default();
+        if !data.is_empty() {
+            outer.extend_from_slice(&sha256(&[&[ty as u8][..], data].concat()));
+        }
+    }
+    alloy_primitives::B256::from(sha256(&outer))
 }
 
 fn no_field(c: &'static ssz::Container, name: &str) -> SszError {

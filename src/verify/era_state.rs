@@ -324,6 +324,7 @@ pub(super) fn sequential_checks(
             .then(|| sf.state_root(start)),
         last_link: last_link(blocks),
         first_bid: first_bid(blocks),
+        last_revealed: last_revealed(blocks),
     };
     let h = &sf.latest_block_header;
     let (_, state_at) = (0, index.record_offset);
@@ -563,6 +564,16 @@ fn last_link(blocks: &[SlotFacts]) -> Option<ParentLink> {
         (None, Some(p)) => Some(ParentLink::of_payload(b.slot, p.1)),
         (None, None) => None,
     }
+}
+
+/// `(slot, block_hash)` of the last bid of an era's blocks whose payload a later block of the era revealed
+/// (its bid built on that hash): the highest execution block the era file vouches for past Gloas.
+fn last_revealed(blocks: &[SlotFacts]) -> Option<(u64, [u8; 32])> {
+    blocks.windows(2).rev().find_map(|w| {
+        let (parent, child) = (&w[0], &w[1]);
+        let p = parent.bid?;
+        (child.bid?.parent_revealed == Some(true)).then_some((parent.slot, p.block_hash))
+    })
 }
 
 /// [`FirstBid`] of an era's blocks.

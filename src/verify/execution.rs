@@ -156,6 +156,7 @@ fn file_facts(file: &ExecutionArchive, opts: &VerifyOptions, report: &mut FileRe
                 .collect(),
             proof_types: BTreeMap::new(),
             pre_merge_blocks: 0,
+            slots: None,
         });
         if f.profile().no_receipts {
             report.warnings.push(
@@ -453,6 +454,7 @@ fn check_block<V: Visitor>(
             Seal::Aura { step, .. } => Some(step),
             Seal::Ethash { .. } => None,
         },
+        slot: header.slot_number(),
         ok: true,
     })
 }
@@ -689,8 +691,10 @@ fn check_header_fork(
             offset,
             "header field count",
             format!(
-                "{want} (fork of block {number}, timestamp {})",
-                header.timestamp()
+                "{want} (the {} header of block {number} at timestamp {} on {})",
+                net.header_fork(number, header.timestamp()),
+                header.timestamp(),
+                net.name
             ),
             header.field_count(),
         ));

@@ -319,3 +319,178 @@ pub fn link_era(reports: &mut [FileReport], opts: &VerifyOptions) {
     }
     super::anchor::apply(reports, opts.trusted_states.as_deref());
 }
+
+/// What one side of [`cross_check_bids`] says of a slot: the execution block hash it holds for that slot, that it
+/// holds none (`Absent`), or that it could not be read (`Unknown`: a remote file, a damaged record).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AtSlot {
+    /// The block of the slot, `0x`-hex.
+    Hash(String),
+    /// No block of that slot: the ere file has none, or the era file's bid for it was not revealed.
+    Absent,
+    /// Not known.
+    Unknown,
+}
+
+/// ere files past Amsterdam against the era files whose bids (Gloas on) commit to the same execution blocks.
+/// An ere block names its beacon slot (`slot_number`, EIP-7843); an era file holds, per slot, the bid's
+/// `block_hash`, which the next block's bid confirms as revealed by building on it (`parent_block_hash`). Both
+/// sides chain (parent hashes; bids on revealed bids), so they agree on every block of their overlap when they
+/// agree on its highest slot: the era's last confirmed bid ([`crate::verify::report::EraLinks::last_revealed`],
+/// hashed from the ere file with `ere_at`), or the ere file's last block when it ends inside the era (looked up
+/// among the era's bids with `era_at`). A disagreement, or a block one side has and the other denies, fails both
+/// files; a slot that could not be read is a warning.
+pub fn cross_check_bids(
+    execution: &mut [FileReport],
+    era: &mut [FileReport],
+    ere_at: impl Fn(&FileReport, u64) -> AtSlot,
+    era_at: impl Fn(&FileReport, u64) -> AtSlot,
+) {
+    for x in execution.iter_mut() {
+        let Some((xa, xb)) = x.ere.as_ref().and_then(|r| r.slots) else {
+            continue;
+        };
+        if !x.ok {
+            continue;
+        }
+        for e in era.iter_mut() {
+            let Some(beacon) = e.beacon.as_ref() else {
+                continue;
+            };
+            if beacon.bids.is_none() || e.network != x.network || !e.ok {
+                continue;
+            }
+            let (lo, hi) = (
+                beacon.state_slot.saturating_sub(SLOTS_PER_ERA),
+                beacon.state_slot,
+            );
+            if xb < lo || xa >= hi {
+                continue;
+            }
+            let revealed = beacon
+                .links
+                .last_revealed
+                .filter(|(s, _)| (xa..=xb).contains(s));
+            // The highest slot both can speak for, and each side's block of it.
+            let (top, era_side, ere_side) = match revealed {
+                Some((s, h)) => (
+                    s,
+                    AtSlot::Hash(hex0x(&h)),
+                    match (s == xb, &x.last_block_hash) {
+                        (true, Some(h)) => AtSlot::Hash(h.clone()),
+                        _ => ere_at(x, s),
+                    },
+                ),
+                None if xb < hi => (
+                    xb,
+                    era_at(e, xb),
+                    x.last_block_hash
+                        .clone()
+                        .map_or(AtSlot::Unknown, AtSlot::Hash),
+                ),
+                None => {
+                    x.warnings.push(format!(
+                        "slots {}..={} of {} are also in {}, which revealed no payload among them that could be compared",
+                        xa.max(lo), xb.min(hi - 1), x.file, e.file
+                    ));
+                    continue;
+                }
+            };
+            let range = format!("{}..={top}", xa.max(lo));
+            let fail = match (&era_side, &ere_side) {
+                (AtSlot::Hash(h), AtSlot::Hash(g)) if h == g => {
+                    x.cross_checked.push(format!(
+                        "blocks of slots {range} agree with the execution payload bids of {}",
+                        e.file
+                    ));
+                    e.cross_checked
+                        .push(format!("execution blocks of slots {range} agree with {}", x.file));
+                    None
+                }
+                (AtSlot::Hash(h), AtSlot::Hash(g)) => Some(format!(
+                    "slot {top}: block {g} in {}, but the bid in {} commits to {h}",
+                    x.file, e.file
+                )),
+                (AtSlot::Hash(h), AtSlot::Absent) => Some(format!(
+                    "slot {top}: {} revealed the payload {h} of its bid, but {} has no block of that slot",
+                    e.file, x.file
+                )),
+                (AtSlot::Absent, AtSlot::Hash(g)) => Some(format!(
+                    "slot {top}: block {g} in {}, but {} has no revealed bid of that slot",
+                    x.file, e.file
+                )),
+                _ => {
+                    x.warnings.push(format!(
+                        "slots {range} are also in {}, but no block hash both files give could be compared (slot {top})",
+                        e.file
+                    ));
+                    None
+                }
+            };
+            if let Some(msg) = fail {
+                x.error(format!("{}: {msg}", x.file));
+                e.error(format!("{}: {msg}", e.file));
+            }
+        }
+    }
+}
+
+/// The hash of the block of beacon slot `slot` (its header's `slot_number`) in the ere file at `path`.
+pub fn ere_block_at_slot(path: &Path, slot: u64) -> AtSlot {
+    let Ok(file) = ExecutionArchive::open(path) else {
+        return AtSlot::Unknown;
+    };
+    for i in 0..file.block_count() {
+        let Some(raw) = header_rlp(&file, i) else {
+            return AtSlot::Unknown;
+        };
+        let Ok(h) = HeaderView::decode(&raw) else {
+            return AtSlot::Unknown;
+        };
+        match h.slot_number() {
+            Some(s) if s == slot => return AtSlot::Hash(hex0x(&h.hash().0)),
+            Some(s) if s > slot => return AtSlot::Absent,
+            _ => {}
+        }
+    }
+    AtSlot::Absent
+}
+
+/// The payload hash the bid of slot `slot` in the era file at `path` commits to, when a later block of the file
+/// confirms it revealed (builds on it); `Absent` when the slot has no block, its block no bid, or the next block
+/// built past it (withheld); `Unknown` when no later block of the file says.
+pub fn era_bid_at_slot(path: &Path, slot: u64, network: &crate::network::Network) -> AtSlot {
+    use crate::consensus::{SignedBeaconBlock, Spec};
+    use crate::formats::e2store::MappedArchive;
+    let Ok(file) = crate::formats::era::EraFile::open(path) else {
+        return AtSlot::Unknown;
+    };
+    let mut dec = crate::formats::era::block_decoder();
+    let mut bid_of = |s: u64| -> Option<Option<([u8; 32], [u8; 32])>> {
+        let Some(rec) = file.block_record(s).ok()? else {
+            return Some(None);
+        };
+        let bytes = dec.decompress(rec.data).ok()?;
+        let block = SignedBeaconBlock::new(bytes, Spec::at_slot(s, network))
+            .ok()?
+            .message()
+            .ok()?;
+        let body = block.body().ok()?;
+        let bid = body.bid()?.ok()?;
+        Some(Some((bid.block_hash(), bid.parent_block_hash())))
+    };
+    let own = match bid_of(slot) {
+        None => return AtSlot::Unknown,
+        Some(None) => return AtSlot::Absent,
+        Some(Some((hash, _))) => hash,
+    };
+    for next in slot + 1..file.state_slot() {
+        match bid_of(next) {
+            None => return AtSlot::Unknown,
+            Some(None) => continue,
+            Some(Some((_, parent))) if parent == own => return AtSlot::Hash(hex0x(&own)),
+            Some(Some(_)) => return AtSlot::Absent,
+        }
+    }
+    AtSlot::Unknown
+}

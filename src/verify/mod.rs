@@ -417,7 +417,8 @@ pub fn verify_one(path: &Path, opts: &VerifyOptions) -> Verified {
 
 /// The checks across files over reports made by [`verify_batch`] and [`verify_one`]: execution files chained
 /// by parent hash and total difficulty (files of the same blocks compared), era files by boundary root and
-/// execution head, then ere blocks compared with the era files' payloads of the same blocks. `on_disk` says
+/// execution head, then ere blocks compared with the era files' payloads of the same blocks (and, past Gloas,
+/// with their bids). `on_disk` says
 /// whether a report's file is still there to read (a first parent hash, a block's hash); where it is gone, ere
 /// blocks are compared with era payloads only where the era files' payload marks reach them. Reports come
 /// execution files first, then era, each in the order given.
@@ -450,6 +451,24 @@ pub fn link(
         |r, n| match on_disk(&r.file) {
             true => links::block_hash_in(Path::new(&r.file), n),
             false => None,
+        },
+    );
+    links::cross_check_bids(
+        &mut execution_reports,
+        &mut era_reports,
+        |r, slot| match on_disk(&r.file) {
+            true => links::ere_block_at_slot(Path::new(&r.file), slot),
+            false => links::AtSlot::Unknown,
+        },
+        |r, slot| {
+            let net = opts
+                .network
+                .clone()
+                .or_else(|| Network::by_name(&r.network).ok());
+            match (on_disk(&r.file), net) {
+                (true, Some(net)) => links::era_bid_at_slot(Path::new(&r.file), slot, &net),
+                _ => links::AtSlot::Unknown,
+            }
         },
     );
     execution_reports.extend(era_reports);

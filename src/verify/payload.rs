@@ -119,6 +119,7 @@ pub fn header_from_payload(block: &BeaconBlock<'_>) -> Result<HeaderFields, Payl
         withdrawals_root,
         cancun,
         requests_hash,
+        amsterdam: None,
     })
 }
 

@@ -100,16 +100,51 @@ pub(super) fn check_receipts<'d>(
             "a different bloom",
         )));
     }
-    if tally.last_gas != header.gas_used() {
-        return Err(located(mismatch(
-            header_record.offset,
-            "gas used",
-            format!("{} (last cumulative gas)", tally.last_gas),
-            header.gas_used(),
-        )));
-    }
+    check_gas_used(header, tally.last_gas, n).map_err(|(expected, found)| {
+        located(mismatch(header_record.offset, "gas used", expected, found))
+    })?;
     counts.receipts += n as u64;
     counts.logs += tally.logs;
+    Ok(())
+}
+
+/// The header's `gas_used` against its receipts, by the rule of the header's fork (`Err((expected, found))`).
+///
+/// Until Amsterdam it is the last receipt's cumulative gas, exactly. From Amsterdam on (a 23-field header) it is
+/// the larger of the block's execution-gas and state-gas totals counted before refunds (EIP-7778, EIP-8037, as
+/// execution-specs' `forks/amsterdam` and alloy-consensus 2.x's `Header::gas_used` define it), while receipts
+/// still count charged gas after refunds: neither bounds the other, and the per-transaction gas that would
+/// link them is in no archive. What still holds and is checked: no transactions use no gas, any transaction
+/// uses some (every transaction pays its intrinsic gas, which refunds never undo in the block's count). Every
+/// fork: `gas_used <= gas_limit` (EIP-8037 bounds each dimension by the limit, so their maximum too).
+fn check_gas_used(
+    header: &HeaderView<'_>,
+    last_cumulative: u64,
+    transactions: usize,
+) -> Result<(), (String, String)> {
+    let used = header.gas_used();
+    if used > header.gas_limit() {
+        return Err((
+            format!("at most the gas limit, {}", header.gas_limit()),
+            used.to_string(),
+        ));
+    }
+    if header.slot_number().is_none() {
+        if last_cumulative != used {
+            return Err((
+                format!("{last_cumulative} (last cumulative gas)"),
+                used.to_string(),
+            ));
+        }
+    } else if (transactions == 0) != (used == 0) {
+        return Err((
+            format!(
+                "{} ({transactions} transactions; Amsterdam counts gas before refunds, EIP-7778/8037)",
+                if transactions == 0 { "0" } else { "above 0" }
+            ),
+            used.to_string(),
+        ));
+    }
     Ok(())
 }
 
@@ -203,4 +238,65 @@ fn check_one(
     tally.last_gas = receipt.cumulative_gas_used();
     tally.logs += n;
     Ok(bloom)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_gas_used;
+    use crate::execution::header::{HeaderFields, HeaderView};
+    use alloy_primitives::{B256, U256};
+
+    /// A Prague header (21 fields), or an Amsterdam one (23), of `gas_used` out of 30M.
+    fn header(amsterdam: bool, gas_used: u64) -> Vec<u8> {
+        HeaderFields {
+            gas_limit: 30_000_000,
+            gas_used,
+            base_fee_per_gas: Some(U256::from(7u64)),
+            withdrawals_root: Some(B256::ZERO),
+            cancun: Some((0, 0, B256::ZERO)),
+            requests_hash: Some(B256::ZERO),
+            amsterdam: amsterdam.then_some((B256::ZERO, 1)),
+            ..Default::default()
+        }
+        .encode()
+    }
+
+    fn check(
+        amsterdam: bool,
+        gas_used: u64,
+        last: u64,
+        txs: usize,
+    ) -> Result<(), (String, String)> {
+        check_gas_used(
+            &HeaderView::decode(&header(amsterdam, gas_used)).unwrap(),
+            last,
+            txs,
+        )
+    }
+
+    #[test]
+    fn gas_used_follows_its_fork() {
+        // Before Amsterdam: exactly the last receipt's cumulative gas.
+        assert!(check(false, 50_000, 50_000, 2).is_ok());
+        let e = check(false, 50_001, 50_000, 2).unwrap_err();
+        assert_eq!(e, ("50000 (last cumulative gas)".into(), "50001".into()));
+        // Amsterdam: above or below the receipts' sum (refunds, two dimensions), but never 0 with transactions
+        // and never above 0 without.
+        assert!(check(true, 60_000, 50_000, 2).is_ok());
+        assert!(check(true, 40_000, 50_000, 2).is_ok());
+        assert!(check(true, 0, 0, 0).is_ok());
+        assert!(check(true, 0, 50_000, 2)
+            .unwrap_err()
+            .0
+            .starts_with("above 0 (2 transactions"));
+        assert!(check(true, 21_000, 0, 0)
+            .unwrap_err()
+            .0
+            .starts_with("0 (0 transactions"));
+        // Every fork: at most the gas limit.
+        for amsterdam in [false, true] {
+            let e = check(amsterdam, 30_000_001, 30_000_001, 1).unwrap_err();
+            assert_eq!(e.0, "at most the gas limit, 30000000");
+        }
+    }
 }

@@ -167,6 +167,10 @@ pub struct EreReport {
     /// Blocks mined before the merge (difficulty above zero): the blocks total difficulty and the accumulator
     /// root cover.
     pub pre_merge_blocks: u64,
+    /// The beacon slots (the headers' `slot_number`, Amsterdam on) of the file's first and last block that
+    /// carry one: where its blocks meet the bids of era files ([`crate::verify::links::cross_check_bids`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slots: Option<(u64, u64)>,
 }
 
 /// What `verify` reports about an era file's beacon chain. For era files, the report's `blocks` counts beacon
@@ -239,6 +243,9 @@ pub struct EraLinks {
     pub(crate) last_link: Option<super::bid::ParentLink>,
     /// The era's first Gloas block, whose parent is the previous era's last.
     pub first_bid: Option<super::bid::FirstBid>,
+    /// Gloas: `(slot, block_hash)` of the last bid whose payload a later block of the file revealed, where ere
+    /// files past Amsterdam are compared with it ([`crate::verify::links::cross_check_bids`]).
+    pub last_revealed: Option<(u64, [u8; 32])>,
 }
 
 /// How an era state was anchored.

@@ -138,6 +138,10 @@ pub(super) fn sequential_checks(
     }
     if let Some(ere) = &mut report.ere {
         ere.pre_merge_blocks = pre_merge;
+        let mut slots = facts.iter().filter(|f| f.ok).filter_map(|f| f.slot);
+        ere.slots = slots
+            .next()
+            .map(|first| (first, slots.last().unwrap_or(first)));
     }
     if let Some(net) = network {
         check_genesis(file, facts, net, report);

@@ -18,6 +18,8 @@ pub(super) struct BlockFacts {
     pub(super) difficulty: U256,
     /// The AuRa step of an AuRa-sealed header (the difficulty rule links it to its parent's).
     pub(super) aura_step: Option<u64>,
+    /// The header's `slot_number` (Amsterdam on): where the block meets the era files' bids.
+    pub(super) slot: Option<u64>,
     pub(super) ok: bool,
 }
 

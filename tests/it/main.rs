@@ -15,6 +15,7 @@ mod skip;
 mod testdata;
 mod util;
 
+mod amsterdam;
 mod analyst_readers;
 mod bench;
 mod bombs;

@@ -280,7 +280,8 @@ pub fn run(cmd: &mut std::process::Command) -> (Option<i32>, String, String) {
     )
 }
 
-/// The execution blocks of synthetic era files' payloads, in file order: number, header fields, body RLP.
+/// The execution blocks of synthetic era files' payloads, in file order: number, header fields, body RLP (the
+/// blocks before Gloas: after it blocks carry bids, not payloads).
 pub fn era_payload_blocks(
     era_files: &[PathBuf],
     net: &eraflow::network::Network,
@@ -291,6 +292,7 @@ pub fn era_payload_blocks(
     let blocks: Vec<(u64, Vec<u8>)> = era_files.iter().flat_map(|f| unpack_era(f).0).collect();
     blocks
         .into_iter()
+        .filter(|(slot, _)| net.gloas_slot().is_none_or(|g| *slot < g))
         .map(|(slot, bytes)| {
             let signed =
                 SignedBeaconBlock::new(&bytes, eraflow::consensus::Spec::at_slot(slot, net))

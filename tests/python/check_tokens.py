@@ -62,9 +62,12 @@ if logs is None:
 want = {d: [] for d in ["erc20_transfers", "erc721_transfers", "erc1155_transfers", "erc20_approvals",
                         "approvals_for_all"]}
 lookalikes = {d: 0 for d in want}
+# EIP-7708 (Amsterdam): ETH transfers emit ERC-20-shaped logs from SYSTEM_ADDRESS, which no contract can emit
+# from: they are never a token's rows, nor look-alikes.
+SYSTEM = bytes.fromhex("ff" * 19 + "fe")
 for row in logs.iter_rows(named=True):
     topics = [t for t in (row["topic0"], row["topic1"], row["topic2"], row["topic3"]) if t is not None]
-    if not topics:
+    if not topics or row["address"] == SYSTEM:
         continue
     t0, n, data = topics[0], len(topics), row["data"]
     key = [row["block_number"], row["block_hash"], row["transaction_index"], row["log_index"],
