@@ -1146,6 +1146,78 @@ fn read_abi(path: &str) -> Result<JsonAbi, String> {
     })
 }
 
+/// How deep a parameter's type may nest: tuples inside tuples plus array dimensions, `(uint8[])[2]` being 3.
+/// alloy's resolver and the column code here recurse once per level, and 800 levels overflowed the stack, so a
+/// spec is measured without recursion before anything parses it. Real ABIs nest a handful of levels (a struct
+/// of arrays of structs); 32 is far past any of them and far below what the stack takes.
+const MAX_NESTING: usize = 32;
+
+/// The deepest nesting of a parameter type in the event signature `sig` (see [`MAX_NESTING`]), by one pass over
+/// its characters: an array suffix wraps the type before it, a closing parenthesis makes a tuple one level
+/// above its deepest member. Parentheses that do not balance are left to the parser to refuse.
+fn signature_nesting(sig: &str) -> usize {
+    // The deepest member so far of each open parenthesis; the event's own parameter list is the first.
+    let mut open: Vec<usize> = Vec::new();
+    // The type being read: its depth so far (array suffixes after it add to it).
+    let mut current = 0usize;
+    let mut in_size = false;
+    let mut deepest = 0usize;
+    for c in sig.chars() {
+        match c {
+            '[' => {
+                current += 1;
+                in_size = true;
+            }
+            ']' => in_size = false,
+            _ if in_size => {}
+            '(' => {
+                open.push(0);
+                current = 0;
+            }
+            ')' => {
+                let inner = open.pop().unwrap_or(0);
+                // The event's own list is no level of any parameter.
+                current = if open.is_empty() { 0 } else { inner + 1 };
+            }
+            // A new type or a name starts (a name ends the type before it: its depth is recorded already).
+            _ if c.is_alphanumeric() || c == '_' || c == ',' => current = 0,
+            _ => {}
+        }
+        if let Some(top) = open.last_mut() {
+            *top = (*top).max(current);
+        }
+        deepest = deepest.max(current);
+    }
+    deepest
+}
+
+/// The deepest nesting of a parameter type of `event` from an ABI file (see [`MAX_NESTING`]): each level of
+/// `components` one, each array suffix of a `type` one. Walked with a stack, not recursion.
+fn abi_nesting(event: &Event) -> usize {
+    let dims = |ty: &str| ty.matches('[').count();
+    let mut deepest = 0;
+    let mut stack: Vec<(&Param, usize)> = Vec::new();
+    for p in &event.inputs {
+        let d = dims(&p.ty);
+        deepest = deepest.max(d);
+        stack.extend(p.components.iter().map(|c| (c, d + 1)));
+    }
+    while let Some((p, above)) = stack.pop() {
+        let d = above + dims(&p.ty);
+        deepest = deepest.max(d);
+        stack.extend(p.components.iter().map(|c| (c, d + 1)));
+    }
+    deepest
+}
+
+/// The error for a type nested `depth` levels deep, past [`MAX_NESTING`].
+fn too_deep(what: &str, depth: usize) -> String {
+    format!(
+        "{what}: a parameter type nests {depth} levels deep (tuples and array dimensions); \
+         at most {MAX_NESTING} are supported"
+    )
+}
+
 /// Parses `0x`-prefixed 20-byte addresses separated by commas.
 fn parse_addresses(list: &str) -> Result<Vec<[u8; 20]>, String> {
     list.split(',')
@@ -1196,6 +1268,12 @@ fn events_of(specs: &[String]) -> Result<Vec<&'static DecodedEvent>, DecodeError
             if events.is_empty() {
                 return Err(err(format!("{body}: the ABI has no events")));
             }
+            for e in &events {
+                let depth = abi_nesting(e);
+                if depth > MAX_NESTING {
+                    return Err(err(too_deep(&format!("{body}: event {}", e.name), depth)));
+                }
+            }
             // Overloads share a name: the later ones get their selector's first bytes.
             let mut seen = std::collections::HashSet::new();
             events
@@ -1217,6 +1295,10 @@ fn events_of(specs: &[String]) -> Result<Vec<&'static DecodedEvent>, DecodeError
                 })
                 .collect()
         } else {
+            let depth = signature_nesting(body);
+            if depth > MAX_NESTING {
+                return Err(err(too_deep("event signature", depth)));
+            }
             let e = Event::parse(body).map_err(|e| err(format!("not an event signature: {e}")))?;
             let name = named.clone().unwrap_or_else(|| format!("event_{}", e.name));
             vec![(name, e)]
@@ -1293,6 +1375,30 @@ pub fn decode_logs(spec: &str, logs: &[LooseLog]) -> Result<(RecordBatch, u64), 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nesting_counts_tuples_and_array_dimensions() {
+        for (sig, depth) in [
+            (
+                "Transfer(address indexed from, address indexed to, uint256 value)",
+                0,
+            ),
+            ("E(uint8[2][] x)", 2),
+            ("E((uint8[])[2] x, bool y)", 3),
+            (
+                "event E(tuple(uint256, (bytes32, address[])[]) indexed c) anonymous",
+                4,
+            ),
+            ("E(((((uint8)))) x, uint8[][][] y)", 4),
+            ("E(uint8[][] x", 2),
+        ] {
+            assert_eq!(signature_nesting(sig), depth, "{sig}");
+            if sig.ends_with(')') || sig.ends_with("anonymous") {
+                let e = Event::parse(sig).unwrap();
+                assert_eq!(abi_nesting(&e), depth, "{sig}");
+            }
+        }
+    }
 
     #[test]
     fn uint64_parameters_are_wide_and_the_standard_columns_are_not() {

@@ -654,119 +654,20 @@ fn finish_source(
         // A stamp is taken only where the hash is to be kept (local inputs).
         h.put(args.path, s, &args.sha);
     }
-    let mut sinks: Vec<Option<(String, ParquetSink)>> = sinks.into_iter().map(Some).collect();
     let mut records = done;
-    {
-        let _lock = match store.lock_source(&args.source) {
-            Ok(l) => l,
-            Err(e) => {
-                outcome.errors.push(e.into());
-                return outcome;
-            }
-        };
-        for &d in pending {
-            let options = exporter.fingerprint(&args.source, d);
-            let slot = datasets.iter().position(|x| x.name() == d.name());
-            if !opts.overwrite {
-                // Asked now, not as listed at the start: another writer may have finished it meanwhile.
-                let check = match opts.verify_outputs {
-                    true => Check::Full,
-                    false => Check::Fresh,
-                };
-                match exporter.complete(&args.source, d, Some(&args.sha), check) {
-                    Ok(Some(p)) => {
-                        // Another writer finished it while this one worked: its output stands (ours is
-                        // discarded).
-                        drop(slot.and_then(|i| sinks[i].take()));
-                        records.push(p.record);
-                        continue;
-                    }
-                    Ok(None) => {}
-                    Err(e) => {
-                        outcome.errors.push(e.into());
-                        return outcome;
-                    }
-                }
-            }
-            let output = match slot.and_then(|i| sinks[i].take()) {
-                None => None,
-                // No 0-row files (a source with no transactions has no transactions file): dropping the sink
-                // discards its temporary file, and the record still says the dataset is complete, with no
-                // output.
-                Some((_, sink)) if sink.rows() == 0 => {
-                    outcome.rows.insert(d.name().to_string(), 0);
-                    None
-                }
-                Some((rel, sink)) => match sink.commit() {
-                    Ok((p, rows)) => {
-                        let bytes = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
-                        let sha256 = manifest::file_sha256(&p).unwrap_or_default();
-                        let published = match store.publish(&rel, &p) {
-                            Ok(x) => x,
-                            Err(e) => {
-                                outcome.errors.push(e.into());
-                                return outcome;
-                            }
-                        };
-                        // Into its table before its record: a record always names a committed file,
-                        // and a commit made before a crash is found (not repeated) by the rerun.
-                        if let Some(tables) = &exporter.tables {
-                            let added = AddedFile {
-                                source: &args.source,
-                                rel: &rel,
-                                network: &args.network.name,
-                                bytes,
-                                rows,
-                                sha256: &sha256,
-                            };
-                            if let Err(e) = add_to_table(store, tables, d, &added) {
-                                outcome.errors.push(e.into());
-                                return outcome;
-                            }
-                        }
-                        outcome.rows.insert(d.name().to_string(), rows);
-                        Some(OutputEntry {
-                            dataset: d.name().into(),
-                            path: rel,
-                            rows,
-                            bytes,
-                            sha256,
-                            mtime_ns: published.mtime_ns,
-                            etag: published.etag,
-                        })
-                    }
-                    Err(e) => {
-                        outcome.errors.push(e.into());
-                        return outcome;
-                    }
-                },
-            };
-            let record = CompletionRecord {
-                source: args.source.clone(),
-                dataset: d.name().into(),
-                sha256: args.sha.clone(),
-                options,
-                schema_version: crate::datasets::SCHEMA_VERSION,
-                network: args.network.name.clone(),
-                kind: args.kind.extension().into(),
-                first_block: args.first,
-                last_block: args.last,
-                slots: args.slots,
-                state_root: report.beacon.as_ref().map(|b| b.state_root.clone()),
-                accumulator_root: report.accumulator_root.clone().unwrap_or_default(),
-                output,
-                canonical: report.canonical.filter(|c| *c),
-                canonical_by: report
-                    .canonical_detail
-                    .as_ref()
-                    .map(|d| d.proven.clone())
-                    .unwrap_or_default(),
-            };
-            if let Err(e) = store.write_record(&record) {
-                outcome.errors.push(e.into());
-                return outcome;
-            }
-            records.push(record);
+    match record_datasets(
+        &args,
+        &report,
+        sinks,
+        datasets,
+        pending,
+        exporter,
+        &mut outcome,
+    ) {
+        Ok(new) => records.extend(new),
+        Err(e) => {
+            outcome.errors.push(e);
+            return outcome;
         }
     }
     let order = |r: &CompletionRecord| {
@@ -788,4 +689,125 @@ fn finish_source(
     outcome.ok = true;
     outcome.seconds = started.elapsed().as_secs_f64();
     outcome
+}
+
+/// Under the source's lock, each pending dataset's output committed and its completion record written, in
+/// order; a dataset another writer completed meanwhile keeps that writer's record (ours is discarded). Returns
+/// the records; stops at the first failure.
+fn record_datasets(
+    args: &FinishArgs<'_>,
+    report: &FileReport,
+    sinks: Vec<(String, ParquetSink)>,
+    datasets: &[&'static dyn Dataset],
+    pending: &[&'static dyn Dataset],
+    exporter: &Exporter<'_>,
+    outcome: &mut FileOutcome,
+) -> Result<Vec<CompletionRecord>, OutcomeError> {
+    let (opts, store) = (exporter.opts, &exporter.store);
+    let mut sinks: Vec<Option<(String, ParquetSink)>> = sinks.into_iter().map(Some).collect();
+    let mut records = Vec::new();
+    let _lock = store.lock_source(&args.source)?;
+    for &d in pending {
+        let options = exporter.fingerprint(&args.source, d);
+        let slot = datasets.iter().position(|x| x.name() == d.name());
+        if !opts.overwrite {
+            // Asked now, not as listed at the start: another writer may have finished it meanwhile.
+            let check = match opts.verify_outputs {
+                true => Check::Full,
+                false => Check::Fresh,
+            };
+            if let Some(p) = exporter.complete(&args.source, d, Some(&args.sha), check)? {
+                // Another writer finished it while this one worked: its output stands (ours is discarded).
+                drop(slot.and_then(|i| sinks[i].take()));
+                records.push(p.record);
+                continue;
+            }
+        }
+        let sink = slot.and_then(|i| sinks[i].take());
+        let output = commit_output(args, d, sink, exporter, outcome)?;
+        let record = completion_record(args, report, d, options, output);
+        store.write_record(&record)?;
+        records.push(record);
+    }
+    Ok(records)
+}
+
+/// Dataset `d`'s output from its sink: committed, published and (with Delta tables) added to its table. None
+/// for a dataset without a sink, or without rows: no 0-row files (a source with no transactions has no
+/// transactions file); dropping the sink discards its temporary file, and the record still says the dataset is
+/// complete, with no output.
+fn commit_output(
+    args: &FinishArgs<'_>,
+    d: &dyn Dataset,
+    sink: Option<(String, ParquetSink)>,
+    exporter: &Exporter<'_>,
+    outcome: &mut FileOutcome,
+) -> Result<Option<OutputEntry>, OutcomeError> {
+    let store = &exporter.store;
+    let (rel, sink) = match sink {
+        None => return Ok(None),
+        Some((_, sink)) if sink.rows() == 0 => {
+            outcome.rows.insert(d.name().to_string(), 0);
+            return Ok(None);
+        }
+        Some(s) => s,
+    };
+    let (p, rows) = sink.commit()?;
+    let bytes = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
+    let sha256 = manifest::file_sha256(&p).unwrap_or_default();
+    let published = store.publish(&rel, &p)?;
+    // Into its table before its record: a record always names a committed file, and a commit made before a
+    // crash is found (not repeated) by the rerun.
+    if let Some(tables) = &exporter.tables {
+        let added = AddedFile {
+            source: &args.source,
+            rel: &rel,
+            network: &args.network.name,
+            bytes,
+            rows,
+            sha256: &sha256,
+        };
+        add_to_table(store, tables, d, &added)?;
+    }
+    outcome.rows.insert(d.name().to_string(), rows);
+    Ok(Some(OutputEntry {
+        dataset: d.name().into(),
+        path: rel,
+        rows,
+        bytes,
+        sha256,
+        mtime_ns: published.mtime_ns,
+        etag: published.etag,
+    }))
+}
+
+/// The completion record of dataset `d` of a verified source, with its output (if any).
+fn completion_record(
+    args: &FinishArgs<'_>,
+    report: &FileReport,
+    d: &dyn Dataset,
+    options: String,
+    output: Option<OutputEntry>,
+) -> CompletionRecord {
+    CompletionRecord {
+        source: args.source.clone(),
+        dataset: d.name().into(),
+        sha256: args.sha.clone(),
+        options,
+        schema_version: crate::datasets::SCHEMA_VERSION,
+        network: args.network.name.clone(),
+        kind: args.kind.extension().into(),
+        first_block: args.first,
+        last_block: args.last,
+        slots: args.slots,
+        state_root: report.beacon.as_ref().map(|b| b.state_root.clone()),
+        accumulator_root: report.accumulator_root.clone().unwrap_or_default(),
+        output,
+        canonical: report.canonical.filter(|c| *c),
+        canonical_by: report
+            .canonical_detail
+            .as_ref()
+            .map(|d| d.proven.clone())
+            .unwrap_or_default(),
+    }
 }

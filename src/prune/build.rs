@@ -7,11 +7,12 @@ use super::extsort::{Hash32, SortStats};
 use super::lists::{write_json, ChunkOut, Lists};
 use super::manifest::{self, BlockRange, Manifest, Ranges, SourceFile, Totals, WindowRecord};
 use super::options::PruneOptions;
-use super::plan::{pick_network, plan, scan_inputs, Plan};
+use super::plan::{pick_network, plan, scan_inputs, Input, Plan};
 use super::source::LocalFiles;
 pub use super::source::{Held, InputSource};
 use crate::formats::{Archive, ExecutionArchive};
 use crate::network::Network;
+use crate::verify::report::FileReport;
 use crate::verify::{BlockHashes, VerifiedBlock, VerifyOptions, Visitor};
 use std::fs;
 use std::io;
@@ -375,11 +376,10 @@ fn verify_inputs(
         || Vec::with_capacity(plan.selected.len()),
         Prior::kept_sources,
     );
-    // (file name, last block, last block hash, final total difficulty) of the previous file. Extending, the
-    // first archive read chains to the earlier manifest's listed hash of the block before it (its total
-    // difficulty is not listed: that one link is checked by hash only).
-    let mut prev: Option<(String, u64, String, Option<String>)> = None;
     let to_read = || plan.selected.iter().filter(|i| i.last >= next);
+    // Extending, the first archive read chains to the earlier manifest's listed hash of the block before it
+    // (its total difficulty is not listed: that one link is checked by hash only).
+    let mut prev: Option<PrevFile> = None;
     if let (Some(p), Some(first)) = (prior, to_read().next()) {
         if let Some(before) = first.first.checked_sub(1) {
             prev = p
@@ -398,60 +398,11 @@ fn verify_inputs(
                 });
             }
         };
-        let visitor = PruneVisitor {
-            file_first: input.first,
-            from: next,
-            until: plan.range.last.saturating_add(1),
-        };
-        let mut first_parent: Option<Hash32> = None;
-        let mut failure: Option<PruneError> = None;
-        let mut writer_gone = false;
-        let mut expected_block = input.first.max(next);
-        let (mut blocks, mut txs) = (0u64, 0u64);
-        let (report, sha) = std::thread::scope(|s| {
-            let sha = s.spawn(|| file_sha256(&file));
-            let report = crate::verify::archive(&file, verify_opts, &visitor, |chunk: ChunkOut| {
-                if failure.is_some() || writer_gone {
-                    return;
-                }
-                if chunk.first_parent.is_some() {
-                    first_parent = chunk.first_parent;
-                }
-                for (number, _) in &chunk.blocks {
-                    if *number != expected_block {
-                        // A block that failed its checks is not visited; the report will say why.
-                        failure = Some(PruneError::Unverified {
-                        file: input.name.clone(),
-                        errors: vec![format!(
-                            "block {expected_block} missing from the verified stream (found {number})"
-                        ).into()],
-                    });
-                        return;
-                    }
-                    expected_block += 1;
-                }
-                blocks += chunk.blocks.len() as u64;
-                txs += chunk.txs.len() as u64;
-                // A closed channel means the writer failed; its error is collected when it is joined.
-                writer_gone = send.send(chunk).is_err();
-            });
-            (report, sha.join())
-        });
-        let sha = sha.map_err(|_| PruneError::Io {
-            path: input.path.display().to_string(),
-            source: io::Error::other("sha256 thread panicked"),
-        });
-        if !report.ok {
-            return Err(PruneError::unverified(&input.name, &report));
-        }
-        if let Some(e) = failure {
-            return Err(e);
-        }
-        if writer_gone {
+        let until = plan.range.last.saturating_add(1);
+        let Some(read) = verify_input(&file, input, next, until, verify_opts, send)? else {
             // The writer's own error is reported by the caller.
             return Ok(sources);
-        }
-        let sha = sha?;
+        };
         let included = BlockRange {
             first: input.first.max(plan.range.first),
             last: input.last.min(plan.range.last),
@@ -460,6 +411,7 @@ fn verify_inputs(
             first: input.first.max(next),
             last: included.last,
         };
+        let (mut blocks, mut txs) = (read.blocks, read.txs);
         if blocks != listed.len() {
             return Err(PruneError::Unverified {
                 file: input.name.clone(),
@@ -477,33 +429,9 @@ fn verify_inputs(
             blocks += p.blocks;
             txs += p.transactions;
         }
-        // Chain to the previous file when they are adjacent.
-        if let Some((pname, plast, phash, ptd)) = &prev {
-            if plast.checked_add(1) == Some(input.first) {
-                let found = first_parent.map(|p| format!("0x{}", hex::encode(p)));
-                if found.as_deref() != Some(phash.as_str()) {
-                    return Err(PruneError::Discontinuity {
-                        file: input.name.clone(),
-                        block: input.first,
-                        previous: pname.clone(),
-                        what: "parent hash",
-                        expected: phash.clone(),
-                        found: found.unwrap_or_else(|| "nothing".into()),
-                    });
-                }
-                if let (Some(p), Some(i)) = (ptd, &report.initial_total_difficulty) {
-                    if p != i {
-                        return Err(PruneError::Discontinuity {
-                            file: input.name.clone(),
-                            block: input.first,
-                            previous: pname.clone(),
-                            what: "total difficulty before the first block",
-                            expected: p.clone(),
-                            found: i.clone(),
-                        });
-                    }
-                }
-            }
+        let report = &read.report;
+        if let Some(p) = &prev {
+            chain_to_previous(p, input, read.first_parent, report)?;
         }
         prev = Some((
             input.name.clone(),
@@ -513,7 +441,7 @@ fn verify_inputs(
         ));
         sources.push(SourceFile {
             name: input.name.clone(),
-            sha256: sha,
+            sha256: read.sha256,
             size: report.file_size,
             file_blocks: BlockRange {
                 first: input.first,
@@ -526,4 +454,130 @@ fn verify_inputs(
         });
     }
     Ok(sources)
+}
+
+/// The previous file read: its name, last block, last block hash and final total difficulty.
+type PrevFile = (String, u64, String, Option<String>);
+
+/// One archive verified, its blocks in `[from, until)` sent to the writer.
+struct ReadInput {
+    report: FileReport,
+    /// The whole file's sha256.
+    sha256: String,
+    /// The parent hash of the file's first block.
+    first_parent: Option<Hash32>,
+    /// Blocks and transactions sent to the writer.
+    blocks: u64,
+    txs: u64,
+}
+
+/// Verifies `file` (the input `input`), its sha256 computed beside it, sending the verified chunks of blocks
+/// `[from, until)` through `send` in block order. `None` when the writer is gone (it failed: its error is
+/// collected when it is joined).
+fn verify_input(
+    file: &Archive,
+    input: &Input,
+    from: u64,
+    until: u64,
+    verify_opts: &VerifyOptions,
+    send: &std::sync::mpsc::SyncSender<ChunkOut>,
+) -> Result<Option<ReadInput>, PruneError> {
+    let visitor = PruneVisitor {
+        file_first: input.first,
+        from,
+        until,
+    };
+    let mut first_parent: Option<Hash32> = None;
+    let mut failure: Option<PruneError> = None;
+    let mut writer_gone = false;
+    let mut expected_block = input.first.max(from);
+    let (mut blocks, mut txs) = (0u64, 0u64);
+    let (report, sha) = std::thread::scope(|s| {
+        let sha = s.spawn(|| file_sha256(file));
+        let report = crate::verify::archive(file, verify_opts, &visitor, |chunk: ChunkOut| {
+            if failure.is_some() || writer_gone {
+                return;
+            }
+            if chunk.first_parent.is_some() {
+                first_parent = chunk.first_parent;
+            }
+            for (number, _) in &chunk.blocks {
+                if *number != expected_block {
+                    // A block that failed its checks is not visited; the report will say why.
+                    failure = Some(PruneError::Unverified {
+                        file: input.name.clone(),
+                        errors: vec![format!(
+                        "block {expected_block} missing from the verified stream (found {number})"
+                    )
+                        .into()],
+                    });
+                    return;
+                }
+                expected_block += 1;
+            }
+            blocks += chunk.blocks.len() as u64;
+            txs += chunk.txs.len() as u64;
+            // A closed channel means the writer failed; its error is collected when it is joined.
+            writer_gone = send.send(chunk).is_err();
+        });
+        (report, sha.join())
+    });
+    let sha = sha.map_err(|_| PruneError::Io {
+        path: input.path.display().to_string(),
+        source: io::Error::other("sha256 thread panicked"),
+    });
+    if !report.ok {
+        return Err(PruneError::unverified(&input.name, &report));
+    }
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    if writer_gone {
+        return Ok(None);
+    }
+    Ok(Some(ReadInput {
+        report,
+        sha256: sha?,
+        first_parent,
+        blocks,
+        txs,
+    }))
+}
+
+/// `input`, whose first block's parent hash is `first_parent`, chains to the previous file `prev` when the two
+/// are adjacent: that parent is the previous last block's hash, and the total difficulty before its first block
+/// the previous file's final one.
+fn chain_to_previous(
+    (pname, plast, phash, ptd): &PrevFile,
+    input: &Input,
+    first_parent: Option<Hash32>,
+    report: &FileReport,
+) -> Result<(), PruneError> {
+    if plast.checked_add(1) != Some(input.first) {
+        return Ok(());
+    }
+    let found = first_parent.map(|p| format!("0x{}", hex::encode(p)));
+    if found.as_deref() != Some(phash.as_str()) {
+        return Err(PruneError::Discontinuity {
+            file: input.name.clone(),
+            block: input.first,
+            previous: pname.clone(),
+            what: "parent hash",
+            expected: phash.clone(),
+            found: found.unwrap_or_else(|| "nothing".into()),
+        });
+    }
+    if let (Some(p), Some(i)) = (ptd, &report.initial_total_difficulty) {
+        if p != i {
+            return Err(PruneError::Discontinuity {
+                file: input.name.clone(),
+                block: input.first,
+                previous: pname.clone(),
+                what: "total difficulty before the first block",
+                expected: p.clone(),
+                found: i.clone(),
+            });
+        }
+    }
+    Ok(())
 }

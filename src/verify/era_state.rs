@@ -8,13 +8,14 @@ use crate::consensus::ssz;
 use crate::consensus::state::BlockHeader;
 use crate::consensus::types::ROOTS_VECTOR;
 use crate::consensus::{BeaconState, Spec};
-use crate::formats::era::{EraFile, SLOTS_PER_ERA};
+use crate::formats::era::{EraFile, SlotIndex, SLOTS_PER_ERA};
 use crate::formats::ArchiveName;
 use crate::formats::MappedArchive;
 use crate::formats::{FormatError, FormatErrorKind};
 use crate::verify::report::{BeaconReport, BidCounts, EraLinks, FileReport};
 use crate::verify::{hex0x, mismatch};
 use std::collections::BTreeMap;
+use std::path::Path;
 
 /// What one block contributed, for the sequential checks.
 #[derive(Debug, Clone, Copy)]
@@ -230,10 +231,35 @@ pub(super) fn sequential_checks(
     beacon: &mut BeaconReport,
     report: &mut FileReport,
 ) {
-    let path = file.path();
     let Some(index) = file.block_index() else {
         return;
     };
+    let start = index.start_slot;
+    let empty = check_slot_chain(file.path(), index, sf, blocks, report);
+    beacon.empty_slots = empty;
+    beacon.links = era_links(index, sf, blocks);
+    let state_at = index.record_offset;
+    beacon.bids = check_bids(
+        sf,
+        blocks,
+        start,
+        |slot| matches!(index.offsets.get((slot - start) as usize), Some(None)),
+        state_at,
+        report,
+    );
+    check_latest_block_header(file, index, sf, blocks, empty, report);
+}
+
+/// Walks the era's slots in order: an empty slot keeps the previous slot's block root, a block's parent_root
+/// is the previous slot's root, and each execution payload follows the one before (a block that failed its own
+/// checks restarts that chain). Returns the number of empty slots.
+fn check_slot_chain(
+    path: &Path,
+    index: &SlotIndex,
+    sf: &StateFacts,
+    blocks: &[SlotFacts],
+    report: &mut FileReport,
+) -> u64 {
     let start = index.start_slot;
     let mut next = blocks.iter().peekable();
     let mut empty = 0u64;
@@ -296,8 +322,14 @@ pub(super) fn sequential_checks(
             prev_payload = Some(p);
         }
     }
-    beacon.empty_slots = empty;
-    beacon.links = EraLinks {
+    empty
+}
+
+/// What the checks between files need of this era: its first and last block roots, its execution chain's
+/// ends and era-end payloads, the state link of an empty first slot, and the Gloas bid links.
+fn era_links(index: &SlotIndex, sf: &StateFacts, blocks: &[SlotFacts]) -> EraLinks {
+    let start = index.start_slot;
+    EraLinks {
         previous_root: match (index.offsets.first(), blocks.first()) {
             (Some(None), _) => Some(sf.block_root(start)),
             (Some(Some(_)), Some(b)) if b.slot == start => Some(b.parent_root),
@@ -325,17 +357,21 @@ pub(super) fn sequential_checks(
         last_link: last_link(blocks),
         first_bid: first_bid(blocks),
         last_revealed: last_revealed(blocks),
-    };
+    }
+}
+
+/// The state's latest_block_header is the era's last block (and its payload header that block's payload),
+/// when every block of the era verified; with no block in the era, it is older than the era.
+fn check_latest_block_header(
+    file: &EraFile,
+    index: &SlotIndex,
+    sf: &StateFacts,
+    blocks: &[SlotFacts],
+    empty: u64,
+    report: &mut FileReport,
+) {
+    let (path, start, state_at) = (file.path(), index.start_slot, index.record_offset);
     let h = &sf.latest_block_header;
-    let (_, state_at) = (0, index.record_offset);
-    beacon.bids = check_bids(
-        sf,
-        blocks,
-        start,
-        |slot| matches!(index.offsets.get((slot - start) as usize), Some(None)),
-        state_at,
-        report,
-    );
     match blocks.last() {
         Some(last) if blocks.len() as u64 + empty == index.offsets.len() as u64 => {
             let found = (
@@ -546,7 +582,7 @@ pub(super) fn check_bids(
     }
     counts.availability_bits_checked = bits_checked;
     for e in errors {
-        report.error(e.in_file(std::path::Path::new(&path)));
+        report.error(e.in_file(Path::new(&path)));
     }
     Some(counts)
 }

@@ -169,6 +169,70 @@ fn a_bad_spec_is_a_usage_error_naming_it() {
     }
 }
 
+/// Types nested far past any real ABI (800 array dimensions; 40 levels of tuple components, each an array of 30
+/// dimensions) overflowed a worker's stack (exit 134) once the export started, wherever the spec came from: now
+/// a usage error naming the spec, in a signature and in an ABI file alike, before any work. 32 levels still
+/// export.
+#[test]
+fn types_nested_past_any_abi_are_a_usage_error_naming_the_spec() {
+    let out = tempfile::tempdir().unwrap();
+    let input = crate::util::synth_era1_files(&out.path().join("in"), 1, 20);
+    let arrays = format!("uint8{}", "[]".repeat(800));
+    let flat_abi = out.path().join("arrays.json");
+    std::fs::write(
+        &flat_abi,
+        serde_json::json!([{"type": "event", "name": "E", "anonymous": false, "inputs": [
+            {"name": "x", "type": arrays, "indexed": false}]}])
+        .to_string(),
+    )
+    .unwrap();
+    // 40 levels of components stay inside serde_json's own recursion limit; their arrays make them 1240 deep.
+    let mut param = serde_json::json!({"name": "leaf", "type": "uint8"});
+    for _ in 0..40 {
+        param = serde_json::json!({"name": "t", "type": format!("tuple{}", "[]".repeat(30)),
+            "components": [param]});
+    }
+    param["indexed"] = serde_json::json!(false);
+    let nested_abi = out.path().join("components.json");
+    std::fs::write(
+        &nested_abi,
+        serde_json::json!([{"type": "event", "name": "E", "anonymous": false, "inputs": [param]}])
+            .to_string(),
+    )
+    .unwrap();
+    for (spec, says) in [
+        (format!("E({arrays} x)"), "nests 800 levels"),
+        (flat_abi.display().to_string(), "nests 800 levels"),
+        (nested_abi.display().to_string(), "nests 1240 levels"),
+    ] {
+        let run = eraflow()
+            .args(["export", "--out"])
+            .arg(out.path().join("out"))
+            .args(["-q", "--datasets", "logs", "--decode", &spec])
+            .arg(&input[0])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&run.stderr);
+        let shown: String = spec.chars().take(60).collect();
+        assert_eq!(run.status.code(), Some(2), "{shown}: {err}");
+        assert!(
+            err.contains(&format!("decode '{spec}'")) && err.contains(says),
+            "{shown}: {err}"
+        );
+        assert!(!out.path().join("out").exists(), "{shown}: work started");
+    }
+    // The limit itself is a spec like any other.
+    let deepest = format!("E(uint8{} x)", "[]".repeat(32));
+    let run = eraflow()
+        .args(["export", "--out"])
+        .arg(out.path().join("out"))
+        .args(["-q", "--datasets", "logs", "--decode", &deepest])
+        .arg(&input[0])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{run:?}");
+}
+
 /// A pipeline file with a `[decode]` table naming `abi/erc20.json` beside it, exporting `inputs` to `out`.
 fn decode_pipeline(dir: &Path, inputs: &Path, out: &Path, events: &str) -> PathBuf {
     std::fs::create_dir_all(dir.join("abi")).unwrap();

@@ -39,6 +39,7 @@ mod first_day;
 mod formats_era;
 mod fuzz_corpus;
 mod gloas_era;
+mod house_lines;
 mod http_input;
 mod inputs;
 mod kill_resume;

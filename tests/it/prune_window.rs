@@ -20,6 +20,11 @@ fn synthnet() -> Network {
 
 /// `files` whole post-merge ere files of synthnet from `era`, 1 transaction per block.
 fn ere_files(dir: &Path, era: u64, files: u64) -> Vec<PathBuf> {
+    chain_files(dir, era, files, SynthOptions::new(synthnet()).seed)
+}
+
+/// [`ere_files`] of the chain `seed` gives: another seed is another chain under the same network name.
+fn chain_files(dir: &Path, era: u64, files: u64, seed: u64) -> Vec<PathBuf> {
     eraflow::synth::ere::write(
         dir,
         &EreSynthOptions {
@@ -28,6 +33,7 @@ fn ere_files(dir: &Path, era: u64, files: u64) -> Vec<PathBuf> {
                 files,
                 blocks: 8192,
                 txs_per_block: 1,
+                seed,
                 ..SynthOptions::new(synthnet())
             },
             profile: EreProfile {
@@ -611,4 +617,76 @@ fn a_zero_window_in_a_pipeline_names_its_key() {
         assert!(!err.contains(&format!("prune.{other}")), "{err}");
         assert!(!d.path().join("prune").exists());
     }
+}
+
+/// `eraflow prune -q --keep-blocks KEEP --out OUT INPUT`: its exit code and stderr.
+fn prune_keeping(keep: u64, out: &Path, input: &Path) -> (Option<i32>, String) {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_eraflow"))
+        .args(["prune", "-q", "--keep-blocks", &keep.to_string(), "--out"])
+        .arg(out)
+        .arg(input)
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// A window counted back from a file of another chain named for the same network (era 127 of another seed
+/// after eras 123-126) put the cut-off 8,192 blocks past the one the node of eras 123-126 has: its lists named
+/// blocks the node must keep. Building afresh and extending an earlier manifest are both refused, naming both
+/// files and the parent hash that does not chain, with nothing written; the same chain's era 127, with a whole
+/// file between the cut-off and it, is taken, and extends the earlier manifest.
+#[test]
+fn a_window_counted_from_a_file_of_another_chain_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let ours = ere_files(&d.path().join("ours"), POST_MERGE_ERA, 5);
+    let foreign = chain_files(&d.path().join("foreign"), POST_MERGE_ERA + 4, 1, 99);
+    let name = |p: &Path| p.file_name().unwrap().to_string_lossy().into_owned();
+    let input = d.path().join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    for f in &ours[..4] {
+        std::fs::copy(f, input.join(name(f))).unwrap();
+    }
+    let refused = |code: Option<i32>, err: &str| {
+        assert_eq!(code, Some(1), "{err}");
+        assert!(
+            err.contains(&name(&foreign[0]))
+                && err.contains(&name(&ours[3]))
+                && err.contains("parent hash"),
+            "{err}"
+        );
+    };
+    // An earlier manifest of eras 123-126, for the extending run below.
+    let extended = d.path().join("extended");
+    let (code, err) = prune_keeping(10_000, &extended, &input);
+    assert_eq!(code, Some(0), "{err}");
+    let earlier = std::fs::read(extended.join("manifest.json")).unwrap();
+
+    let foreign_in = input.join(name(&foreign[0]));
+    std::fs::copy(&foreign[0], &foreign_in).unwrap();
+    let fresh = d.path().join("fresh");
+    let (code, err) = prune_keeping(10_000, &fresh, &input);
+    refused(code, &err);
+    assert!(!fresh.exists());
+    let (code, err) = prune_keeping(10_000, &extended, &input);
+    refused(code, &err);
+    assert_eq!(
+        std::fs::read(extended.join("manifest.json")).unwrap(),
+        earlier
+    );
+
+    // The same chain's era 127: linked through all of era 126 (20,000 blocks back is inside era 125).
+    std::fs::remove_file(&foreign_in).unwrap();
+    std::fs::copy(&ours[4], input.join(name(&ours[4]))).unwrap();
+    let newest = (POST_MERGE_ERA + 5) * 8192 - 1;
+    let linked = d.path().join("linked");
+    let s = run(&ours, &linked, &window(Window::Blocks(20_000))).unwrap();
+    assert_eq!(s.manifest.range.last, newest - 20_000);
+    let (code, err) = prune_keeping(10_000, &extended, &input);
+    assert_eq!(code, Some(0), "{err}");
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(extended.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["range"]["last"], newest - 10_000);
 }
