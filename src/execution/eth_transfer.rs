@@ -64,8 +64,11 @@ mod tests {
     use super::*;
     use crate::execution::receipt::{self, Outcome};
 
-    /// The logs of a receipt holding `logs` (address, topics, data), decoded back.
-    fn decoded(logs: &[([u8; 20], Vec<[u8; 32]>, Vec<u8>)]) -> Vec<u8> {
+    /// One log's address, topics and data.
+    type Log = ([u8; 20], Vec<[u8; 32]>, Vec<u8>);
+
+    /// The canonical encoding of a receipt holding `logs`.
+    fn decoded(logs: &[Log]) -> Vec<u8> {
         let owned: Vec<receipt::LogFields> = logs
             .iter()
             .map(|(a, t, d)| receipt::LogFields {

@@ -404,20 +404,7 @@ fn export_one(
         (&mut sinks, &mut skipped),
         progress,
     );
-    // Only datasets that met look-alikes (or ETH-transfer logs) are named, in dataset-name order (a BTreeMap):
-    // the same figures whatever the chunking or thread count, as they are counted per log.
-    for (d, n) in datasets.iter().zip(&skipped) {
-        if n.lookalikes > 0 {
-            outcome
-                .skipped_lookalikes
-                .insert(d.name().to_string(), n.lookalikes);
-        }
-        if n.eth_transfer_logs > 0 {
-            outcome
-                .skipped_eth_transfer_logs
-                .insert(d.name().to_string(), n.eth_transfer_logs);
-        }
-    }
+    record_skipped(&datasets, &skipped, &mut outcome);
     let (first, last, slots) = match &file {
         Archive::Execution(f) => (f.first_block(), f.last_block(), None),
         Archive::Era(f) => (
@@ -543,6 +530,27 @@ fn verify_into(
         }
     });
     (report, sink_error)
+}
+
+/// Names in `outcome` the datasets that met look-alikes (or ETH-transfer logs), in dataset-name order (a
+/// BTreeMap): the same figures whatever the chunking or thread count, as they are counted per log.
+fn record_skipped(
+    datasets: &[&'static dyn Dataset],
+    skipped: &[Skipped],
+    outcome: &mut FileOutcome,
+) {
+    for (d, n) in datasets.iter().zip(skipped) {
+        if n.lookalikes > 0 {
+            outcome
+                .skipped_lookalikes
+                .insert(d.name().to_string(), n.lookalikes);
+        }
+        if n.eth_transfer_logs > 0 {
+            outcome
+                .skipped_eth_transfer_logs
+                .insert(d.name().to_string(), n.eth_transfer_logs);
+        }
+    }
 }
 
 /// Logs a dataset's builders read and gave no row, per kind (the run report's `skipped_*` counts).

@@ -651,7 +651,7 @@ fn gloas_fields(
     // The bid commits to a real (empty) Amsterdam block, so ere files of the same blocks can be checked
     // against it.
     let block_hash = crate::crypto::keccak::keccak256(
-        &bid_payload_header(&BidPayload {
+        bid_payload_header(&BidPayload {
             parent_hash: carry.payload_hash,
             parent_root: carry.parent_root,
             number: carry.payload_number + 1,
@@ -751,7 +751,7 @@ pub struct BidPayload<'a> {
 pub fn bid_payload_header(p: &BidPayload<'_>) -> crate::execution::header::HeaderFields {
     use crate::execution::trie::EMPTY_ROOT;
     use alloy_primitives::{Address, B256};
-    let empty_list = crate::crypto::keccak::keccak256(&[0xc0]);
+    let empty_list = crate::crypto::keccak::keccak256([0xc0]);
     crate::execution::header::HeaderFields {
         parent_hash: B256::from(p.parent_hash),
         ommers_hash: empty_list,

@@ -141,7 +141,7 @@ pub(super) fn sequential_checks(
         let mut slots = facts.iter().filter(|f| f.ok).filter_map(|f| f.slot);
         ere.slots = slots
             .next()
-            .map(|first| (first, slots.last().unwrap_or(first)));
+            .map(|first| (first, slots.next_back().unwrap_or(first)));
     }
     if let Some(net) = network {
         check_genesis(file, facts, net, report);

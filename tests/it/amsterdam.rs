@@ -343,7 +343,7 @@ fn era_execution_blocks(era_files: &[PathBuf], net: &Network) -> Vec<(u64, Heade
                     number += 1;
                     p.number = number;
                     let header = bid_payload_header(&p);
-                    assert_eq!(eraflow::crypto::keccak::keccak256(&header.encode()).0, hash);
+                    assert_eq!(eraflow::crypto::keccak::keccak256(header.encode()).0, hash);
                     let body = wrap_list(&[0xc0, 0xc0, 0xc0]);
                     out.push((number, header, body));
                 }

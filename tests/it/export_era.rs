@@ -409,7 +409,8 @@ fn era1_and_era_share_one_output_directory() {
                 "logs",
                 "transactions",
                 "uncles",
-                "raw_transactions"
+                "raw_transactions",
+                "native_transfers"
             ]
             .into_iter()
             .chain(crate::tokens::TOKENS.iter().copied())

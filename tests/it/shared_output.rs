@@ -68,9 +68,15 @@ fn completeness_is_per_dataset() {
     assert_eq!(
         rows_written(&o[0]),
         BTreeSet::from_iter(
-            ["logs", "transactions", "uncles", "raw_transactions"]
-                .into_iter()
-                .chain(crate::tokens::TOKENS.iter().copied())
+            [
+                "logs",
+                "transactions",
+                "uncles",
+                "raw_transactions",
+                "native_transfers"
+            ]
+            .into_iter()
+            .chain(crate::tokens::TOKENS.iter().copied())
         )
     );
     // An era file: every era dataset but blocks (the beacon-chain operations and validators included).
