@@ -350,17 +350,34 @@ def _read_output(out, dataset, table_format, stream):
     """Dataset ``dataset`` of the export at ``out``: its Delta table (``table_format="delta"``: the files of the
     table's latest version, through the ``deltalake`` package) or its Parquet files (``"parquet"``: every
     ``network=`` partition, read as a ``network`` column)."""
-    if table_format == "delta":
-        import deltalake
+    import pyarrow
 
-        table = deltalake.DeltaTable(f"{out.rstrip('/')}/{dataset}").to_pyarrow_dataset()
+    where = f"{out.rstrip('/')}/{dataset}"
+    if table_format == "delta":
+        try:
+            import deltalake
+            from deltalake.exceptions import DeltaError, TableNotFoundError
+        except ImportError as e:
+            raise ImportError("table_format='delta' reads through the deltalake package: pip install deltalake") from e
+        unreadable, missing = (OSError, pyarrow.ArrowException, DeltaError), (FileNotFoundError, TableNotFoundError)
     elif table_format == "parquet":
         import pyarrow.dataset as ds
 
-        table = ds.dataset(f"{out.rstrip('/')}/{dataset}", format="parquet", partitioning="hive")
+        unreadable, missing = (OSError, pyarrow.ArrowException), FileNotFoundError
     else:
-        raise EraflowError(f"unknown table format {table_format!r} (expected 'parquet' or 'delta')", 2)
-    return table.scanner().to_reader() if stream else table.to_table()
+        raise EraflowError(f"unknown table format {table_format!r} (expected 'parquet' or 'delta')", EXIT_USAGE)
+    # A missing or unreadable output or dataset is an I/O error, exit 2 on the command line: EraflowError, the
+    # reader's own error as its cause.
+    try:
+        if table_format == "delta":
+            table = deltalake.DeltaTable(where).to_pyarrow_dataset()
+        else:
+            table = ds.dataset(where, format="parquet", partitioning="hive")
+        return table.scanner().to_reader() if stream else table.to_table()
+    except unreadable as e:
+        what = "no such output or dataset" if isinstance(e, missing) else "unreadable"
+        detail = "" if str(e) in ("", where) else f": {e}"
+        raise EraflowError(f"{where}: {what} ({table_format}){detail}", EXIT_USAGE) from e
 
 
 def verify(paths, network=None, senders=False, checksum=False):

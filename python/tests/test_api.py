@@ -118,6 +118,31 @@ def test_a_missing_file_is_an_io_error_as_on_the_command_line(tmp_path):
     assert missing.name in str(e.value)
 
 
+def test_a_missing_or_unreadable_output_or_dataset_is_an_io_error(exported, tmp_path):
+    # A folder that is no output (docs/), a dataset the output lacks (validators are opt-in), a dataset whose
+    # file is not Parquet: EraflowError with the I/O exit status, chained from the reader's own error.
+    garbled = tmp_path / "garbled"
+    (garbled / "blocks" / "network=synthnet").mkdir(parents=True)
+    (garbled / "blocks" / "network=synthnet" / "synthnet-00000-00000000__blocks.parquet").write_bytes(b"not parquet")
+    cases = [
+        (ROOT / "docs", "blocks", {}, "no such output or dataset"),
+        (exported, "validators", {"stream": True}, "no such output or dataset"),
+        (garbled, "blocks", {}, "unreadable"),
+    ]
+    try:
+        import deltalake  # noqa: F401
+
+        cases.append((exported, "blocks", {"table_format": "delta"}, "no such output or dataset"))
+    except ImportError:
+        pass
+    for out, dataset, options, what in cases:
+        with pytest.raises(eraflow.EraflowError) as e:
+            eraflow.read(out, dataset, **options)
+        assert e.value.exit_status == 2, str(e.value)
+        assert f"{out}/{dataset}: {what}" in str(e.value), str(e.value)
+        assert e.value.__cause__ is not None, str(e.value)
+
+
 def test_read_of_an_output_as_parquet_and_as_delta_tables_gives_the_same_rows(archives, exported, tmp_path):
     deltalake = _require("deltalake", "deltalake is not installed (pip install deltalake)")
     delta = tmp_path / "delta"

@@ -8,7 +8,8 @@ use std::path::PathBuf;
 #[command(
     name = "eraflow",
     version,
-    about = "Verify Ethereum chain archives (era1, era), export them to Parquet, build prune manifests"
+    about = "Verify Ethereum chain archives (era1, ere, era), export them to Parquet or Delta tables, build prune \
+             manifests (cut-off and rolling)"
 )]
 pub struct Cli {
     /// Worker threads (default: all cores).
@@ -47,22 +48,27 @@ pub enum Command {
     /// blobs) or era (beacon blocks of any fork chained into their state, payloads with transactions of types 0-4,
     /// Gloas bids).
     Synth(SynthArgs),
-    /// Verify era1 and era files and export them to Parquet datasets (blocks, transactions, logs, uncles from
-    /// era1; blocks, transactions, withdrawals, beacon_blocks, the block operations and, opt-in, validators from
-    /// era).
+    /// Verify era1, ere and era files and export them to Parquet datasets, or Delta tables: blocks and
+    /// transactions from all three, withdrawals from ere and era; logs, uncles and the token transfers and
+    /// approvals from era1 and ere; beacon_blocks and the block operations from era; opt-in: validators and
+    /// builders (era states), contracts and raw_transactions. --datasets names them all.
     Export(ExportArgs),
-    /// Run a pipeline file (the entry point for scheduled jobs): synth, verify, export, prune stages as configured.
+    /// Run a pipeline file (the entry point for scheduled jobs): synth, verify, export, prune stages as
+    /// configured, over its inputs (era1, ere and era files).
     Run(RunArgs),
-    /// List a pipeline's input files (after its synth stage, if any) with their shard keys: what a
-    /// distributed driver splits into tasks.
+    /// List a pipeline's input files (era1, ere and era; after its synth stage, if any) with their shard keys:
+    /// what a distributed driver splits into tasks.
     Plan(PlanArgs),
     /// Measure decode, verify, senders (both secp256k1 backends) and export throughput on a synthetic era1
-    /// file, and era verification on a synthetic era file, beside their floors; print ratios.
+    /// file and the ere file of its blocks, and era verification and export on a synthetic era file, beside
+    /// their floors; print ratios.
     Bench(BenchArgs),
     /// Print the hash_tree_root of a BeaconState: an era file's state, or a raw `.ssz` / `.ssz_snappy` state.
     StateRoot(StateRootArgs),
-    /// Build a prune manifest (verified block/transaction hash lists a node uses to drop pre-merge history),
-    /// or check one: `eraflow prune --out DIR PATH...`, `eraflow prune check DIR`.
+    /// Build a prune manifest from era1 or ere files (the verified block and transaction hash lists a node
+    /// deletes history by): cut-off, every block before the merge or --until-block; or rolling, every block
+    /// older than EIP-4444's window (--keep-epochs, --keep-blocks), extended run after run. Or check one:
+    /// `eraflow prune --out DIR PATH...`, `eraflow prune check DIR`.
     #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Prune {
         #[command(subcommand)]
@@ -76,7 +82,8 @@ pub enum Command {
     /// Write one self-contained HTML page of an output: coverage (eras per network and archive kind, gaps,
     /// failed files, sources), the last runs, the chain as charts aggregated from its Parquet, and its datasets.
     Report(ReportArgs),
-    /// Summarise one archive file: range, counts by record type, transaction kinds, roots, total difficulty.
+    /// Summarise one archive file (era1, ere or era): range, counts by record type, transaction kinds, roots,
+    /// total difficulty.
     Inspect(InspectArgs),
     /// The upkeep of a Delta output's tables (`export --table-format delta`): check, optimize, vacuum.
     Table {
@@ -262,7 +269,7 @@ pub struct VerifyArgs {
     pub outputs: Option<String>,
     #[command(flatten)]
     pub fetch: FetchArgs,
-    /// Files, directories, glob patterns, http(s) mirrors or files, s3/gs/az prefixes.
+    /// era1, ere or era files, directories, glob patterns, http(s) mirrors or files, s3/gs/az prefixes.
     #[arg(required_unless_present = "outputs")]
     pub paths: Vec<String>,
 }
@@ -316,9 +323,8 @@ pub struct ExportArgs {
     /// Output directory, or object-store prefix (s3://bucket/prefix, gs://…, az://…, file://…).
     #[arg(long)]
     pub out: PathBuf,
-    /// Comma-separated datasets (default: configs/default.toml's `[export] datasets`, every dataset but the
-    /// opt-in `contracts`, `validators`, `builders` and `raw_transactions`).
-    #[arg(long, value_delimiter = ',')]
+    // Its help lists the dataset names, from the registry: datasets_help().
+    #[arg(long, value_delimiter = ',', value_name = "NAME,...", help = datasets_help())]
     pub datasets: Option<Vec<String>>,
     /// Decode an event into a dataset of its own (repeatable): `[NAME=]SIGNATURE|FILE.json[@0xADDRESS,...]`,
     /// e.g. "Transfer(address indexed from, address indexed to, uint256 value)" or abi.json@0xc02a...
@@ -363,9 +369,24 @@ pub struct ExportArgs {
     /// Print the run report as JSON on stdout instead of the summary.
     #[arg(long)]
     pub json: bool,
-    /// Files, directories, glob patterns, http(s) mirrors or files, s3/gs/az prefixes.
+    /// era1, ere or era files, directories, glob patterns, http(s) mirrors or files, s3/gs/az prefixes.
     #[arg(required = true)]
     pub paths: Vec<String>,
+}
+
+/// The help of `export --datasets`: every dataset name, default and opt-in, from the registry
+/// ([`eraflow::datasets::ALL`]) and the default list (`configs/default.toml`), so it cannot drift from them.
+pub fn datasets_help() -> String {
+    let default = eraflow::pipeline::config::default_datasets();
+    let (on, opt_in): (Vec<&str>, Vec<&str>) = eraflow::datasets::ALL
+        .iter()
+        .map(|d| d.name())
+        .partition(|n| default.iter().any(|d| d == n));
+    format!(
+        "Comma-separated dataset names. Default (configs/default.toml's `[export] datasets`): {}. Opt-in: {}.",
+        on.join(", "),
+        opt_in.join(", ")
+    )
 }
 
 // The arguments of `eraflow run` (its help text is the variant's).
@@ -502,4 +523,80 @@ pub struct InspectArgs {
     /// Network preset name or preset .toml (default: from the file name).
     #[arg(long)]
     pub network: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+    use std::collections::HashSet;
+
+    /// The words of `text`: what a dataset name could be (so `blocks` is not found inside `beacon_blocks`).
+    fn words(text: &str) -> HashSet<&str> {
+        text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .collect()
+    }
+
+    #[test]
+    fn export_help_names_every_registered_dataset_as_default_or_opt_in() {
+        let mut cli = Cli::command();
+        let export = cli.find_subcommand_mut("export").unwrap();
+        let help = export.render_long_help().to_string();
+        let (default, opt_in) = help
+            .split_once("Default (")
+            .and_then(|(_, rest)| rest.split_once("Opt-in:"))
+            .unwrap_or_else(|| {
+                panic!("export --help lists no default and opt-in datasets:\n{help}")
+            });
+        let opt_in = opt_in.split_once('\n').map_or(opt_in, |(l, _)| l);
+        let (default, opt_in) = (words(default), words(opt_in));
+        let defaults = eraflow::pipeline::config::default_datasets();
+        for d in eraflow::datasets::ALL {
+            let name = d.name();
+            match defaults.iter().any(|n| n == name) {
+                true => assert!(
+                    default.contains(name),
+                    "{name} not among the defaults:\n{help}"
+                ),
+                false => assert!(
+                    opt_in.contains(name),
+                    "{name} not among the opt-in:\n{help}"
+                ),
+            }
+        }
+        assert!(opt_in.contains("validators") && !default.contains("validators"));
+        assert!(
+            words(&help).contains("ere"),
+            "export --help names no ere files:\n{help}"
+        );
+    }
+
+    #[test]
+    fn help_names_the_archive_kinds_and_both_kinds_of_prune_list() {
+        let mut cli = Cli::command();
+        let top = cli.render_help().to_string();
+        for kind in ["era1", "ere", "era"] {
+            assert!(
+                words(&top).contains(kind),
+                "eraflow --help omits {kind}:\n{top}"
+            );
+        }
+        let prune = cli
+            .find_subcommand_mut("prune")
+            .unwrap()
+            .render_long_help()
+            .to_string();
+        for needle in [
+            "cut-off",
+            "rolling",
+            "--keep-blocks",
+            "--keep-epochs",
+            "EIP-4444",
+        ] {
+            assert!(
+                prune.contains(needle),
+                "prune --help omits {needle}:\n{prune}"
+            );
+        }
+    }
 }

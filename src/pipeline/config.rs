@@ -16,6 +16,19 @@ use std::str::FromStr;
 /// The defaults every job starts from.
 pub const DEFAULTS: &str = include_str!("../../configs/default.toml");
 
+/// `[export] datasets` of [`DEFAULTS`]: what an export writes when no datasets are named. Every other dataset
+/// of [`crate::datasets::ALL`] is opt-in.
+pub fn default_datasets() -> Vec<String> {
+    let defaults: toml::Table =
+        toml::from_str(DEFAULTS).expect("configs/default.toml is embedded and tested");
+    defaults["export"]["datasets"]
+        .as_array()
+        .expect("configs/default.toml: [export] datasets is a list")
+        .iter()
+        .filter_map(|v| v.as_str().map(String::from))
+        .collect()
+}
+
 /// A whole job after layering: top-level keys and one optional table per stage.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -24,11 +24,38 @@ use std::path::PathBuf;
 /// Files below this size are compacted by default; groups are filled up to it.
 pub const DEFAULT_TARGET_BYTES: u64 = 128 << 20;
 
-/// The output store and tables of `out`, which must be an existing output.
-fn open(out: &str) -> Result<(OutputStore, DeltaTables), JobError> {
+/// A table output opened: its store, tables, completion records and the datasets with a table.
+struct TableOutput {
+    store: OutputStore,
+    tables: DeltaTables,
+    records: Vec<CompletionRecord>,
+    datasets: Vec<String>,
+}
+
+/// The table output at `out`, which must be an existing output with at least one Delta table: a usage error
+/// otherwise (a plain Parquet output has nothing to check, optimize or vacuum, and saying "0 tables" would read
+/// as a pass).
+fn open(out: &str) -> Result<TableOutput, JobError> {
     let store = super::commands::existing_output(out, "table")?;
     let tables = store.tables()?;
-    Ok((store, tables))
+    let records = store.all_records()?;
+    let datasets = tabled(&tables, &records)?;
+    if datasets.is_empty() {
+        return Err(JobError::Invalid {
+            key: "table",
+            message: format!(
+                "{}: not a table output: no dataset of it is a Delta table (`eraflow table` keeps the tables \
+                 of an `export --table-format delta`; a plain Parquet output has none)",
+                store.name()
+            ),
+        });
+    }
+    Ok(TableOutput {
+        store,
+        tables,
+        records,
+        datasets,
+    })
 }
 
 /// The datasets with a table in the output: every dataset eraflow knows and every one its records name
@@ -81,10 +108,14 @@ impl TableVerdict {
 /// size, each completion record's output is a file of the table with the recorded size, and each file of the
 /// table is some record's output.
 pub fn check(out: &str) -> Result<Vec<TableVerdict>, JobError> {
-    let (store, tables) = open(out)?;
-    let records = store.all_records()?;
+    let TableOutput {
+        store,
+        tables,
+        records,
+        datasets,
+    } = open(out)?;
     let mut verdicts = Vec::new();
-    for dataset in tabled(&tables, &records)? {
+    for dataset in datasets {
         let (version, files) = tables
             .with_table(&dataset, async |t: &mut Open| {
                 t.table.update_incremental(None).await?;
@@ -137,10 +168,11 @@ pub struct Vacuumed {
 /// `retain_hours` ago, from every table (delta-rs's lite vacuum: a file no commit ever added, as an export
 /// under way has, is never touched).
 pub fn vacuum(out: &str, retain_hours: u64, dry_run: bool) -> Result<Vec<Vacuumed>, JobError> {
-    let (store, tables) = open(out)?;
-    let records = store.all_records()?;
+    let TableOutput {
+        tables, datasets, ..
+    } = open(out)?;
     let mut done = Vec::new();
-    for dataset in tabled(&tables, &records)? {
+    for dataset in datasets {
         let files = tables
             .with_table(&dataset, async |t: &mut Open| {
                 t.table.update_incremental(None).await?;
@@ -186,14 +218,18 @@ pub fn optimize(
     target_bytes: u64,
     parquet: &ParquetOptions,
 ) -> Result<Vec<Optimized>, JobError> {
-    let (store, tables) = open(out)?;
-    let records = store.all_records()?;
+    let TableOutput {
+        store,
+        tables,
+        records,
+        datasets,
+    } = open(out)?;
     let local = match store.storage().tables_root() {
         Some(crate::store::delta::TablesRoot::Local(root)) => Some(root),
         _ => None,
     };
     let mut report = Vec::new();
-    for dataset in tabled(&tables, &records)? {
+    for dataset in datasets {
         let files = tables
             .with_table(&dataset, async |t: &mut Open| {
                 t.table.update_incremental(None).await?;

@@ -65,9 +65,56 @@ pub fn bytes(n: u64) -> String {
     }
 }
 
-/// Where the page links the schema: `docs/schema.md` of the eraflow sources (relative: the page is self-contained
-/// and names no host).
-pub const SCHEMA_DOC: &str = "docs/schema.md";
+/// `docs/schema.md`, embedded: the page carries the column descriptions of the datasets it shows. A link would be
+/// dead (relative to the page, it points into the output folder, not the sources) or need a host, and the page is
+/// self-contained and read offline.
+const SCHEMA_DOC: &str = include_str!("../../docs/schema.md");
+
+/// The section of `docs/schema.md` about `dataset` (`## <dataset> — ...` up to the next `## ` heading): its heading
+/// and its text (the Markdown, trimmed). `None` for a dataset the doc has no section of (a decoded event).
+fn schema_section(dataset: &str) -> Option<(&'static str, &'static str)> {
+    let mut found: Option<(&'static str, usize)> = None;
+    let mut at = 0;
+    for line in SCHEMA_DOC.split_inclusive('\n') {
+        if let Some(heading) = line.strip_prefix("## ") {
+            if let Some((h, start)) = found {
+                return Some((h, SCHEMA_DOC[start..at].trim()));
+            }
+            if heading.split_whitespace().next() == Some(dataset) {
+                found = Some((heading.trim(), at + line.len()));
+            }
+        }
+        at += line.len();
+    }
+    found.map(|(h, start)| (h, SCHEMA_DOC[start..].trim()))
+}
+
+/// Markdown links reduced to their text (`[EIP-2718](https://...)` is `EIP-2718`): the page links nothing
+/// outside itself. A `[` that opens no link (`list[binary]`) is kept.
+fn unlinked(md: &str) -> String {
+    let mut out = String::with_capacity(md.len());
+    let mut rest = md;
+    while let Some(open) = rest.find('[') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let link = after
+            .find(']')
+            .filter(|&c| !after[..c].contains('\n') && after[c + 1..].starts_with('('))
+            .and_then(|c| after[c + 1..].find(')').map(|e| (c, c + 1 + e)));
+        match link {
+            Some((text, end)) => {
+                out.push_str(&after[..text]);
+                rest = &after[end + 1..];
+            }
+            None => {
+                out.push('[');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
 
 const CSS: &str = r#"
 :root{--bg:#ffffff;--fg:#1b1f24;--muted:#57606a;--line:#d0d7de;--card:#f6f8fa;--ok:#1a7f37;--bad:#cf222e;--warn:#9a6700;color-scheme:light dark}
@@ -104,6 +151,7 @@ td.n,th.n,.sources td:nth-child(4),.sources td:nth-child(5),.sources td:nth-chil
 details{margin:6px 0}
 summary{cursor:pointer}
 pre.err{white-space:pre-wrap;margin:2px 0 6px;font-size:.85rem;color:var(--bad)}
+pre.doc{white-space:pre-wrap;margin:2px 0 6px;font-size:.85rem;background:var(--card);padding:8px}
 footer{color:var(--muted);font-size:.85rem;padding-bottom:24px;margin-top:28px}
 "#;
 
@@ -897,7 +945,7 @@ fn datasets(h: &mut String, p: &PageInput<'_>) {
     let schema = p.manifest.get().map(|m| m.schema_version);
     let _ = writeln!(
         h,
-        "<p>Schema version <b>{}</b>{}; every column is described in <a href=\"{SCHEMA_DOC}\"><code>docs/schema.md</code></a> of the eraflow sources.</p>",
+        "<p>Schema version <b>{}</b>{}; each dataset's columns are described below the table, from <code>docs/schema.md</code> of this eraflow's sources.</p>",
         schema.map_or("–".into(), |v| v.to_string()),
         match schema {
             Some(v) if v != crate::datasets::SCHEMA_VERSION => format!(" <span class=\"running\">(this eraflow writes version {}: a rerun redoes every source)</span>", crate::datasets::SCHEMA_VERSION),
@@ -919,8 +967,56 @@ fn datasets(h: &mut String, p: &PageInput<'_>) {
         (order(&a.0 .0), &a.0 .0, &a.0 .1).cmp(&(order(&b.0 .0), &b.0 .0, &b.0 .1))
     });
     h.push_str("<div class=\"scroll\"><table><thead><tr><th scope=\"col\">dataset</th><th scope=\"col\">network</th><th scope=\"col\" class=\"n\">rows</th><th scope=\"col\" class=\"n\">bytes</th><th scope=\"col\" class=\"n\">files</th><th scope=\"col\" class=\"n\">row groups</th></tr></thead><tbody>\n");
-    for ((d, n), s) in rows {
+    for ((d, n), s) in &rows {
         let _ = writeln!(h, "<tr><td><code>{}</code></td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>", esc(d), esc(n), thousands(u128::from(s.rows)), bytes(s.bytes), thousands(u128::from(s.files)), thousands(u128::from(s.row_groups)));
     }
-    h.push_str("</tbody></table></div>\n</section>\n");
+    h.push_str("</tbody></table></div>\n");
+    let mut shown: Vec<&str> = Vec::new();
+    for ((d, _), _) in &rows {
+        if shown.contains(&d.as_str()) {
+            continue;
+        }
+        shown.push(d.as_str());
+        if let Some((heading, text)) = schema_section(d) {
+            let _ = writeln!(
+                h,
+                "<details><summary><code>{}</code>: its columns</summary><pre class=\"doc\">## {}\n\n{}</pre></details>",
+                esc(d),
+                esc(&unlinked(heading)),
+                esc(&unlinked(text))
+            );
+        }
+    }
+    h.push_str("</section>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{schema_section, unlinked};
+
+    #[test]
+    fn every_dataset_has_its_columns_from_the_schema_doc_with_no_link() {
+        for d in crate::datasets::ALL {
+            let (heading, text) = schema_section(d.name())
+                .unwrap_or_else(|| panic!("docs/schema.md has no ## {}", d.name()));
+            assert!(heading.starts_with(d.name()), "{heading}");
+            assert!(text.contains("| column"), "{}: no column table", d.name());
+            assert!(
+                !text.contains("\n## "),
+                "{}: runs into the next section",
+                d.name()
+            );
+            let shown = unlinked(text);
+            assert!(
+                !shown.contains("http") && !shown.contains("]("),
+                "{}: {shown}",
+                d.name()
+            );
+        }
+        assert_eq!(schema_section("nope"), None);
+        assert_eq!(
+            unlinked("a [EIP-2718](https://eips.ethereum.org/EIPS/eip-2718) `list[binary]` [x] (y) [z](w)"),
+            "a EIP-2718 `list[binary]` [x] (y) z"
+        );
+    }
 }

@@ -325,6 +325,43 @@ fn prune_check_of_a_missing_garbled_or_truncated_manifest_fails_the_check() {
 }
 
 #[test]
+fn table_upkeep_of_a_plain_parquet_output_says_it_is_not_a_table_output() {
+    let d = tempfile::tempdir().unwrap();
+    let input = synth_era1(&d.path().join("in"), 20, 1);
+    let out = d.path().join("out");
+    expect(
+        &[
+            "export",
+            "--out",
+            s(&out),
+            "--datasets",
+            "blocks",
+            s(&input),
+        ],
+        0,
+        "",
+    );
+    // Nothing to check: a usage error naming why, not "0 tables, 0 failed" and exit 0.
+    for cmd in [
+        &["table", "check", s(&out)][..],
+        &["table", "check", "--json", s(&out)],
+        &["table", "optimize", s(&out)],
+        &["table", "vacuum", "--dry-run", s(&out)],
+    ] {
+        let (c, stdout, stderr) = run(eraflow().args(cmd));
+        assert_eq!(c, Some(2), "eraflow {cmd:?}: {stdout}{stderr}");
+        assert!(stdout.is_empty(), "eraflow {cmd:?} printed: {stdout}");
+        assert!(
+            stderr.contains("not a table output") && stderr.contains(s(&out)),
+            "eraflow {cmd:?}: {stderr}"
+        );
+        assert!(!stderr.contains("0 tables"), "eraflow {cmd:?}: {stderr}");
+    }
+    // Nor is a folder that is no output at all.
+    expect(&["table", "check", s(&input)], 2, "not an eraflow output");
+}
+
+#[test]
 fn commands_that_read_local_files_name_a_remote_input() {
     // verify, prune and plan take remote inputs (tests/it/remote_commands.rs); convert does not.
     let cmd = [

@@ -34,22 +34,35 @@ pub fn skip(what: &str, why: &str) {
 // Test binaries that include this file without checking Python (tests/prune_signer.rs) leave it unused.
 #[allow(dead_code)]
 pub fn python_has(imports: &str, pip: &str, require: &str, what: &str) -> bool {
-    let ok = std::process::Command::new("python3")
+    // The probe's stderr is captured: a missing module is one line of cause in the skip, not a traceback.
+    let cause = match std::process::Command::new("python3")
         .args(["-c", &format!("import {imports}")])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        if std::env::var_os(require).is_some() {
-            panic!(
-                "python3 that imports {imports} is required ({require} is set): pip install {pip}"
-            );
-        }
-        skip(
-            what,
-            &format!("python3 that imports {imports} not found (pip install {pip})"),
-        );
+        .output()
+    {
+        Ok(o) if o.status.success() => return true,
+        Ok(o) => last_line(&String::from_utf8_lossy(&o.stderr))
+            .unwrap_or_else(|| format!("python3 exited with {}", o.status)),
+        Err(e) => format!("python3: {e}"),
+    };
+    if std::env::var_os(require).is_some() {
+        panic!("python3 that imports {imports} is required ({require} is set): {cause}; pip install {pip}");
     }
-    ok
+    skip(
+        what,
+        &format!("python3 does not import {imports}: {cause} (pip install {pip})"),
+    );
+    false
+}
+
+/// The last non-empty line of a process's stderr: a Python traceback's cause (`ModuleNotFoundError: No module
+/// named 'polars'`).
+#[allow(dead_code)] // as python_has
+fn last_line(stderr: &str) -> Option<String> {
+    stderr
+        .lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty())
+        .map(String::from)
 }
 
 /// Printed at exit: how many checks were skipped and why, so the end of a run says what it did not check.

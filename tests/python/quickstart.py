@@ -1,6 +1,7 @@
 """The analyst quickstart of docs/analyst.md, as data: each question once in DuckDB SQL and once in Polars.
 
-`python3 quickstart.py check OUT ERA_OUT` runs every question in both readers over an export and fails unless
+`python3 quickstart.py check OUT ERA_OUT [TOKENS_OUT]` runs every question in both readers over an export (the
+token questions over TOKENS_OUT, default OUT) and fails unless
 DuckDB and Polars give the same answer (and a non-empty one); `python3 quickstart.py markdown` prints the
 page's section, which tests/it/analyst_readers.rs compares with docs/analyst.md, so the page's queries are the ones
 that were run.
@@ -9,6 +10,9 @@ import sys
 
 SAMPLE = "out/sample/datasets"
 SAMPLE_ERA = "out/sample-era/datasets"
+# The main job's archives hold no token events (random logs), so its output has no token datasets: the page makes
+# this output first, from `synth --tokens` archives.
+TOKENS = "out/tokens/datasets"
 
 QUESTIONS = [
     {
@@ -57,9 +61,9 @@ GROUP BY 1 ORDER BY logs DESC, topic0 LIMIT 10""",
         "title": "Top ERC-20 tokens by transfers per day",
         "duckdb": """SELECT CAST(to_timestamp(timestamp) AS DATE) AS day, '0x' || lower(hex(erc20)) AS token,
        count(*) AS transfers
-FROM read_parquet('{out}/erc20_transfers/*/*.parquet', hive_partitioning = true)
+FROM read_parquet('{tok_out}/erc20_transfers/*/*.parquet', hive_partitioning = true)
 GROUP BY day, token ORDER BY day, transfers DESC, token LIMIT 20""",
-        "polars": """t = pl.scan_parquet("{out}/erc20_transfers/", hive_partitioning=True)
+        "polars": """t = pl.scan_parquet("{tok_out}/erc20_transfers/", hive_partitioning=True)
 (t.group_by(pl.from_epoch("timestamp", time_unit="s").dt.date().alias("day"),
             ("0x" + pl.col("erc20").bin.encode("hex")).alias("token"))
    .agg(pl.len().alias("transfers"))
@@ -70,11 +74,11 @@ GROUP BY day, token ORDER BY day, transfers DESC, token LIMIT 20""",
         "duckdb": """SELECT block_number, log_index, '0x' || lower(hex(erc20)) AS token,
        CASE WHEN from_address = from_hex('e000000000000000000000000000000000000001')
             THEN '-' ELSE '+' END || value_string AS change
-FROM read_parquet('{out}/erc20_transfers/*/*.parquet', hive_partitioning = true)
+FROM read_parquet('{tok_out}/erc20_transfers/*/*.parquet', hive_partitioning = true)
 WHERE from_address = from_hex('e000000000000000000000000000000000000001')
    OR to_address = from_hex('e000000000000000000000000000000000000001')
 ORDER BY block_number, log_index LIMIT 20""",
-        "polars": """t = pl.scan_parquet("{out}/erc20_transfers/", hive_partitioning=True); me = bytes.fromhex("e000000000000000000000000000000000000001")
+        "polars": """t = pl.scan_parquet("{tok_out}/erc20_transfers/", hive_partitioning=True); me = bytes.fromhex("e000000000000000000000000000000000000001")
 (t.filter((pl.col("from_address") == me) | (pl.col("to_address") == me))
    .select("block_number", "log_index", ("0x" + pl.col("erc20").bin.encode("hex")).alias("token"),
            (pl.when(pl.col("from_address") == me).then(pl.lit("-")).otherwise(pl.lit("+"))
@@ -84,10 +88,10 @@ ORDER BY block_number, log_index LIMIT 20""",
     {
         "title": "NFT mints per collection (ERC-721 transfers from the zero address)",
         "duckdb": """SELECT '0x' || lower(hex(erc721)) AS collection, count(*) AS mints
-FROM read_parquet('{out}/erc721_transfers/*/*.parquet', hive_partitioning = true)
+FROM read_parquet('{tok_out}/erc721_transfers/*/*.parquet', hive_partitioning = true)
 WHERE from_address = from_hex('0000000000000000000000000000000000000000')
 GROUP BY collection ORDER BY mints DESC, collection LIMIT 10""",
-        "polars": """t = pl.scan_parquet("{out}/erc721_transfers/", hive_partitioning=True)
+        "polars": """t = pl.scan_parquet("{tok_out}/erc721_transfers/", hive_partitioning=True)
 (t.filter(pl.col("from_address") == bytes(20))
    .group_by(("0x" + pl.col("erc721").bin.encode("hex")).alias("collection"))
    .agg(pl.len().alias("mints")).sort(["mints", "collection"], descending=[True, False]).head(10).collect())""",
@@ -147,8 +151,8 @@ GROUP BY c.slot ORDER BY c.slot LIMIT 10""",
 ]
 
 
-def fill(text, out, era_out):
-    return text.replace("{out}", out).replace("{era_out}", era_out)
+def fill(text, out, era_out, tok_out):
+    return text.replace("{out}", out).replace("{era_out}", era_out).replace("{tok_out}", tok_out)
 
 
 def markdown():
@@ -156,7 +160,16 @@ def markdown():
         "Run the main job first (`cargo run -- run pipelines/sample.toml`, and "
         "`pipelines/sample-era.toml` for withdrawals and the beacon-chain datasets); every dataset folder holds "
         "`network=<name>` partitions, read as a `network` column. The token datasets hold rows where the archives "
-        "hold token events: real chains, or synthetic files made with `eraflow synth --tokens`.",
+        "hold token events: real chains, or synthetic files made with `eraflow synth --tokens`. The main job's "
+        "archives hold none, so the token questions read an output of their own, made first:",
+        "",
+        "```sh",
+        "eraflow synth --kind era1 --tokens --out out/tokens/archives",
+        "eraflow export --datasets erc20_transfers,erc721_transfers --out out/tokens/datasets out/tokens/archives",
+        "```",
+        "",
+        "The Python snippets are Polars (`pip install polars`, then `import polars as pl`); the SQL runs in DuckDB "
+        "(`pip install duckdb`, then `duckdb.sql(...)`, or the `duckdb` command line).",
         "",
     ]
     for q in QUESTIONS:
@@ -164,26 +177,26 @@ def markdown():
             f"**{q['title']}**",
             "",
             "```sql",
-            fill(q["duckdb"], SAMPLE, SAMPLE_ERA) + ";",
+            fill(q["duckdb"], SAMPLE, SAMPLE_ERA, TOKENS) + ";",
             "```",
             "",
             "```python",
-            fill(q["polars"], SAMPLE, SAMPLE_ERA),
+            fill(q["polars"], SAMPLE, SAMPLE_ERA, TOKENS),
             "```",
             "",
         ]
     return "\n".join(lines)
 
 
-def check(out, era_out):
+def check(out, era_out, tok_out):
     import duckdb
     import polars as pl
 
     con = duckdb.connect()
     for q in QUESTIONS:
-        duck = [tuple(r) for r in con.sql(fill(q["duckdb"], out, era_out)).fetchall()]
+        duck = [tuple(r) for r in con.sql(fill(q["duckdb"], out, era_out, tok_out)).fetchall()]
         # The Polars snippet is an expression over `pl` (and a first line binding a frame).
-        first, rest = fill(q["polars"], out, era_out).split("\n", 1)
+        first, rest = fill(q["polars"], out, era_out, tok_out).split("\n", 1)
         scope = {"pl": pl}
         exec(first, scope)
         frame = eval(rest, scope)
@@ -202,4 +215,4 @@ if __name__ == "__main__":
     if sys.argv[1] == "markdown":
         print(markdown())
     else:
-        check(sys.argv[2], sys.argv[3])
+        check(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else sys.argv[2])
