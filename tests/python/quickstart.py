@@ -1,7 +1,7 @@
 """The analyst quickstart of docs/analyst.md, as data: each question once in DuckDB SQL and once in Polars.
 
-`python3 quickstart.py check OUT ERA_OUT [TOKENS_OUT]` runs every question in both readers over an export (the
-token questions over TOKENS_OUT, default OUT) and fails unless
+`python3 quickstart.py check OUT ERA_OUT [TOKENS_OUT [ETH_OUT]]` runs every question in both readers over an export
+(the token questions over TOKENS_OUT, the ETH one over ETH_OUT, default OUT) and fails unless
 DuckDB and Polars give the same answer (and a non-empty one); `python3 quickstart.py markdown` prints the
 page's section, which tests/it/analyst_readers.rs compares with docs/analyst.md, so the page's queries are the ones
 that were run.
@@ -13,6 +13,9 @@ SAMPLE_ERA = "out/sample-era/datasets"
 # The main job's archives hold no token events (random logs), so its output has no token datasets: the page makes
 # this output first, from `synth --tokens` archives.
 TOKENS = "out/tokens/datasets"
+# ETH flows: `native_transfers` is opt-in, and internal transfers are in receipts only from Amsterdam on (EIP-7708):
+# the page makes this output first, from a synthetic ere file across Prague -> Amsterdam.
+ETH = "out/eth/datasets"
 
 QUESTIONS = [
     {
@@ -97,6 +100,18 @@ GROUP BY collection ORDER BY mints DESC, collection LIMIT 10""",
    .agg(pl.len().alias("mints")).sort(["mints", "collection"], descending=[True, False]).head(10).collect())""",
     },
     {
+        "title": "ETH movements by kind (top-level values, withdrawals, and from Amsterdam on internal transfers)",
+        "duckdb": """SELECT kind, count(*) AS transfers, count(DISTINCT to_address) AS recipients,
+       max(value_f64) / 1e18 AS largest_eth
+FROM read_parquet('{eth_out}/native_transfers/*/*.parquet', hive_partitioning = true)
+GROUP BY kind ORDER BY kind""",
+        "polars": """nt = pl.scan_parquet("{eth_out}/native_transfers/", hive_partitioning=True)
+(nt.group_by("kind")
+   .agg(pl.len().alias("transfers"), pl.col("to_address").drop_nulls().n_unique().alias("recipients"),
+        (pl.col("value_f64").max() / 1e18).alias("largest_eth"))
+   .sort("kind").collect())""",
+    },
+    {
         "title": "Withdrawals per validator",
         "duckdb": """SELECT validator_index, count(*) AS withdrawals, sum(amount_gwei) / 1e9 AS eth
 FROM read_parquet('{era_out}/withdrawals/*/*.parquet', hive_partitioning = true)
@@ -151,8 +166,9 @@ GROUP BY c.slot ORDER BY c.slot LIMIT 10""",
 ]
 
 
-def fill(text, out, era_out, tok_out):
-    return text.replace("{out}", out).replace("{era_out}", era_out).replace("{tok_out}", tok_out)
+def fill(text, out, era_out, tok_out, eth_out):
+    return (text.replace("{out}", out).replace("{era_out}", era_out).replace("{tok_out}", tok_out)
+            .replace("{eth_out}", eth_out))
 
 
 def markdown():
@@ -168,6 +184,15 @@ def markdown():
         "eraflow export --datasets erc20_transfers,erc721_transfers --out out/tokens/datasets out/tokens/archives",
         "```",
         "",
+        "ETH flows (`native_transfers`, opt-in) hold internal transfers from Amsterdam on, when every ETH "
+        "transfer emits a log (EIP-7708); the ETH question reads an output of synthetic blocks across that fork, "
+        "made first:",
+        "",
+        "```sh",
+        "eraflow synth --kind ere --era 250 --blocks 4160 --txs-per-block 4 --out out/eth/archives",
+        "eraflow export --datasets native_transfers --out out/eth/datasets out/eth/archives",
+        "```",
+        "",
         "The Python snippets are Polars (`pip install polars`, then `import polars as pl`); the SQL runs in DuckDB "
         "(`pip install duckdb`, then `duckdb.sql(...)`, or the `duckdb` command line).",
         "",
@@ -177,26 +202,26 @@ def markdown():
             f"**{q['title']}**",
             "",
             "```sql",
-            fill(q["duckdb"], SAMPLE, SAMPLE_ERA, TOKENS) + ";",
+            fill(q["duckdb"], SAMPLE, SAMPLE_ERA, TOKENS, ETH) + ";",
             "```",
             "",
             "```python",
-            fill(q["polars"], SAMPLE, SAMPLE_ERA, TOKENS),
+            fill(q["polars"], SAMPLE, SAMPLE_ERA, TOKENS, ETH),
             "```",
             "",
         ]
     return "\n".join(lines)
 
 
-def check(out, era_out, tok_out):
+def check(out, era_out, tok_out, eth_out):
     import duckdb
     import polars as pl
 
     con = duckdb.connect()
     for q in QUESTIONS:
-        duck = [tuple(r) for r in con.sql(fill(q["duckdb"], out, era_out, tok_out)).fetchall()]
+        duck = [tuple(r) for r in con.sql(fill(q["duckdb"], out, era_out, tok_out, eth_out)).fetchall()]
         # The Polars snippet is an expression over `pl` (and a first line binding a frame).
-        first, rest = fill(q["polars"], out, era_out, tok_out).split("\n", 1)
+        first, rest = fill(q["polars"], out, era_out, tok_out, eth_out).split("\n", 1)
         scope = {"pl": pl}
         exec(first, scope)
         frame = eval(rest, scope)
@@ -215,4 +240,5 @@ if __name__ == "__main__":
     if sys.argv[1] == "markdown":
         print(markdown())
     else:
-        check(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else sys.argv[2])
+        check(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else sys.argv[2],
+              sys.argv[5] if len(sys.argv) > 5 else sys.argv[2])
