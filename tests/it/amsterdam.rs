@@ -473,3 +473,142 @@ fn ere_past_gloas_verifies_against_the_era_files_bids() {
         );
     }
 }
+
+/// Builds each dataset's rows of verified blocks directly (a one-block file does not start its era, so export
+/// refuses it; every per-block check still runs), as `tokens.rs` does for real receipts.
+struct Rows {
+    datasets: Vec<&'static dyn datasets::Dataset>,
+    ctx: datasets::ExportContext,
+}
+
+impl eraflow::verify::Visitor for Rows {
+    type Chunk = Vec<Box<dyn datasets::DatasetBuilder>>;
+    fn start_chunk(&self, _: u64) -> Self::Chunk {
+        self.datasets.iter().map(|d| d.builder(self.ctx)).collect()
+    }
+    fn block(&self, chunk: &mut Self::Chunk, block: &eraflow::verify::VerifiedBlock<'_>) {
+        for b in chunk {
+            b.add_block(block);
+        }
+    }
+}
+
+/// Real mainnet blocks of every fork from Gray Glacier to Prague (Portal block data: header, body, slim
+/// receipts; Shanghai on with their withdrawals), each written as a one-block ere file and read back through
+/// verification with senders recovered: `native_transfers` is their transactions' non-zero values and their
+/// withdrawals, row for row, as check_native_transfers.py derives them independently.
+#[test]
+fn native_transfers_of_real_mainnet_blocks_are_their_values_and_withdrawals() {
+    let Some(dir) = testdata::dir("portal block data (real transfers and withdrawals)") else {
+        return;
+    };
+    if !native_oracle_available() {
+        return;
+    }
+    use eraflow::formats::ere::{EreBlock, EreWriter};
+    let mainnet = Network::by_name("mainnet").unwrap();
+    let signer =
+        eraflow::crypto::signer::init(eraflow::crypto::signer::SignatureAlgorithm::Secp256k1)
+            .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let rows = Rows {
+        datasets: datasets::by_names(&["transactions", "logs", "withdrawals", "native_transfers"])
+            .unwrap(),
+        ctx: datasets::ExportContext {
+            chain_id: mainnet.chain_id,
+            signer: Some(signer),
+        },
+    };
+    let opts = VerifyOptions {
+        network: Some(mainnet.clone()),
+        senders: true,
+        ..Default::default()
+    };
+    let mut yamls: Vec<_> = std::fs::read_dir(dir.join("portal/block_data"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    yamls.sort();
+    let mut counts = BTreeMap::<&str, usize>::new();
+    for yaml in yamls {
+        let text = std::fs::read_to_string(&yaml).unwrap();
+        let field = |key: &str| {
+            let line = text
+                .lines()
+                .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
+                .unwrap_or_else(|| panic!("{}: no {key}", yaml.display()));
+            hex::decode(line.trim().trim_start_matches("0x")).unwrap()
+        };
+        let (header, body, receipts) = (field("header"), field("body"), field("receipts"));
+        let number = HeaderView::decode(&header).unwrap().number();
+        let mut w = EreWriter::create(&tmp.path().join(number.to_string()), "mainnet").unwrap();
+        w.add_block(&EreBlock {
+            number,
+            header: &header,
+            body: &body,
+            slim_receipts: Some(&receipts),
+            total_difficulty: None,
+            pre_merge: false,
+            proof: None,
+        })
+        .unwrap();
+        let path = w.finish().unwrap();
+        let chunks = std::sync::Mutex::new(Vec::new());
+        let report =
+            eraflow::verify::file_with(&path, &opts, &rows, |c| chunks.lock().unwrap().push(c));
+        assert_eq!(report.errors.len(), 1, "{number}: {:?}", report.errors);
+        for builders in chunks.into_inner().unwrap() {
+            for (d, b) in rows.datasets.iter().zip(builders) {
+                let batch = b.finish();
+                *counts.entry(d.name()).or_default() += batch.num_rows();
+                let f = out.join(d.name()).join("network=mainnet");
+                std::fs::create_dir_all(&f).unwrap();
+                let file = std::fs::File::create(f.join(format!("{number:09}.parquet"))).unwrap();
+                let mut pw =
+                    parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+                pw.write(&batch).unwrap();
+                pw.close().unwrap();
+            }
+        }
+    }
+    // Hundreds of real transfers, and the withdrawals of the Shanghai-on blocks.
+    assert!(counts["native_transfers"] > 500, "{counts:?}");
+    assert!(counts["withdrawals"] >= 16, "{counts:?}");
+    let text = check_native(
+        &out,
+        serde_json::json!({ "eth_transfer_logs": 0, "min_rows": {"transaction": 100, "withdrawal": 16} }),
+    );
+    assert!(text.contains("ok: native_transfers"), "{text}");
+    eprintln!("{counts:?}\n{text}");
+}
+
+/// Decoded events: a `Transfer` spec naming no contract takes no EIP-7708 log (counted instead); one naming
+/// `SYSTEM_ADDRESS` takes exactly those.
+#[test]
+fn decoded_transfers_take_eth_transfer_logs_only_when_the_spec_names_the_system_address() {
+    let dir = tempfile::tempdir().unwrap();
+    let ere = crossing(&dir.path().join("in"), true);
+    let sig = "Transfer(address indexed from, address indexed to, uint256 value)";
+    let specs = vec![
+        format!("any={sig}"),
+        format!("eth={sig}@0xfffffffffffffffffffffffffffffffffffffffe"),
+    ];
+    let mut picked = datasets::by_names(&["erc20_transfers"]).unwrap();
+    picked.extend(datasets::decoded::from_specs(&specs).unwrap());
+    let opts = ExportOptions {
+        network: Some(amsterdam_net()),
+        ..ExportOptions::new(dir.path().join("out"), picked)
+    };
+    let outcomes = export(std::slice::from_ref(&ere), &opts, &Progress::hidden()).unwrap();
+    assert!(outcomes.iter().all(|o| o.ok), "{outcomes:?}");
+    let (rows, skipped) = (&outcomes[0].rows, &outcomes[0].skipped_eth_transfer_logs);
+    let eth_logs = skipped["erc20_transfers"];
+    assert!(eth_logs > 20, "{skipped:?}");
+    // The spec without contracts sets aside the same logs erc20_transfers does, and finds its rows.
+    assert_eq!(skipped.get("any"), Some(&eth_logs), "{skipped:?}");
+    assert_eq!(rows["any"], rows["erc20_transfers"], "{rows:?}");
+    // The spec of SYSTEM_ADDRESS has a row for each of them, and sets none aside.
+    assert_eq!(rows["eth"], eth_logs, "{rows:?}");
+    assert_eq!(skipped.get("eth"), None, "{skipped:?}");
+}
