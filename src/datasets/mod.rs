@@ -559,6 +559,32 @@ mod tests {
                 ("chain_id", true),
             ],
         ),
+        (
+            // cryo's erc721_transfers (crates/freeze/src/datasets/erc721_transfers.rs) names the NFT contract
+            // `erc20`, as its ERC-20 dataset does: here it is `erc721`.
+            "erc721_transfers",
+            &[
+                ("erc20", false),
+                ("from_address", true),
+                ("to_address", true),
+                ("token_id_binary", true),
+            ],
+        ),
+        (
+            // cryo's native_transfers (from traces); the same names from blocks and receipts here.
+            "native_transfers",
+            &[
+                ("block_number", true),
+                ("block_hash", true),
+                ("transaction_index", true),
+                ("transfer_index", true),
+                ("transaction_hash", true),
+                ("from_address", true),
+                ("to_address", true),
+                ("value_binary", true),
+                ("chain_id", true),
+            ],
+        ),
     ];
 
     /// cryo's unsigned integer columns (same source) and their widths in bits: no same-name column here may be
