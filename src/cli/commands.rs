@@ -213,6 +213,13 @@ pub fn run(
     if let Some(names) = &stages {
         job.only_stages(names)?;
     }
+    // The synth stage writes its archives before anything else shows: say so first, as it can take a while.
+    if let (Some(s), false) = (&job.synth, json) {
+        note!(
+            "synth: making the synthetic archives in {} (skipped when already made with these options) ...",
+            s.out.display()
+        );
+    }
     let outcome = pipeline::run(&job)?;
     if json {
         let r = outcome.report.as_ref();
@@ -223,8 +230,13 @@ pub fn run(
     }
     if let Some(s) = &outcome.synthesized {
         let dir = job.synth.as_ref().map_or(Path::new(""), |s| &s.out);
+        let took = outcome.synth_seconds.unwrap_or_default();
         match s.made {
-            true => note!("synth: {} files made in {}", s.len(), dir.display()),
+            true => note!(
+                "synth: {} files made in {} ({took:.1} s)",
+                s.len(),
+                dir.display()
+            ),
             false => note!(
                 "synth: {} files in {} already made with these options; none made",
                 s.len(),

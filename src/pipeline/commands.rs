@@ -531,6 +531,8 @@ pub fn verify_outputs(out: &str) -> Result<OutputsReport, JobError> {
 pub struct RunOutcome {
     /// The files the synth stage wrote (or found already written: `made` says which).
     pub synthesized: Option<Synthesized>,
+    /// Wall-clock seconds the synth stage took (also in the run report).
+    pub synth_seconds: Option<f64>,
     /// The verify and export stages' report (absent when the job has neither).
     pub report: Option<RunReport>,
     /// The prune stage, which runs last; its failure does not undo the other stages.
@@ -589,12 +591,15 @@ pub fn run(job: &Job) -> Result<RunOutcome, JobError> {
     };
     let mut outcome = RunOutcome::default();
     if let Some(s) = &job.synth {
+        let t = Instant::now();
         outcome.synthesized = Some(synth(s, true)?);
+        outcome.synth_seconds = Some(t.elapsed().as_secs_f64());
     }
     let inputs = Inputs::list(job)?;
     // Local paths and remote URLs: a signer's network is chosen by file name only.
     let files = inputs.names();
     let mut report = begin_report(&job.name, job.shard.map(|s| s.to_string()), &files);
+    report.synth_seconds = outcome.synth_seconds;
     let mut stages = Vec::new();
     if let Some(v) = &job.verify {
         if v.options.senders {

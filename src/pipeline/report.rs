@@ -115,6 +115,10 @@ pub struct RunReport {
     pub threads: usize,
     /// The input files, expanded.
     pub inputs: Vec<String>,
+    /// Wall-clock seconds of the synth stage that made (or found already made) the inputs, before the stages;
+    /// absent without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub synth_seconds: Option<f64>,
     /// The stages, in the order they ran.
     pub stages: Vec<StageReport>,
     /// Peak resident memory of the process (Linux `VmHWM`).

@@ -261,7 +261,26 @@ fn a_synth_rerun_says_it_made_nothing() {
     .unwrap();
     let (c, _, first) = run(eraflow().args(["run", s(&p)]));
     assert_eq!(c, Some(0), "{first}");
-    assert!(first.contains("synth: 2 files made in"), "{first}");
+    // Said before it starts, and timed when done (in the run report too).
+    let (start, done) = (
+        first.find("synth: making the synthetic archives in"),
+        first.find("synth: 2 files made in"),
+    );
+    assert!(
+        start.is_some_and(|a| done.is_some_and(|b| a < b)),
+        "{first}"
+    );
+    assert!(first.contains(" s)"), "{first}");
+    let runs = d.path().join("out/_eraflow/runs");
+    let report = std::fs::read_dir(&runs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+    assert!(report["synth_seconds"].as_f64().is_some(), "{report}");
     let (c, _, second) = run(eraflow().args(["run", s(&p)]));
     assert_eq!(c, Some(0), "{second}");
     assert!(
