@@ -5,7 +5,7 @@
 //! era files' bids.
 
 use crate::testdata;
-use crate::util::unpack_era;
+use crate::util::{report_errors, unpack_era};
 use alloy_rlp::Decodable;
 use eraflow::consensus::{Fork, SignedBeaconBlock, Spec};
 use eraflow::datasets;
@@ -17,7 +17,6 @@ use eraflow::formats::execution::{decompress, BlockDecoders};
 use eraflow::formats::{EreProfile, ExecutionArchive};
 use eraflow::network::Network;
 use eraflow::synth::era::{bid_payload_header, BidPayload, EraSynthOptions, GENESIS_TIME};
-use eraflow::verify::report::FileReport;
 use eraflow::verify::{verify_archives, VerifyOptions};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -76,14 +75,6 @@ fn headers(path: &Path) -> Vec<(Vec<u8>, u64)> {
             (header, last)
         })
         .collect()
-}
-
-fn errors(r: &FileReport) -> String {
-    r.errors
-        .iter()
-        .map(|e| e.to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 #[test]
@@ -186,7 +177,7 @@ fn a_header_of_the_wrong_field_count_for_its_fork_is_refused() {
                 ..Default::default()
             },
         );
-        let e = errors(&r);
+        let e = report_errors(&r);
         assert!(!r.ok && e.contains(&want) && e.contains(found), "{e}");
         assert!(e.contains("header field count"), "{e}");
     }
@@ -201,7 +192,7 @@ fn an_amsterdam_ere_verifies_and_its_gas_is_checked_by_the_fork_rule() {
         ..Default::default()
     };
     let r = eraflow::verify::file(&ere, &opts);
-    assert!(r.ok, "{}", errors(&r));
+    assert!(r.ok, "{}", report_errors(&r));
     assert_eq!(r.header_field_counts.get("23"), Some(&32), "{r:?}");
 }
 
@@ -425,7 +416,7 @@ fn ere_past_gloas_verifies_against_the_era_files_bids() {
     inputs.extend(eras.iter().cloned());
     let reports = verify_archives(&inputs, &opts);
     for r in &reports {
-        assert!(r.ok, "{}: {}", r.file, errors(r));
+        assert!(r.ok, "{}: {}", r.file, report_errors(r));
     }
     let x = &reports[0];
     assert!(
@@ -459,37 +450,18 @@ fn ere_past_gloas_verifies_against_the_era_files_bids() {
     // The same blocks but the last: sound on its own, and refused against the bid that commits to another.
     let other = ere_of(&eras, &net, &dir.path().join("other"), |h| h.gas_limit += 1);
     let alone = eraflow::verify::file(&other, &opts);
-    assert!(alone.ok, "{}", errors(&alone));
+    assert!(alone.ok, "{}", report_errors(&alone));
     let mut inputs = vec![other];
     inputs.extend(eras.iter().cloned());
     let reports = verify_archives(&inputs, &opts);
     let (x, last_era) = (&reports[0], &reports[2]);
     for r in [x, last_era] {
-        let e = errors(r);
+        let e = report_errors(r);
         assert!(
             !r.ok && e.contains("but the bid in") && e.contains("commits to"),
             "{}: {e}",
             r.file
         );
-    }
-}
-
-/// Builds each dataset's rows of verified blocks directly (a one-block file does not start its era, so export
-/// refuses it; every per-block check still runs), as `tokens.rs` does for real receipts.
-struct Rows {
-    datasets: Vec<&'static dyn datasets::Dataset>,
-    ctx: datasets::ExportContext,
-}
-
-impl eraflow::verify::Visitor for Rows {
-    type Chunk = Vec<Box<dyn datasets::DatasetBuilder>>;
-    fn start_chunk(&self, _: u64) -> Self::Chunk {
-        self.datasets.iter().map(|d| d.builder(self.ctx)).collect()
-    }
-    fn block(&self, chunk: &mut Self::Chunk, block: &eraflow::verify::VerifiedBlock<'_>) {
-        for b in chunk {
-            b.add_block(block);
-        }
     }
 }
 
@@ -505,14 +477,13 @@ fn native_transfers_of_real_mainnet_blocks_are_their_values_and_withdrawals() {
     if !native_oracle_available() {
         return;
     }
-    use eraflow::formats::ere::{EreBlock, EreWriter};
     let mainnet = Network::by_name("mainnet").unwrap();
     let signer =
         eraflow::crypto::signer::init(eraflow::crypto::signer::SignatureAlgorithm::Secp256k1)
             .unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    let rows = Rows {
+    let rows = crate::util::Rows {
         datasets: datasets::by_names(&["transactions", "logs", "withdrawals", "native_transfers"])
             .unwrap(),
         ctx: datasets::ExportContext {
@@ -525,35 +496,8 @@ fn native_transfers_of_real_mainnet_blocks_are_their_values_and_withdrawals() {
         senders: true,
         ..Default::default()
     };
-    let mut yamls: Vec<_> = std::fs::read_dir(dir.join("portal/block_data"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    yamls.sort();
     let mut counts = BTreeMap::<&str, usize>::new();
-    for yaml in yamls {
-        let text = std::fs::read_to_string(&yaml).unwrap();
-        let field = |key: &str| {
-            let line = text
-                .lines()
-                .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
-                .unwrap_or_else(|| panic!("{}: no {key}", yaml.display()));
-            hex::decode(line.trim().trim_start_matches("0x")).unwrap()
-        };
-        let (header, body, receipts) = (field("header"), field("body"), field("receipts"));
-        let number = HeaderView::decode(&header).unwrap().number();
-        let mut w = EreWriter::create(&tmp.path().join(number.to_string()), "mainnet").unwrap();
-        w.add_block(&EreBlock {
-            number,
-            header: &header,
-            body: &body,
-            slim_receipts: Some(&receipts),
-            total_difficulty: None,
-            pre_merge: false,
-            proof: None,
-        })
-        .unwrap();
-        let path = w.finish().unwrap();
+    for (number, path) in crate::util::portal_block_files(&dir, tmp.path()) {
         let chunks = std::sync::Mutex::new(Vec::new());
         let report =
             eraflow::verify::file_with(&path, &opts, &rows, |c| chunks.lock().unwrap().push(c));
@@ -562,13 +506,7 @@ fn native_transfers_of_real_mainnet_blocks_are_their_values_and_withdrawals() {
             for (d, b) in rows.datasets.iter().zip(builders) {
                 let batch = b.finish();
                 *counts.entry(d.name()).or_default() += batch.num_rows();
-                let f = out.join(d.name()).join("network=mainnet");
-                std::fs::create_dir_all(&f).unwrap();
-                let file = std::fs::File::create(f.join(format!("{number:09}.parquet"))).unwrap();
-                let mut pw =
-                    parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).unwrap();
-                pw.write(&batch).unwrap();
-                pw.close().unwrap();
+                crate::util::write_rows(&out, d.name(), number, &batch);
             }
         }
     }

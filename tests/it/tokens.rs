@@ -8,11 +8,12 @@
 //! ERAFLOW_REQUIRE_ETH_ABI=1, which turns their absence from a loud skip into a failure).
 
 use crate::testdata;
-use eraflow::datasets::{self, Dataset, DatasetBuilder, ExportContext};
+use crate::util::Rows;
+use eraflow::datasets::{self, Dataset, ExportContext};
 use eraflow::export::progress::{FileOutcome, Progress};
 use eraflow::export::{export, ExportError, ExportOptions};
 use eraflow::network::Network;
-use eraflow::verify::{VerifiedBlock, VerifyOptions, Visitor};
+use eraflow::verify::VerifyOptions;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Mutex;
@@ -104,25 +105,6 @@ fn contracts_without_senders_is_a_usage_error() {
     );
 }
 
-/// Builds each dataset's rows of verified blocks directly (a one-block file does not start its era, so export
-/// refuses it; every per-block check still runs).
-struct Rows {
-    datasets: Vec<&'static dyn Dataset>,
-    ctx: ExportContext,
-}
-
-impl Visitor for Rows {
-    type Chunk = Vec<Box<dyn DatasetBuilder>>;
-    fn start_chunk(&self, _: u64) -> Self::Chunk {
-        self.datasets.iter().map(|d| d.builder(self.ctx)).collect()
-    }
-    fn block(&self, chunk: &mut Self::Chunk, block: &VerifiedBlock<'_>) {
-        for b in chunk {
-            b.add_block(block);
-        }
-    }
-}
-
 /// Real mainnet receipts (Portal block data: header, body, slim receipts), each block written as a one-block ere
 /// file with the project's writer and read back through verification: their token events, and real contracts'
 /// events decoded from their signatures (`--decode`: ERC-20, WETH, Uniswap v2 and v3, ERC-1155, Seaport's arrays
@@ -135,7 +117,6 @@ fn token_and_decoded_datasets_equal_eth_abi_on_real_mainnet_receipts() {
     if !oracle_available() {
         return;
     }
-    use eraflow::formats::ere::{EreBlock, EreWriter};
     let mainnet = Network::by_name("mainnet").unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
@@ -163,36 +144,7 @@ fn token_and_decoded_datasets_equal_eth_abi_on_real_mainnet_receipts() {
     let mut files = 0;
     let mut lookalikes = BTreeMap::<String, u64>::new();
     let mut rows_of = BTreeMap::<String, usize>::new();
-    let mut yamls: Vec<_> = std::fs::read_dir(dir.join("portal/block_data"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    yamls.sort();
-    for yaml in yamls {
-        let text = std::fs::read_to_string(&yaml).unwrap();
-        let field = |key: &str| {
-            let line = text
-                .lines()
-                .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
-                .unwrap_or_else(|| panic!("{}: no {key}", yaml.display()));
-            hex::decode(line.trim().trim_start_matches("0x")).unwrap()
-        };
-        let (header, body, receipts) = (field("header"), field("body"), field("receipts"));
-        let number = eraflow::execution::header::HeaderView::decode(&header)
-            .unwrap()
-            .number();
-        let mut w = EreWriter::create(&tmp.path().join(number.to_string()), "mainnet").unwrap();
-        w.add_block(&EreBlock {
-            number,
-            header: &header,
-            body: &body,
-            slim_receipts: Some(&receipts),
-            total_difficulty: None,
-            pre_merge: false,
-            proof: None,
-        })
-        .unwrap();
-        let path = w.finish().unwrap();
+    for (number, path) in crate::util::portal_block_files(&dir, tmp.path()) {
         let chunks = Mutex::new(Vec::new());
         let report =
             eraflow::verify::file_with(&path, &opts, &rows, |c| chunks.lock().unwrap().push(c));
@@ -203,13 +155,7 @@ fn token_and_decoded_datasets_equal_eth_abi_on_real_mainnet_receipts() {
                 *lookalikes.entry(d.name().to_string()).or_insert(0) += b.lookalikes();
                 let batch = b.finish();
                 *rows_of.entry(d.name().to_string()).or_insert(0) += batch.num_rows();
-                let f = out.join(d.name()).join("network=mainnet");
-                std::fs::create_dir_all(&f).unwrap();
-                let file = std::fs::File::create(f.join(format!("{number:09}.parquet"))).unwrap();
-                let mut pw =
-                    parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).unwrap();
-                pw.write(&batch).unwrap();
-                pw.close().unwrap();
+                crate::util::write_rows(&out, d.name(), number, &batch);
             }
         }
         files += 1;

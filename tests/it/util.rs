@@ -418,3 +418,81 @@ pub fn listing(dir: &Path) -> Vec<(String, Vec<u8>)> {
     v.sort();
     v
 }
+
+/// Every error of a verification report, one a line.
+pub fn report_errors(r: &eraflow::verify::report::FileReport) -> String {
+    r.errors
+        .iter()
+        .map(|e| e.to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Builds each dataset's rows of verified blocks directly (a one-block file does not start its era, so export
+/// refuses it; every per-block check still runs).
+pub struct Rows {
+    pub datasets: Vec<&'static dyn datasets::Dataset>,
+    pub ctx: datasets::ExportContext,
+}
+
+impl eraflow::verify::Visitor for Rows {
+    type Chunk = Vec<Box<dyn datasets::DatasetBuilder>>;
+    fn start_chunk(&self, _: u64) -> Self::Chunk {
+        self.datasets.iter().map(|d| d.builder(self.ctx)).collect()
+    }
+    fn block(&self, chunk: &mut Self::Chunk, block: &eraflow::verify::VerifiedBlock<'_>) {
+        for b in chunk {
+            b.add_block(block);
+        }
+    }
+}
+
+/// Each real mainnet block of the Portal block data (`portal/block_data/*.yaml`: header, body, slim receipts),
+/// in name order, written under `tmp` as a one-block ere file with the project's writer: (number, path).
+pub fn portal_block_files(data: &Path, tmp: &Path) -> Vec<(u64, PathBuf)> {
+    use eraflow::formats::ere::{EreBlock, EreWriter};
+    let mut yamls: Vec<_> = std::fs::read_dir(data.join("portal/block_data"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    yamls.sort();
+    yamls
+        .into_iter()
+        .map(|yaml| {
+            let text = std::fs::read_to_string(&yaml).unwrap();
+            let field = |key: &str| {
+                let line = text
+                    .lines()
+                    .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
+                    .unwrap_or_else(|| panic!("{}: no {key}", yaml.display()));
+                hex::decode(line.trim().trim_start_matches("0x")).unwrap()
+            };
+            let (header, body, receipts) = (field("header"), field("body"), field("receipts"));
+            let number = eraflow::execution::header::HeaderView::decode(&header)
+                .unwrap()
+                .number();
+            let mut w = EreWriter::create(&tmp.join(number.to_string()), "mainnet").unwrap();
+            w.add_block(&EreBlock {
+                number,
+                header: &header,
+                body: &body,
+                slim_receipts: Some(&receipts),
+                total_difficulty: None,
+                pre_merge: false,
+                proof: None,
+            })
+            .unwrap();
+            (number, w.finish().unwrap())
+        })
+        .collect()
+}
+
+/// Writes `batch` as `OUT/<dataset>/network=mainnet/<number:09>.parquet` (the layout the Python oracles read).
+pub fn write_rows(out: &Path, dataset: &str, number: u64, batch: &RecordBatch) {
+    let dir = out.join(dataset).join("network=mainnet");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = std::fs::File::create(dir.join(format!("{number:09}.parquet"))).unwrap();
+    let mut w = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+    w.write(batch).unwrap();
+    w.close().unwrap();
+}
