@@ -99,7 +99,7 @@ fn datasets_load_in_duckdb_and_polars() {
     assert!(text.contains("ok: DuckDB"), "{text}");
     // The README's quickstart questions, in both readers, over the same output.
     let text = crate::util::python_ok("quickstart.py", &["check", out_dir, out_dir]);
-    assert_eq!(text.matches("ok: ").count(), 11, "{text}");
+    assert_eq!(text.matches("ok: ").count(), 12, "{text}");
 }
 
 /// The analyst quickstart (docs/analyst.md) is generated from `tests/python/quickstart.py`, whose queries
