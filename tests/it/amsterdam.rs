@@ -366,38 +366,15 @@ fn ere_of(
     out: &Path,
     edit_last: impl Fn(&mut HeaderFields),
 ) -> PathBuf {
-    use eraflow::formats::ere::{EreBlock, EreWriter};
-    let mut blocks = era_execution_blocks(era_files, net);
+    let blocks = era_execution_blocks(era_files, net);
     let bids = blocks.iter().filter(|b| b.1.amsterdam.is_some()).count();
     assert!(
         bids > 8 && blocks.len() > bids + 8,
         "{bids} of {}",
         blocks.len()
     );
-    if let Some((_, h, _)) = blocks.last_mut() {
-        edit_last(h);
-    }
-    let mut w = EreWriter::create(out, &net.name).unwrap();
-    let mut parent = None;
-    for (number, header, body) in blocks {
-        // Payload blocks chain by their own parent hashes; the first bid's builds on the last payload.
-        if let Some(p) = parent {
-            assert_eq!(header.parent_hash.0, p, "block {number}");
-        }
-        let raw = header.encode();
-        parent = Some(eraflow::crypto::keccak::keccak256(&raw).0);
-        w.add_block(&EreBlock {
-            number,
-            header: &raw,
-            body: &body,
-            slim_receipts: None,
-            total_difficulty: None,
-            pre_merge: false,
-            proof: None,
-        })
-        .unwrap();
-    }
-    w.finish().unwrap()
+    // Payload blocks chain by their own parent hashes; the first bid's builds on the last payload.
+    crate::util::ere_of_blocks(blocks, &net.name, out, edit_last)
 }
 
 #[test]

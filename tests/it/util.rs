@@ -329,16 +329,37 @@ pub fn ere_from_era_payloads(
     out: &Path,
     edit_last: impl Fn(&mut eraflow::execution::header::HeaderFields),
 ) -> PathBuf {
+    ere_of_blocks(
+        era_payload_blocks(era_files, net),
+        &net.name,
+        out,
+        edit_last,
+    )
+}
+
+/// An ere file (no receipts) of `blocks` (number, header fields, body RLP) in order, each header chained to the
+/// one before it (asserted); `edit_last` may change the last block's header before it is written.
+pub fn ere_of_blocks(
+    mut blocks: Vec<(u64, eraflow::execution::header::HeaderFields, Vec<u8>)>,
+    network: &str,
+    out: &Path,
+    edit_last: impl Fn(&mut eraflow::execution::header::HeaderFields),
+) -> PathBuf {
     use eraflow::formats::ere::{EreBlock, EreWriter};
-    let mut blocks = era_payload_blocks(era_files, net);
     if let Some((_, fields, _)) = blocks.last_mut() {
         edit_last(fields);
     }
-    let mut w = EreWriter::create(out, &net.name).unwrap();
+    let mut w = EreWriter::create(out, network).unwrap();
+    let mut parent = None;
     for (number, fields, body) in blocks {
+        if let Some(p) = parent {
+            assert_eq!(fields.parent_hash.0, p, "block {number}");
+        }
+        let raw = fields.encode();
+        parent = Some(eraflow::crypto::keccak::keccak256(&raw).0);
         w.add_block(&EreBlock {
             number,
-            header: &fields.encode(),
+            header: &raw,
             body: &body,
             slim_receipts: None,
             total_difficulty: None,
